@@ -1,0 +1,94 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Store is the durable memory of the core: the state snapshot, the raw
+// per-session focus log and the hash-chained audit log. persist implements
+// it on files under $XDG_STATE_HOME/antidrift.
+//
+// Every method may block on disk. The core never calls them while holding
+// its state lock; it calls them in order under a separate write lock, so the
+// files see changes in the order the core made them.
+type Store interface {
+	// SaveSnapshot replaces state.json atomically.
+	SaveSnapshot(Snapshot) error
+	// AppendEvent appends one line to sessions/<sessionID>.jsonl and makes it
+	// durable before returning.
+	AppendEvent(sessionID string, e FocusEvent) error
+	// ReplayEvents reads a session's raw log in order. A torn last line is
+	// skipped.
+	ReplayEvents(sessionID string) ([]FocusEvent, error)
+	// CloseSession releases whatever the store keeps open for a session's
+	// raw log. Appending again reopens it.
+	CloseSession(sessionID string) error
+	// AppendAudit seals a summary into the audit chain, assigning Seq,
+	// PrevHash and Hash, and returns the summary as written.
+	AppendAudit(Summary) (Summary, error)
+	// AuditContains reports whether a session id is already sealed, so a
+	// pending summary whose append succeeded just before a crash is not
+	// sealed twice.
+	AuditContains(sessionID string) (bool, error)
+	// AuditHead is the hash of the last sealed summary ("" when none).
+	AuditHead() string
+	// VerifyAudit walks the whole chain.
+	VerifyAudit() AuditReport
+	// History returns up to limit sealed summaries, newest first.
+	History(limit int) ([]Summary, error)
+}
+
+// Clock is the core's sense of time. Tests drive a fake one.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has elapsed.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a pending AfterFunc.
+type Timer interface {
+	// Stop prevents the call if it has not started; it reports whether it
+	// did so.
+	Stop() bool
+}
+
+// Listener hears what the core did, always after the core has released its
+// lock, so a listener may call back into the core. dbusapi turns these into
+// PropertiesChanged and signals.
+type Listener interface {
+	// Changed says the View may differ from the last one the listener saw.
+	// Calls may be coalesced: the listener diffs View() itself.
+	Changed()
+	// SessionEnded says a session was sealed (auditHash is empty when the
+	// append is still pending).
+	SessionEnded(sessionID string, outcome Outcome, auditHash string)
+	// Nudged says the person was nudged about drift.
+	Nudged(windowClass, reason string)
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+func (SystemClock) Now() time.Time { return time.Now() }
+
+func (SystemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// Guard is the hands: it acts on windows at the OS level. It is a dumb
+// primitive; whether and when to act is decided here in the core. Both
+// calls are best-effort and bounded by ctx; their errors are for the log.
+type Guard interface {
+	// MinimizeWindow iconifies window id, but only if it is still the active
+	// window. It returns nil only when it did iconify; ErrNotActive when the
+	// window is no longer active (the person moved on between judgement and
+	// action), and another error when it could not act.
+	MinimizeWindow(ctx context.Context, id uint32) error
+	// ActivateWindow asks the window manager to give window id focus, if it
+	// still exists.
+	ActivateWindow(ctx context.Context, id uint32) error
+}
+
+// ErrNotActive is the Guard's answer when the window it was asked to
+// minimize no longer has focus, so it was left alone.
+var ErrNotActive = errors.New("window is no longer the active window")

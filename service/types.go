@@ -1,0 +1,165 @@
+// Package service is antidrift's decision core: the session state machine,
+// the commitment, evidence accounting, the permission table, and (later) drift
+// and enforcement policy.
+//
+// It imports no D-Bus and no X11. It talks to the world through the small
+// ports in ports.go, so every decision here is a fast unit test with a fake
+// clock and fake ports. The adapters (persist, dbusapi, x11) import this
+// package for its types; this package imports none of them.
+package service
+
+import "time"
+
+// State is where a session is in its life. Locked → Planning → Active →
+// Review → Locked.
+type State string
+
+const (
+	StateLocked   State = "locked"
+	StatePlanning State = "planning"
+	StateActive   State = "active"
+	StateReview   State = "review"
+)
+
+// States lists every state, in life order. Tests sweep it.
+var States = []State{StateLocked, StatePlanning, StateActive, StateReview}
+
+// Outcome is how an active session ended its active phase.
+type Outcome string
+
+const (
+	OutcomeNone      Outcome = ""
+	OutcomeCompleted Outcome = "completed" // Complete was called
+	OutcomeExpired   Outcome = "expired"   // the deadline passed
+	OutcomeAbandoned Outcome = "abandoned" // Abandon was called
+)
+
+// Level is how hard the session pushes back on drift.
+type Level string
+
+const (
+	LevelObserve Level = "observe" // track only
+	LevelWarn    Level = "warn"    // nudge
+	LevelBlock   Level = "block"   // nudge and iconify
+	LevelLocked  Level = "locked"  // block, and no abandoning, relaxing or widening before the deadline
+)
+
+// Levels lists every level from gentlest to strictest; rank is the index.
+var Levels = []Level{LevelObserve, LevelWarn, LevelBlock, LevelLocked}
+
+// rank orders levels so "lowering" has a meaning. Unknown levels rank -1.
+func (l Level) rank() int {
+	for i, x := range Levels {
+		if x == l {
+			return i
+		}
+	}
+	return -1
+}
+
+// Window is what the focus sensor saw: the active window, or why there is
+// none to see. Title is the raw title; it is private and never logged above
+// debug level.
+type Window struct {
+	ID        uint32 // X window id; 0 when unknown
+	Class     string // WM_CLASS class part, e.g. "Firefox"
+	Instance  string // WM_CLASS instance part, e.g. "Navigator"
+	Title     string // _NET_WM_NAME (or WM_NAME), unscrubbed
+	Available bool
+	Reason    string // why evidence is unavailable; empty when Available
+}
+
+// FocusEvent is one line of a session's raw log (sessions/<id>.jsonl). The
+// raw log is the source of truth for a session's accounting: replaying it
+// through the same code that accounted the live events rebuilds identical
+// stats.
+type FocusEvent struct {
+	AtUnixMillis int64  `json:"at_unix_millis"`
+	Class        string `json:"class"`
+	Instance     string `json:"instance,omitempty"`
+	Title        string `json:"title"`
+	Available    bool   `json:"available"`
+	Reason       string `json:"reason"`
+	// Mark is empty for a focus event. "pause" records that accounting
+	// stopped (the session went to review); the next focus event after a
+	// pause resumes accounting without crediting the gap to anyone.
+	Mark string `json:"mark,omitempty"`
+}
+
+// MarkPause is FocusEvent.Mark for "accounting stopped here".
+const MarkPause = "pause"
+
+// Bucket is the time one (class, scrubbed title) held focus.
+type Bucket struct {
+	Class   string `json:"class"`
+	Title   string `json:"title"`
+	Seconds uint64 `json:"seconds"`
+}
+
+// Summary is one ended session as sealed into the audit chain. The field
+// order is the audit line's key order and is part of the file format: the
+// hash covers the line's exact bytes. Seq, PrevHash and Hash are assigned by
+// the store when the summary is appended.
+type Summary struct {
+	Seq              uint64   `json:"seq"`
+	PrevHash         string   `json:"prev_hash"`
+	SessionID        string   `json:"session_id"`
+	NextAction       string   `json:"next_action"`
+	SuccessCondition string   `json:"success_condition"`
+	Outcome          Outcome  `json:"outcome"`
+	Enforcement      Level    `json:"enforcement"`
+	StartedUnix      int64    `json:"started_unix"`
+	EndedUnix        int64    `json:"ended_unix"`
+	TimeboxSecs      uint64   `json:"timebox_secs"`
+	SwitchCount      uint32   `json:"switch_count"`
+	DriftSeconds     uint64   `json:"drift_seconds"`
+	MinimizeCount    uint32   `json:"minimize_count"`
+	BreakGlass       bool     `json:"break_glass"`
+	Buckets          []Bucket `json:"buckets"`
+	Hash             string   `json:"hash"`
+}
+
+// AuditReport is the result of walking the audit chain.
+type AuditReport struct {
+	OK      bool
+	Entries uint32
+	Problem string // names the first bad line and why; empty when OK
+}
+
+// Snapshot is the latest-wins record of the core's durable state
+// (state.json). It is written on every transition, never per focus event:
+// per-event detail lives in the raw log.
+type Snapshot struct {
+	Version             int      `json:"version"`
+	State               State    `json:"state"`
+	SessionID           string   `json:"session_id,omitempty"`
+	NextAction          string   `json:"next_action,omitempty"`
+	SuccessCondition    string   `json:"success_condition,omitempty"`
+	TimeboxSecs         uint64   `json:"timebox_secs,omitempty"`
+	StartedUnixMilli    int64    `json:"started_unix_millis,omitempty"`
+	DeadlineUnixMilli   int64    `json:"deadline_unix_millis,omitempty"`
+	Enforcement         Level    `json:"enforcement,omitempty"`
+	AllowedClasses      []string `json:"allowed_classes,omitempty"`
+	Outcome             Outcome  `json:"outcome,omitempty"`
+	BreakGlassUnixMilli int64    `json:"break_glass_unix_millis,omitempty"`
+	// Pending are ended sessions whose summary is not yet in the audit chain
+	// (the append failed, or the daemon died between End and the append).
+	Pending []Summary `json:"pending,omitempty"`
+}
+
+// SnapshotVersion is the state.json format this build writes.
+const SnapshotVersion = 1
+
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromUnixMilli(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
