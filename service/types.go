@@ -130,18 +130,20 @@ type AuditReport struct {
 // (state.json). It is written on every transition, never per focus event:
 // per-event detail lives in the raw log.
 type Snapshot struct {
-	Version             int      `json:"version"`
-	State               State    `json:"state"`
-	SessionID           string   `json:"session_id,omitempty"`
-	NextAction          string   `json:"next_action,omitempty"`
-	SuccessCondition    string   `json:"success_condition,omitempty"`
-	TimeboxSecs         uint64   `json:"timebox_secs,omitempty"`
-	StartedUnixMilli    int64    `json:"started_unix_millis,omitempty"`
-	DeadlineUnixMilli   int64    `json:"deadline_unix_millis,omitempty"`
-	Enforcement         Level    `json:"enforcement,omitempty"`
-	AllowedClasses      []string `json:"allowed_classes,omitempty"`
-	Outcome             Outcome  `json:"outcome,omitempty"`
-	BreakGlassUnixMilli int64    `json:"break_glass_unix_millis,omitempty"`
+	Version           int      `json:"version"`
+	State             State    `json:"state"`
+	SessionID         string   `json:"session_id,omitempty"`
+	NextAction        string   `json:"next_action,omitempty"`
+	SuccessCondition  string   `json:"success_condition,omitempty"`
+	TimeboxSecs       uint64   `json:"timebox_secs,omitempty"`
+	StartedUnixMilli  int64    `json:"started_unix_millis,omitempty"`
+	DeadlineUnixMilli int64    `json:"deadline_unix_millis,omitempty"`
+	Enforcement       Level    `json:"enforcement,omitempty"`
+	AllowedClasses    []string `json:"allowed_classes,omitempty"`
+	Outcome           Outcome  `json:"outcome,omitempty"`
+	// EndedUnixMilli is when the active phase ended (the move to review).
+	EndedUnixMilli      int64 `json:"ended_unix_millis,omitempty"`
+	BreakGlassUnixMilli int64 `json:"break_glass_unix_millis,omitempty"`
 	// Pending are ended sessions whose summary is not yet in the audit chain
 	// (the append failed, or the daemon died between End and the append).
 	Pending []Summary `json:"pending,omitempty"`
@@ -162,4 +164,11 @@ func fromUnixMilli(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms)
+}
+
+func unixSeconds(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
 }

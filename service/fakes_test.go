@@ -1,0 +1,278 @@
+package service
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeClock is a manual clock. Advance fires due timers synchronously, in
+// deadline order, from the caller's goroutine.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	c       *fakeClock
+	at      time.Time
+	f       func()
+	stopped bool
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	was := !t.stopped
+	t.stopped = true
+	return was
+}
+
+// armed counts timers that have neither fired nor been stopped.
+func (c *fakeClock) armed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, t := range c.timers {
+		if !t.stopped {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	end := c.now.Add(d)
+	c.mu.Unlock()
+	for {
+		c.mu.Lock()
+		var next *fakeTimer
+		for _, t := range c.timers {
+			if !t.stopped && !t.at.After(end) && (next == nil || t.at.Before(next.at)) {
+				next = t
+			}
+		}
+		if next == nil {
+			c.now = end
+			c.mu.Unlock()
+			return
+		}
+		next.stopped = true
+		c.now = next.at
+		c.mu.Unlock()
+		next.f()
+	}
+}
+
+// fakeStore keeps everything in memory and can be told to fail.
+type fakeStore struct {
+	mu        sync.Mutex
+	snapshots []Snapshot
+	events    map[string][]FocusEvent
+	audit     []Summary
+	failAudit bool
+	failSave  bool
+}
+
+func newFakeStore() *fakeStore { return &fakeStore{events: map[string][]FocusEvent{}} }
+
+func (f *fakeStore) SaveSnapshot(s Snapshot) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failSave {
+		return errors.New("no space left on device")
+	}
+	f.snapshots = append(f.snapshots, s)
+	return nil
+}
+
+func (f *fakeStore) last() Snapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.snapshots[len(f.snapshots)-1]
+}
+
+func (f *fakeStore) AppendEvent(id string, e FocusEvent) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.events[id] = append(f.events[id], e)
+	return nil
+}
+
+func (f *fakeStore) ReplayEvents(id string) ([]FocusEvent, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]FocusEvent(nil), f.events[id]...), nil
+}
+
+func (f *fakeStore) CloseSession(string) error { return nil }
+
+func (f *fakeStore) AppendAudit(s Summary) (Summary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failAudit {
+		return Summary{}, errors.New("read-only file system")
+	}
+	s.Seq = uint64(len(f.audit)) + 1
+	s.PrevHash = f.head()
+	sum := sha256.Sum256([]byte(fmt.Sprint(s)))
+	s.Hash = hex.EncodeToString(sum[:])
+	f.audit = append(f.audit, s)
+	return s, nil
+}
+
+func (f *fakeStore) head() string {
+	if len(f.audit) == 0 {
+		return ""
+	}
+	return f.audit[len(f.audit)-1].Hash
+}
+
+func (f *fakeStore) AuditContains(id string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.audit {
+		if s.SessionID == id {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (f *fakeStore) AuditHead() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.head()
+}
+
+func (f *fakeStore) VerifyAudit() AuditReport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return AuditReport{OK: true, Entries: uint32(len(f.audit))}
+}
+
+func (f *fakeStore) History(limit int) ([]Summary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Summary
+	for i := len(f.audit) - 1; i >= 0 && len(out) < limit; i-- {
+		out = append(out, f.audit[i])
+	}
+	return out, nil
+}
+
+func (f *fakeStore) sealed() []Summary {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Summary(nil), f.audit...)
+}
+
+// recorder is a Listener that reads the view on every change, which would
+// deadlock if the core told it while holding its lock.
+type recorder struct {
+	s      *Service
+	mu     sync.Mutex
+	views  []View
+	ended  []string
+	nudges []string
+}
+
+func (r *recorder) Changed() {
+	v := r.s.View()
+	r.mu.Lock()
+	r.views = append(r.views, v)
+	r.mu.Unlock()
+}
+
+func (r *recorder) SessionEnded(id string, o Outcome, hash string) {
+	r.mu.Lock()
+	r.ended = append(r.ended, fmt.Sprintf("%s %s %s", id, o, hash))
+	r.mu.Unlock()
+}
+
+func (r *recorder) Nudged(class, reason string) {
+	r.mu.Lock()
+	r.nudges = append(r.nudges, class+": "+reason)
+	r.mu.Unlock()
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+type harness struct {
+	*Service
+	clock *fakeClock
+	store *fakeStore
+	rec   *recorder
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	h := &harness{clock: newFakeClock(), store: newFakeStore()}
+	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet})
+	h.rec = &recorder{s: h.Service}
+	h.SetListener(h.rec)
+	if err := h.Recover(Snapshot{}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// restart builds a new core on the same store and clock, as a daemon
+// restart would, from the last snapshot.
+func (h *harness) restart(t *testing.T) *harness {
+	t.Helper()
+	n := &harness{clock: h.clock, store: h.store}
+	n.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet})
+	n.rec = &recorder{s: n.Service}
+	n.SetListener(n.rec)
+	if err := n.Recover(h.store.last()); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (h *harness) start(t *testing.T, level Level, allowed ...string) string {
+	t.Helper()
+	id, err := h.Start("write the intro", "intro is committed", 25*60, string(level), allowed)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	return id
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func win(class, title string) Window {
+	return Window{ID: 1, Class: class, Instance: class, Title: title, Available: true}
+}

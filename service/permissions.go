@@ -1,0 +1,205 @@
+package service
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Method names a call a client can make on the core. The names are the
+// D-Bus method names of org.antidrift.Session1.
+type Method string
+
+const (
+	MethodPlan           Method = "Plan"
+	MethodCancelPlan     Method = "CancelPlan"
+	MethodStart          Method = "Start"
+	MethodComplete       Method = "Complete"
+	MethodAbandon        Method = "Abandon"
+	MethodExtend         Method = "Extend"
+	MethodEnd            Method = "End"
+	MethodRefocus        Method = "Refocus"
+	MethodAllow          Method = "Allow"
+	MethodSetEnforcement Method = "SetEnforcement"
+	MethodBreakGlass     Method = "BreakGlass"
+	MethodVerifyAudit    Method = "VerifyAudit"
+	MethodHistory        Method = "History"
+)
+
+// What each state permits, and at which enforcement level.
+//
+// **An allowlist, not a denylist.** A method nobody classified here is
+// refused in every state: a new method is broken until someone decides
+// where it belongs, which is loud and caught by the sweep test in dbusapi,
+// rather than permitted everywhere until someone remembers the locked level.
+//
+// The membership criterion, so entries are decided rather than argued:
+// **a method is permitted in a state when it is a step the person can take
+// from there without breaking the commitment they made.** Before Start
+// nothing is committed; while active, anything that ends, relaxes or widens
+// the session early is a way out of the commitment, and the locked level is
+// the person's own earlier decision that there is no way out before the
+// deadline except the break-glass hold.
+var permissions = []struct {
+	method Method
+	states []State
+	// only, when set, is a further condition; it returns why the call is
+	// refused ("" to permit). It sees the call's target level for the one
+	// method whose answer depends on its argument (SetEnforcement).
+	only func(s *Service, target Level) string
+}{
+	// ── Committing. The way in. ─────────────────────────────────────────
+	// Planning is optional: Start works straight from locked, because a
+	// person who already knows the next action should not be made to click
+	// through a state that only exists for those who don't.
+	{method: MethodPlan, states: []State{StateLocked}},
+	{method: MethodCancelPlan, states: []State{StatePlanning}},
+	{method: MethodStart, states: []State{StateLocked, StatePlanning}},
+
+	// ── Ending the active phase. ────────────────────────────────────────
+	// Complete is the success path and is always open while active: being
+	// done early is the point, not a loophole.
+	{method: MethodComplete, states: []State{StateActive}},
+	// Abandon is the way out, so locked closes it until the deadline or an
+	// elapsed break-glass hold. (Past the deadline the session is in review,
+	// but the condition is stated in full so it holds on its own.)
+	{method: MethodAbandon, states: []State{StateActive}, only: abandonAllowed},
+	// End seals the summary; only a reviewed session has one to seal.
+	{method: MethodEnd, states: []State{StateReview}},
+
+	// ── Committing more, never less. ────────────────────────────────────
+	// Extend adds time, which tightens the commitment, so even locked
+	// permits it. From review it only revives an expired session: a
+	// completed or abandoned one was ended by the person on purpose.
+	{method: MethodExtend, states: []State{StateActive, StateReview}, only: extendAllowed},
+	// Refocus is going back to work: never worth refusing while active.
+	{method: MethodRefocus, states: []State{StateActive}},
+	// BreakGlass only means something where the glass is: at locked.
+	{method: MethodBreakGlass, states: []State{StateActive}, only: breakGlassAllowed},
+
+	// ── Relaxing or widening. ───────────────────────────────────────────
+	// Allowing a class widens the session; locked forbids widening.
+	{method: MethodAllow, states: []State{StateActive}, only: notAtLocked("widens the session's allowlist")},
+	// Raising the level is always fine; lowering it relaxes the session,
+	// which locked forbids. In planning nothing is committed yet, so the
+	// planned level may go up and down freely.
+	{method: MethodSetEnforcement, states: []State{StateActive, StatePlanning}, only: setEnforcementAllowed},
+
+	// ── Reads of the sealed past. Change nothing, so every state. ───────
+	{method: MethodVerifyAudit, states: States},
+	{method: MethodHistory, states: States},
+}
+
+// Classified reports whether the permission table has an entry for name.
+// The sweep test asks this for every method of the exported interface.
+func Classified(name string) bool {
+	for _, p := range permissions {
+		if string(p.method) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func abandonAllowed(s *Service, _ Level) string {
+	switch {
+	case s.level != LevelLocked:
+		return ""
+	case s.breakGlassElapsed():
+		return ""
+	case !s.deadline.IsZero() && !s.clock.Now().Before(s.deadline):
+		return ""
+	case s.breakGlassAt.IsZero():
+		return "this session is at enforcement level locked, which refuses Abandon before the deadline; a BreakGlass hold permits it once the hold has elapsed"
+	default:
+		return fmt.Sprintf("this session is at enforcement level locked and its break-glass hold has %s left", s.breakGlassRemaining().Round(1e9))
+	}
+}
+
+func extendAllowed(s *Service, _ Level) string {
+	if s.state == StateReview && s.outcome != OutcomeExpired {
+		return fmt.Sprintf("this session is in review with outcome %s; only an expired session can be extended back to active", s.outcome)
+	}
+	return ""
+}
+
+func breakGlassAllowed(s *Service, _ Level) string {
+	if s.level != LevelLocked {
+		return fmt.Sprintf("this session is at enforcement level %s, not locked, so there is no glass to break: Abandon works as it is", s.level)
+	}
+	return ""
+}
+
+func notAtLocked(what string) func(*Service, Level) string {
+	return func(s *Service, _ Level) string {
+		if s.level == LevelLocked {
+			return "this session is at enforcement level locked, which refuses anything that " + what + " before the deadline"
+		}
+		return ""
+	}
+}
+
+func setEnforcementAllowed(s *Service, target Level) string {
+	if s.state == StateActive && s.level == LevelLocked && target != "" && target.rank() < LevelLocked.rank() {
+		return "this session is at enforcement level locked, which refuses lowering the level before the deadline"
+	}
+	return ""
+}
+
+// permit answers whether m may run now. It is the only gate: every method
+// of the core calls it first, under the lock. The refusal says it is the
+// state refusing, that retrying will not help, and what works now.
+func (s *Service) permit(m Method, target Level) *Error {
+	for _, p := range permissions {
+		if p.method != m {
+			continue
+		}
+		if !containsState(p.states, s.state) {
+			return s.refuse(m, fmt.Sprintf("antidrift is %s, and %s works only when it is %s", s.state, m, joinStates(p.states)))
+		}
+		if p.only != nil {
+			if why := p.only(s, target); why != "" {
+				return s.refuse(m, why)
+			}
+		}
+		return nil
+	}
+	return s.refuse(m, fmt.Sprintf("%s is not in antidrift's permission table, so no state permits it", m))
+}
+
+func (s *Service) refuse(m Method, why string) *Error {
+	return &Error{Kind: NotPermitted, Msg: fmt.Sprintf(
+		"%s is not permitted: %s. It is the session's state refusing, not a fault, so retrying will not help. What works now: %s.",
+		m, why, strings.Join(s.permittedNow(), ", "))}
+}
+
+// permittedNow lists, in table order, the methods the current state and
+// level permit (argument-dependent conditions judged for no argument).
+func (s *Service) permittedNow() []string {
+	var out []string
+	for _, p := range permissions {
+		if containsState(p.states, s.state) && (p.only == nil || p.only(s, "") == "") {
+			out = append(out, string(p.method))
+		}
+	}
+	return out
+}
+
+func containsState(list []State, st State) bool {
+	for _, x := range list {
+		if x == st {
+			return true
+		}
+	}
+	return false
+}
+
+func joinStates(list []State) string {
+	if len(list) == len(States) {
+		return "in any state"
+	}
+	parts := make([]string, len(list))
+	for i, x := range list {
+		parts[i] = string(x)
+	}
+	return strings.Join(parts, " or ")
+}

@@ -1,0 +1,189 @@
+package service
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// situation is one cell row of the permission table: a state, a level and
+// what else the conditions look at.
+type situation struct {
+	name    string
+	state   State
+	level   Level
+	outcome Outcome // in review
+	broken  bool    // break-glass hold started and elapsed (active, locked)
+}
+
+func situations() []situation {
+	out := []situation{
+		{name: "locked", state: StateLocked},
+	}
+	for _, l := range Levels {
+		out = append(out,
+			situation{name: "planning/" + string(l), state: StatePlanning, level: l},
+			situation{name: "active/" + string(l), state: StateActive, level: l},
+			situation{name: "review-expired/" + string(l), state: StateReview, level: l, outcome: OutcomeExpired},
+			situation{name: "review-completed/" + string(l), state: StateReview, level: l, outcome: OutcomeCompleted},
+			situation{name: "review-abandoned/" + string(l), state: StateReview, level: l, outcome: OutcomeAbandoned},
+		)
+	}
+	out = append(out, situation{name: "active/locked/break-glass-elapsed", state: StateActive, level: LevelLocked, broken: true})
+	return out
+}
+
+// enter puts a fresh core into sit.
+func enter(t *testing.T, sit situation) *harness {
+	t.Helper()
+	h := newHarness(t)
+	switch sit.state {
+	case StateLocked:
+	case StatePlanning:
+		must(t, h.Plan())
+		must(t, h.SetEnforcement(string(sit.level)))
+	default:
+		h.start(t, sit.level)
+		if sit.broken {
+			_, err := h.BreakGlass("test")
+			must(t, err)
+			h.clock.Advance(5 * time.Minute)
+		}
+		switch sit.outcome {
+		case OutcomeExpired:
+			h.clock.Advance(25 * time.Minute)
+		case OutcomeCompleted:
+			must(t, h.Complete())
+		case OutcomeAbandoned:
+			h.Service.mu.Lock()
+			w := h.toReviewLocked(OutcomeAbandoned, h.clock.Now())
+			h.commit(w)
+		}
+	}
+	return h
+}
+
+// calls invokes each method with valid arguments.
+var calls = map[Method]func(h *harness) error{
+	MethodPlan:       func(h *harness) error { return h.Plan() },
+	MethodCancelPlan: func(h *harness) error { return h.CancelPlan() },
+	MethodStart: func(h *harness) error {
+		_, err := h.Start("next", "done", 60, "", nil)
+		return err
+	},
+	MethodComplete: func(h *harness) error { return h.Complete() },
+	MethodAbandon:  func(h *harness) error { return h.Abandon("") },
+	MethodExtend:   func(h *harness) error { return h.Extend(60) },
+	MethodEnd: func(h *harness) error {
+		_, err := h.End()
+		return err
+	},
+	MethodRefocus:        func(h *harness) error { return h.Refocus() },
+	MethodAllow:          func(h *harness) error { return h.Allow("Terminal") },
+	MethodSetEnforcement: func(h *harness) error { return h.SetEnforcement("warn") },
+	MethodBreakGlass: func(h *harness) error {
+		_, err := h.BreakGlass("why")
+		return err
+	},
+	MethodVerifyAudit: func(h *harness) error { _, err := h.VerifyAudit(); return err },
+	MethodHistory:     func(h *harness) error { _, err := h.History(0); return err },
+}
+
+// want is the permission table, written out independently of the
+// implementation's table.
+func want(m Method, s situation) bool {
+	st, lv := s.state, s.level
+	switch m {
+	case MethodPlan:
+		return st == StateLocked
+	case MethodCancelPlan:
+		return st == StatePlanning
+	case MethodStart:
+		return st == StateLocked || st == StatePlanning
+	case MethodComplete, MethodRefocus:
+		return st == StateActive
+	case MethodAbandon:
+		return st == StateActive && (lv != LevelLocked || s.broken)
+	case MethodExtend:
+		return st == StateActive || (st == StateReview && s.outcome == OutcomeExpired)
+	case MethodEnd:
+		return st == StateReview
+	case MethodAllow:
+		return st == StateActive && lv != LevelLocked
+	case MethodSetEnforcement: // the call lowers to warn
+		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
+	case MethodBreakGlass:
+		return st == StateActive && lv == LevelLocked
+	case MethodVerifyAudit, MethodHistory:
+		return true
+	}
+	return false
+}
+
+func TestPermissionTableEveryCell(t *testing.T) {
+	for _, sit := range situations() {
+		for m, call := range calls {
+			t.Run(sit.name+"/"+string(m), func(t *testing.T) {
+				h := enter(t, sit)
+				err := call(h)
+				switch {
+				case want(m, sit) && err != nil:
+					t.Fatalf("refused, want permitted: %v", err)
+				case !want(m, sit) && !isNotPermitted(err):
+					t.Fatalf("got %v, want NotPermitted", err)
+				case err != nil:
+					msg := err.Error()
+					for _, part := range []string{string(m) + " is not permitted", "retrying will not help", "What works now: "} {
+						if !strings.Contains(msg, part) {
+							t.Fatalf("refusal %q lacks %q", msg, part)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestEveryTableMethodIsCalledByTheSweep(t *testing.T) {
+	for _, p := range permissions {
+		if calls[p.method] == nil {
+			t.Errorf("%s is in the permission table but the cell test never calls it", p.method)
+		}
+	}
+	if Classified("Selfdestruct") {
+		t.Fatal("an unknown method counts as classified")
+	}
+}
+
+func TestUnclassifiedMethodIsRefusedEverywhere(t *testing.T) {
+	h := newHarness(t)
+	h.Service.mu.Lock()
+	err := h.permit("Selfdestruct", "")
+	h.Service.mu.Unlock()
+	if err == nil || err.Kind != NotPermitted || !strings.Contains(err.Msg, "not in antidrift's permission table") {
+		t.Fatalf("unclassified method: %v", err)
+	}
+}
+
+func TestRefusalListsWhatWorksNow(t *testing.T) {
+	h := enter(t, situation{state: StateActive, level: LevelLocked})
+	err := h.Abandon("")
+	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, VerifyAudit, History."
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("refusal %q\nwant suffix %q", err, want)
+	}
+	if !strings.Contains(err.Error(), "enforcement level locked") {
+		t.Fatalf("refusal does not name the level: %q", err)
+	}
+}
+
+func TestLockedLevelCanBeRaisedNotLowered(t *testing.T) {
+	h := enter(t, situation{state: StateActive, level: LevelBlock})
+	must(t, h.SetEnforcement("locked"))
+	for _, l := range []string{"observe", "warn", "block"} {
+		if err := h.SetEnforcement(l); !isNotPermitted(err) {
+			t.Fatalf("lowering locked to %s: %v", l, err)
+		}
+	}
+	must(t, h.SetEnforcement("locked"))
+}

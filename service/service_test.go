@@ -1,0 +1,373 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLifecycleCompleteEnd(t *testing.T) {
+	h := newHarness(t)
+	must(t, h.Plan())
+	if v := h.View(); v.State != StatePlanning {
+		t.Fatalf("after Plan state = %s", v.State)
+	}
+	id := h.start(t, "", "Editor")
+	v := h.View()
+	if v.State != StateActive || v.SessionID != id || v.Enforcement != LevelWarn {
+		t.Fatalf("after Start: %+v", v)
+	}
+	if v.Deadline-v.StartedAt != 25*60 || v.TimeboxSeconds != 25*60 {
+		t.Fatalf("deadline %d started %d timebox %d", v.Deadline, v.StartedAt, v.TimeboxSeconds)
+	}
+	if !reflect.DeepEqual(v.AllowedClasses, []string{"Editor"}) {
+		t.Fatalf("allowed = %v", v.AllowedClasses)
+	}
+	h.clock.Advance(10 * time.Minute)
+	must(t, h.Complete())
+	if v := h.View(); v.State != StateReview || v.Outcome != OutcomeCompleted {
+		t.Fatalf("after Complete: %s %s", v.State, v.Outcome)
+	}
+	hash, err := h.End()
+	must(t, err)
+	sealed := h.store.sealed()
+	if len(sealed) != 1 || hash == "" || sealed[0].Hash != hash {
+		t.Fatalf("End returned %q, chain %+v", hash, sealed)
+	}
+	s := sealed[0]
+	if s.SessionID != id || s.Outcome != OutcomeCompleted || s.EndedUnix-s.StartedUnix != 600 || s.TimeboxSecs != 1500 {
+		t.Fatalf("summary %+v", s)
+	}
+	v = h.View()
+	if v.State != StateLocked || v.SessionID != "" || v.Deadline != 0 || v.AuditHead != hash || len(v.Buckets) != 0 {
+		t.Fatalf("after End: %+v", v)
+	}
+	if len(h.rec.ended) != 1 || !strings.Contains(h.rec.ended[0], id+" completed "+hash) {
+		t.Fatalf("SessionEnded heard %v", h.rec.ended)
+	}
+	if h.clock.armed() != 0 {
+		t.Fatalf("a deadline timer is still armed after End")
+	}
+}
+
+func TestCancelPlanAndPlannedLevel(t *testing.T) {
+	h := newHarness(t)
+	must(t, h.Plan())
+	must(t, h.SetEnforcement("locked"))
+	must(t, h.SetEnforcement("observe")) // nothing is committed in planning
+	must(t, h.SetEnforcement("block"))
+	if v := h.View(); v.Enforcement != LevelBlock {
+		t.Fatalf("planned level %s", v.Enforcement)
+	}
+	h.start(t, "")
+	if v := h.View(); v.Enforcement != LevelBlock {
+		t.Fatalf("Start with \"\" after planning block started at %s", v.Enforcement)
+	}
+	h2 := newHarness(t)
+	must(t, h2.Plan())
+	must(t, h2.CancelPlan())
+	if v := h2.View(); v.State != StateLocked || h2.store.last().State != StateLocked {
+		t.Fatalf("CancelPlan left %s", v.State)
+	}
+}
+
+func TestExpiryAtDeadline(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelWarn)
+	h.clock.Advance(25*time.Minute - time.Second)
+	if h.View().State != StateActive {
+		t.Fatal("expired a second early")
+	}
+	h.clock.Advance(time.Second)
+	v := h.View()
+	if v.State != StateReview || v.Outcome != OutcomeExpired {
+		t.Fatalf("at the deadline: %s %s", v.State, v.Outcome)
+	}
+	if got := h.store.last(); got.State != StateReview || got.Outcome != OutcomeExpired {
+		t.Fatalf("snapshot after expiry: %+v", got)
+	}
+}
+
+func TestExtend(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelWarn)
+	must(t, h.Extend(600))
+	if v := h.View(); v.Deadline-v.StartedAt != 35*60 || v.TimeboxSeconds != 35*60 {
+		t.Fatalf("extended deadline: %+v", v)
+	}
+	h.clock.Advance(25 * time.Minute)
+	if h.View().State != StateActive {
+		t.Fatal("the old deadline still expired the session")
+	}
+	h.clock.Advance(10 * time.Minute)
+	if v := h.View(); v.State != StateReview || v.Outcome != OutcomeExpired {
+		t.Fatalf("not expired at the extended deadline: %s", v.State)
+	}
+	// Review → active, with a fresh deadline from now.
+	h.clock.Advance(time.Hour)
+	must(t, h.Extend(300))
+	v := h.View()
+	if v.State != StateActive || v.Outcome != OutcomeNone || v.Deadline != h.clock.Now().Unix()+300 {
+		t.Fatalf("revived: %+v", v)
+	}
+	// The hour in review is not accounted.
+	h.clock.Advance(4 * time.Minute)
+	must(t, h.Complete())
+	h.Service.mu.Lock()
+	total := h.Service.stats.total()
+	h.Service.mu.Unlock()
+	if total != 39*time.Minute {
+		t.Fatalf("accounted %s, want 39m (35 active + 4 after revival)", total)
+	}
+}
+
+func TestExtendPast24HoursRefused(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.Start("a", "b", 23*3600, "", nil)
+	must(t, err)
+	err = h.Extend(3601)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != InvalidArgument || !strings.Contains(e.Msg, "24 hours") {
+		t.Fatalf("Extend past 24 h: %v", err)
+	}
+	must(t, h.Extend(3600))
+}
+
+func TestInvalidArguments(t *testing.T) {
+	h := newHarness(t)
+	long := strings.Repeat("x", 501)
+	for _, c := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"empty next action", func() error { _, err := h.Start("  ", "b", 60, "", nil); return err }, "next_action"},
+		{"long success", func() error { _, err := h.Start("a", long, 60, "", nil); return err }, "success_condition"},
+		{"control chars", func() error { _, err := h.Start("a\nb", "b", 60, "", nil); return err }, "control characters"},
+		{"zero timebox", func() error { _, err := h.Start("a", "b", 0, "", nil); return err }, "timebox_secs"},
+		{"huge timebox", func() error { _, err := h.Start("a", "b", 86401, "", nil); return err }, "timebox_secs"},
+		{"bad level", func() error { _, err := h.Start("a", "b", 60, "strict", nil); return err }, "observe, warn, block, locked"},
+		{"too many classes", func() error { _, err := h.Start("a", "b", 60, "", make([]string, 65)); return err }, "at most 64"},
+		{"empty class", func() error { _, err := h.Start("a", "b", 60, "", []string{""}); return err }, "window class"},
+		{"history limit", func() error { _, err := h.History(1001); return err }, "limit"},
+		{"bad level set", func() error { return h.SetEnforcement("") }, "level"},
+	} {
+		var e *Error
+		err := c.call()
+		if !errors.As(err, &e) || e.Kind != InvalidArgument || !strings.Contains(e.Msg, c.want) {
+			t.Errorf("%s: got %v, want InvalidArgument mentioning %q", c.name, err, c.want)
+		}
+	}
+	if h.View().State != StateLocked {
+		t.Fatal("a refused Start changed the state")
+	}
+}
+
+func TestAccountingBucketsSwitchesAndTotals(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "main.go - 12:30"))
+	h.clock.Advance(time.Minute) // before Start: shown, not accounted
+	if v := h.View(); v.CurrentClass != "Editor" || len(v.Buckets) != 0 {
+		t.Fatalf("outside a session: %+v", v)
+	}
+	h.start(t, LevelWarn)
+	h.clock.Advance(30 * time.Second)
+	h.RecordWindow(win("Editor", "main.go - 12:31")) // same bucket after scrubbing
+	h.clock.Advance(30 * time.Second)
+	h.RecordWindow(win("Firefox", "news"))
+	h.clock.Advance(20 * time.Second)
+	h.RecordWindow(Window{Reason: "no window has focus"})
+	h.clock.Advance(10 * time.Second)
+	h.RecordWindow(win("Editor", "main.go - 12:40"))
+	h.clock.Advance(5 * time.Second)
+	must(t, h.Complete())
+	h.clock.Advance(time.Hour) // review: frozen
+
+	v := h.View()
+	want := []Bucket{
+		{"Editor", "main.go -", 65},
+		{"Firefox", "news", 20},
+		{"", UnavailableTitle, 10},
+	}
+	if !reflect.DeepEqual(v.Buckets, want) {
+		t.Fatalf("buckets %+v, want %+v", v.Buckets, want)
+	}
+	if v.SwitchCount != 3 {
+		t.Fatalf("switches %d, want 3 (editor→firefox→unavailable→editor)", v.SwitchCount)
+	}
+	var total uint64
+	for _, b := range v.Buckets {
+		total += b.Seconds
+	}
+	if total != 95 {
+		t.Fatalf("buckets add to %d s, want the 95 s of wall clock", total)
+	}
+}
+
+func TestBucketKeysAreBounded(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelWarn)
+	for i := 0; i < MaxBucketKeys+50; i++ {
+		h.RecordWindow(win("Browser", fmt.Sprintf("tab %c%d", 'a'+i%26, i)))
+		h.clock.Advance(time.Second)
+	}
+	h.RecordWindow(win("Editor", "done"))
+	h.Service.mu.Lock()
+	n, other, total := len(h.Service.stats.buckets), h.Service.stats.buckets[otherKey], h.Service.stats.total()
+	h.Service.mu.Unlock()
+	if n != MaxBucketKeys+1 {
+		t.Fatalf("%d bucket keys, want %d + (other)", n, MaxBucketKeys)
+	}
+	if other != 50*time.Second {
+		t.Fatalf("(other) holds %s, want 50s", other)
+	}
+	if total != time.Duration(MaxBucketKeys+50)*time.Second {
+		t.Fatalf("total %s lost time to the bound", total)
+	}
+}
+
+func TestRestartResumesSessionAndReplaysIdenticalStats(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "a"))
+	id := h.start(t, LevelBlock, "Editor")
+	for i, c := range []string{"Firefox", "Editor", "Slack", "Editor"} {
+		h.clock.Advance(time.Duration(7+i) * time.Second)
+		h.RecordWindow(win(c, "t"))
+	}
+	h.clock.Advance(3 * time.Second)
+	live := h.View()
+
+	n := h.restart(t) // as after kill -9: no shutdown event
+	got := n.View()
+	if got.SessionID != id || got.State != StateActive || got.Deadline != live.Deadline || got.Enforcement != LevelBlock {
+		t.Fatalf("resumed %+v, want session %s", got, id)
+	}
+	if !reflect.DeepEqual(got.Buckets, live.Buckets) || got.SwitchCount != live.SwitchCount {
+		t.Fatalf("replayed buckets %+v/%d, live %+v/%d", got.Buckets, got.SwitchCount, live.Buckets, live.SwitchCount)
+	}
+	if !reflect.DeepEqual(got.AllowedClasses, []string{"Editor"}) {
+		t.Fatalf("allowlist lost on restart: %v", got.AllowedClasses)
+	}
+	// The re-armed deadline still fires.
+	n.clock.Advance(25 * time.Minute)
+	if v := n.View(); v.State != StateReview || v.Outcome != OutcomeExpired {
+		t.Fatalf("re-armed deadline: %s", v.State)
+	}
+}
+
+func TestRestartAfterDeadlineExpiresAtTheDeadline(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "a"))
+	h.start(t, LevelWarn)
+	h.Shutdown()
+	h.clock.Advance(2 * time.Hour)
+	n := h.restart(t)
+	v := n.View()
+	if v.State != StateReview || v.Outcome != OutcomeExpired {
+		t.Fatalf("after restart past deadline: %s %s", v.State, v.Outcome)
+	}
+	n.Service.mu.Lock()
+	total, unavailable := n.Service.stats.total(), n.Service.stats.buckets[unavailableKey]
+	n.Service.mu.Unlock()
+	if total != 25*time.Minute {
+		t.Fatalf("accounted %s, want exactly the 25m timebox", total)
+	}
+	if unavailable != 25*time.Minute {
+		t.Fatalf("downtime after a clean stop credited %s to unavailable, want all of it", unavailable)
+	}
+}
+
+func TestAuditFailureKeepsSummaryPending(t *testing.T) {
+	h := newHarness(t)
+	id := h.start(t, LevelWarn)
+	must(t, h.Complete())
+	h.store.failAudit = true
+	hash, err := h.End()
+	must(t, err)
+	v := h.View()
+	if hash != "" || v.State != StateLocked || v.AuditPending != 1 || len(v.Problems) != 1 {
+		t.Fatalf("failed seal: hash %q view %+v", hash, v)
+	}
+	if p := h.store.last().Pending; len(p) != 1 || p[0].SessionID != id {
+		t.Fatalf("pending not in state.json: %+v", p)
+	}
+	// Space returns; the next start seals it.
+	h.store.failAudit = false
+	n := h.restart(t)
+	if v := n.View(); v.AuditPending != 0 || len(v.Problems) != 0 || v.AuditHead == "" {
+		t.Fatalf("after restart: %+v", v)
+	}
+	if s := h.store.sealed(); len(s) != 1 || s[0].SessionID != id {
+		t.Fatalf("chain %+v", s)
+	}
+	// And it is never sealed twice, even if state.json still lists it.
+	n2 := &harness{clock: h.clock, store: h.store}
+	n2.Service = New(Options{Store: h.store, Clock: h.clock})
+	must(t, n2.Recover(Snapshot{State: StateLocked, Pending: []Summary{{SessionID: id}}}))
+	if s := h.store.sealed(); len(s) != 1 {
+		t.Fatalf("pending summary sealed twice: %d entries", len(s))
+	}
+}
+
+func TestSnapshotFailureIsAProblemNotARefusal(t *testing.T) {
+	h := newHarness(t)
+	h.store.failSave = true
+	h.start(t, LevelWarn)
+	if v := h.View(); v.State != StateActive || len(v.Problems) != 1 || !strings.Contains(v.Problems[0], "state.json") {
+		t.Fatalf("%+v", v)
+	}
+	h.store.failSave = false
+	must(t, h.Complete())
+	if v := h.View(); len(v.Problems) != 0 {
+		t.Fatalf("problem did not clear: %v", v.Problems)
+	}
+}
+
+func TestListenerToldAfterEveryChange(t *testing.T) {
+	h := newHarness(t)
+	before := len(h.rec.views)
+	must(t, h.Plan())
+	h.RecordWindow(win("Editor", "x"))
+	h.start(t, LevelWarn)
+	if got := len(h.rec.views) - before; got != 3 {
+		t.Fatalf("listener told %d times for 3 changes", got)
+	}
+	if last := h.rec.views[len(h.rec.views)-1]; last.State != StateActive {
+		t.Fatalf("listener saw %s", last.State)
+	}
+}
+
+func TestBreakGlassPermitsAbandonAfterHold(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelLocked)
+	if err := h.Abandon("bored"); !isNotPermitted(err) {
+		t.Fatalf("Abandon at locked: %v", err)
+	}
+	wait, err := h.BreakGlass("the building is on fire")
+	must(t, err)
+	if wait != 300 {
+		t.Fatalf("hold %d s, want 300", wait)
+	}
+	h.clock.Advance(299 * time.Second)
+	if err := h.Abandon(""); !isNotPermitted(err) || !strings.Contains(err.Error(), "1s left") {
+		t.Fatalf("Abandon a second before the hold ends: %v", err)
+	}
+	if again, _ := h.BreakGlass("again"); again != 1 {
+		t.Fatalf("a second BreakGlass restarted the hold: %d", again)
+	}
+	h.clock.Advance(time.Second)
+	must(t, h.Abandon("fire"))
+	_, err = h.End()
+	must(t, err)
+	if s := h.store.sealed(); !s[0].BreakGlass || s[0].Outcome != OutcomeAbandoned {
+		t.Fatalf("summary %+v", s[0])
+	}
+}
+
+func isNotPermitted(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == NotPermitted
+}

@@ -1,0 +1,139 @@
+package service
+
+import (
+	"sort"
+	"time"
+)
+
+// MaxBucketKeys bounds the distinct (class, title) keys one session keeps,
+// so memory stays flat however many titles a session sees. Time for keys
+// beyond the bound folds into the reserved (other) bucket.
+const MaxBucketKeys = 1000
+
+// Reserved bucket titles. Their class is empty, which no real window has.
+const (
+	UnavailableTitle = "(evidence unavailable)"
+	OtherTitle       = "(other)"
+)
+
+type bucketKey struct{ class, title string }
+
+var (
+	unavailableKey = bucketKey{title: UnavailableTitle}
+	otherKey       = bucketKey{title: OtherTitle}
+)
+
+func (k bucketKey) reserved() bool { return k.class == "" }
+
+// keyOf is the bucket a raw event's time accrues to.
+func keyOf(e FocusEvent) bucketKey {
+	if !e.Available {
+		return unavailableKey
+	}
+	return bucketKey{class: e.Class, title: ScrubTitle(e.Title)}
+}
+
+// stats is one session's evidence accounting. It is fed raw events, live
+// and on replay alike, so replaying the raw log rebuilds identical stats.
+//
+// Time between two events accrues to the bucket of the earlier one, so the
+// buckets always add up to the wall-clock time accounting ran.
+type stats struct {
+	buckets  map[bucketKey]time.Duration
+	distinct int // non-reserved keys in buckets
+	switches uint32
+
+	running bool      // accounting; false before the first event and after a pause
+	lastKey bucketKey // the bucket time is accruing to while running
+	lastAt  time.Time // when lastKey started accruing
+}
+
+func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration)} }
+
+// apply accounts one raw event.
+func (s *stats) apply(e FocusEvent) {
+	at := time.UnixMilli(e.AtUnixMillis)
+	if e.Mark == MarkPause {
+		s.flush(at)
+		s.running = false
+		return
+	}
+	key := keyOf(e)
+	if s.running {
+		s.flush(at)
+		if key != s.lastKey {
+			s.switches++
+		}
+	}
+	s.running, s.lastKey, s.lastAt = true, key, at
+}
+
+// flush credits the open segment up to at and restarts it there.
+func (s *stats) flush(at time.Time) {
+	if !s.running {
+		return
+	}
+	if d := at.Sub(s.lastAt); d > 0 {
+		s.credit(s.lastKey, d)
+	}
+	s.lastAt = at
+}
+
+func (s *stats) credit(k bucketKey, d time.Duration) {
+	if _, seen := s.buckets[k]; !seen && !k.reserved() {
+		if s.distinct >= MaxBucketKeys {
+			k = otherKey
+		} else {
+			s.distinct++
+		}
+	}
+	s.buckets[k] += d
+}
+
+// total is all accounted time (the open segment excluded).
+func (s *stats) total() time.Duration {
+	var t time.Duration
+	for _, d := range s.buckets {
+		t += d
+	}
+	return t
+}
+
+// sorted returns the buckets by time, longest first; ties by class then
+// title so the order is stable. limit <= 0 means all.
+func (s *stats) sorted(limit int) []Bucket {
+	type kd struct {
+		k bucketKey
+		d time.Duration
+	}
+	all := make([]kd, 0, len(s.buckets))
+	for k, d := range s.buckets {
+		all = append(all, kd{k, d})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.d != b.d {
+			return a.d > b.d
+		}
+		if a.k.class != b.k.class {
+			return a.k.class < b.k.class
+		}
+		return a.k.title < b.k.title
+	})
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	out := make([]Bucket, len(all))
+	for i, x := range all {
+		out[i] = Bucket{Class: x.k.class, Title: x.k.title, Seconds: seconds(x.d)}
+	}
+	return out
+}
+
+// seconds rounds a duration to whole seconds for display and the summary.
+func seconds(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return uint64(d.Round(time.Second) / time.Second)
+}
