@@ -236,7 +236,7 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{clock: newFakeClock(), store: newFakeStore()}
 	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet})
 	h.rec = &recorder{s: h.Service}
-	h.SetListener(h.rec)
+	h.AddListener(h.rec)
 	if err := h.Recover(Snapshot{}); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func (h *harness) restart(t *testing.T) *harness {
 	n := &harness{clock: h.clock, store: h.store}
 	n.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet})
 	n.rec = &recorder{s: n.Service}
-	n.SetListener(n.rec)
+	n.AddListener(n.rec)
 	if err := n.Recover(h.store.last()); err != nil {
 		t.Fatal(err)
 	}

@@ -154,7 +154,7 @@ func (s *Service) permit(m Method, target Level) *Error {
 			continue
 		}
 		if !containsState(p.states, s.state) {
-			return s.refuse(m, fmt.Sprintf("antidrift is %s, and %s works only when it is %s", s.state, m, joinStates(p.states)))
+			return s.refuse(m, fmt.Sprintf("antidrift is %s, and %s works only when it is %s", s.state.phrase(), m, joinStates(p.states)))
 		}
 		if p.only != nil {
 			if why := p.only(s, target); why != "" {
@@ -199,7 +199,7 @@ func joinStates(list []State) string {
 	}
 	parts := make([]string, len(list))
 	for i, x := range list {
-		parts[i] = string(x)
+		parts[i] = x.phrase()
 	}
 	return strings.Join(parts, " or ")
 }

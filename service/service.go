@@ -46,7 +46,7 @@ type Service struct {
 	breakGlassHold time.Duration
 
 	mu           sync.Mutex
-	listener     Listener
+	listeners    []Listener
 	state        State
 	sessionID    string
 	nextAction   string
@@ -104,11 +104,11 @@ func New(o Options) *Service {
 	return s
 }
 
-// SetListener registers the one listener told about changes. Set it before
-// serving; a nil listener hears nothing.
-func (s *Service) SetListener(l Listener) {
+// AddListener registers a listener told about every change. Add them
+// before serving.
+func (s *Service) AddListener(l Listener) {
 	s.mu.Lock()
-	s.listener = l
+	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
 }
 
@@ -128,7 +128,7 @@ type writes struct {
 // audit hash of w.seal ("" when there was none or it stays pending).
 func (s *Service) commit(w writes) (hash string) {
 	s.io.Lock()
-	l := s.listener
+	listeners := s.listeners
 	s.mu.Unlock()
 
 	for _, e := range w.events {
@@ -151,7 +151,7 @@ func (s *Service) commit(w writes) (hash string) {
 	s.pendingCount.Store(uint32(len(s.pending)))
 	s.io.Unlock()
 
-	if l != nil {
+	for _, l := range listeners {
 		if w.seal != nil {
 			l.SessionEnded(w.seal.SessionID, w.seal.Outcome, hash)
 		}
@@ -346,7 +346,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.armTimerLocked()
 	w := writes{snapshot: s.snapshotLocked()}
 	s.account(&w, eventOf(s.window, now))
-	s.log.Info("session started", "session_id", s.sessionID, "timebox", s.timebox, "enforcement", level)
+	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level)
 	s.commit(w)
 	return id.String(), nil
 }
@@ -371,7 +371,7 @@ func (s *Service) endActive(m Method, o Outcome, reason string) error {
 		s.mu.Unlock()
 		return err
 	}
-	s.log.Info("session "+string(o), "session_id", s.sessionID, "reason", reason)
+	s.log.Info("session "+string(o), "session_id", s.sessionID, "state", StateReview, "reason", reason)
 	s.commit(s.toReviewLocked(o, s.clock.Now()))
 	return nil
 }
@@ -429,7 +429,7 @@ func (s *Service) End() (string, error) {
 	sum := s.summaryLocked()
 	id := s.sessionID
 	s.clearSessionLocked()
-	s.log.Info("session ended", "session_id", id, "outcome", sum.Outcome)
+	s.log.Info("session ended", "session_id", id, "state", s.state, "outcome", sum.Outcome)
 	return s.commit(writes{snapshot: s.snapshotLocked(), seal: &sum, closeSession: id}), nil
 }
 
@@ -603,7 +603,7 @@ func (s *Service) expire(id string) {
 		s.mu.Unlock()
 		return
 	}
-	s.log.Info("session expired", "session_id", id)
+	s.log.Info("session expired", "session_id", id, "state", StateReview)
 	s.commit(s.toReviewLocked(OutcomeExpired, s.deadline))
 }
 

@@ -21,6 +21,14 @@ const (
 	StateReview   State = "review"
 )
 
+// phrase is the state as it reads after "antidrift is".
+func (s State) phrase() string {
+	if s == StateReview {
+		return "in review"
+	}
+	return string(s)
+}
+
 // States lists every state, in life order. Tests sweep it.
 var States = []State{StateLocked, StatePlanning, StateActive, StateReview}
 

@@ -1,0 +1,85 @@
+package dbusapi
+
+import (
+	"reflect"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// bucket is the D-Bus shape of a bucket: (sst).
+type bucket struct {
+	Class   string
+	Title   string
+	Seconds uint64
+}
+
+// property maps one D-Bus property to its field of service.View. The list
+// is the one place a property is named; the test checks it against the
+// interface XML.
+var propertyList = []struct {
+	name string
+	get  func(v *service.View) any
+}{
+	{"State", func(v *service.View) any { return string(v.State) }},
+	{"SessionId", func(v *service.View) any { return v.SessionID }},
+	{"NextAction", func(v *service.View) any { return v.NextAction }},
+	{"SuccessCondition", func(v *service.View) any { return v.SuccessCondition }},
+	{"TimeboxSeconds", func(v *service.View) any { return v.TimeboxSeconds }},
+	{"StartedAt", func(v *service.View) any { return v.StartedAt }},
+	{"Deadline", func(v *service.View) any { return v.Deadline }},
+	{"Outcome", func(v *service.View) any { return string(v.Outcome) }},
+	{"Enforcement", func(v *service.View) any { return string(v.Enforcement) }},
+	{"AllowedClasses", func(v *service.View) any { return v.AllowedClasses }},
+	{"Drift", func(v *service.View) any { return v.Drift }},
+	{"DriftReason", func(v *service.View) any { return v.DriftReason }},
+	{"Enforced", func(v *service.View) any { return v.Enforced }},
+	{"MinimizeCount", func(v *service.View) any { return v.MinimizeCount }},
+	{"CurrentClass", func(v *service.View) any { return v.CurrentClass }},
+	{"CurrentTitle", func(v *service.View) any { return v.CurrentTitle }},
+	{"EvidenceAvailable", func(v *service.View) any { return v.EvidenceAvailable }},
+	{"EvidenceReason", func(v *service.View) any { return v.EvidenceReason }},
+	{"SwitchCount", func(v *service.View) any { return v.SwitchCount }},
+	{"Buckets", func(v *service.View) any { return buckets(v.Buckets) }},
+	{"BreakGlassAt", func(v *service.View) any { return v.BreakGlassAt }},
+	{"AuditHead", func(v *service.View) any { return v.AuditHead }},
+	{"AuditPending", func(v *service.View) any { return v.AuditPending }},
+	{"Problems", func(v *service.View) any { return nonNil(v.Problems) }},
+	{"Version", func(v *service.View) any { return v.Version }},
+}
+
+func buckets(in []service.Bucket) []bucket {
+	out := make([]bucket, len(in))
+	for i, b := range in {
+		out[i] = bucket(b)
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// properties renders a view as the property map GetAll returns.
+func properties(v service.View) map[string]dbus.Variant {
+	m := make(map[string]dbus.Variant, len(propertyList))
+	for _, p := range propertyList {
+		m[p.name] = dbus.MakeVariant(p.get(&v))
+	}
+	return m
+}
+
+// changed returns the properties of now that differ from before.
+func changed(before, now map[string]dbus.Variant) map[string]dbus.Variant {
+	out := make(map[string]dbus.Variant)
+	for k, v := range now {
+		if old, ok := before[k]; !ok || !reflect.DeepEqual(old.Value(), v.Value()) {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,187 @@
+// Package dbusapi serves the core as org.antidrift.Session1 on the session
+// bus: methods, typed properties with one PropertiesChanged per state
+// change, signals, and org.antidrift.Error.* errors. It holds no policy:
+// every decision is the service's; this package translates.
+package dbusapi
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/godbus/dbus/v5/introspect"
+
+	"github.com/antidrift/antidrift/dist"
+	"github.com/antidrift/antidrift/service"
+)
+
+// The names the daemon owns and serves.
+const (
+	BusName    = "org.antidrift"
+	ObjectPath = dbus.ObjectPath("/org/antidrift/Session1")
+	Interface  = "org.antidrift.Session1"
+
+	propertiesInterface = "org.freedesktop.DBus.Properties"
+)
+
+// ErrNameTaken says another process owns org.antidrift on this bus.
+var ErrNameTaken = errors.New("another antidriftd already owns " + BusName + " on this session bus")
+
+// Server is the core exported on one bus connection.
+type Server struct {
+	conn  *dbus.Conn
+	svc   *service.Service
+	log   *slog.Logger
+	peers peers
+
+	emitMu  sync.Mutex
+	emitted map[string]dbus.Variant // what clients were last told
+}
+
+// Serve exports the core on conn and then requests the bus name (in that
+// order, so the first caller activated by the name finds the object). It
+// registers the server as the core's listener.
+func Serve(conn *dbus.Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
+	s := &Server{conn: conn, svc: svc, log: log, peers: peers{conn: conn, uid: uint32(os.Getuid())}}
+	s.emitted = properties(svc.View())
+	node, err := introspection()
+	if err != nil {
+		return nil, err
+	}
+	exports := []struct {
+		v     any
+		iface string
+	}{
+		{&methods{s}, Interface},
+		{&propertiesObject{s}, propertiesInterface},
+		{introspect.NewIntrospectable(node), "org.freedesktop.DBus.Introspectable"},
+	}
+	for _, e := range exports {
+		if err := conn.Export(e.v, ObjectPath, e.iface); err != nil {
+			return nil, fmt.Errorf("exporting %s: %w", e.iface, err)
+		}
+	}
+	svc.AddListener(s)
+	reply, err := conn.RequestName(BusName, dbus.NameFlagDoNotQueue)
+	if err != nil {
+		return nil, fmt.Errorf("requesting %s: %w", BusName, err)
+	}
+	if reply != dbus.RequestNameReplyPrimaryOwner {
+		return nil, ErrNameTaken
+	}
+	return s, nil
+}
+
+// introspection is the interface XML plus the standard interfaces.
+func introspection() (*introspect.Node, error) {
+	var node introspect.Node
+	if err := xml.Unmarshal([]byte(dist.InterfaceXML), &node); err != nil {
+		return nil, fmt.Errorf("parsing the interface XML: %w", err)
+	}
+	node.Name = string(ObjectPath)
+	node.Interfaces = append(node.Interfaces, introspect.IntrospectData, propertiesIntrospection, peerIntrospection)
+	return &node, nil
+}
+
+var propertiesIntrospection = introspect.Interface{
+	Name: propertiesInterface,
+	Methods: []introspect.Method{
+		{Name: "Get", Args: []introspect.Arg{{Name: "interface_name", Type: "s", Direction: "in"}, {Name: "property_name", Type: "s", Direction: "in"}, {Name: "value", Type: "v", Direction: "out"}}},
+		{Name: "GetAll", Args: []introspect.Arg{{Name: "interface_name", Type: "s", Direction: "in"}, {Name: "props", Type: "a{sv}", Direction: "out"}}},
+		{Name: "Set", Args: []introspect.Arg{{Name: "interface_name", Type: "s", Direction: "in"}, {Name: "property_name", Type: "s", Direction: "in"}, {Name: "value", Type: "v", Direction: "in"}}},
+	},
+	Signals: []introspect.Signal{
+		{Name: "PropertiesChanged", Args: []introspect.Arg{{Name: "interface_name", Type: "s"}, {Name: "changed_properties", Type: "a{sv}"}, {Name: "invalidated_properties", Type: "as"}}},
+	},
+}
+
+var peerIntrospection = introspect.Interface{
+	Name: "org.freedesktop.DBus.Peer",
+	Methods: []introspect.Method{
+		{Name: "Ping"},
+		{Name: "GetMachineId", Args: []introspect.Arg{{Name: "machine_uuid", Type: "s", Direction: "out"}}},
+	},
+}
+
+// Changed emits one PropertiesChanged carrying every property that differs
+// from what clients were last told. emitMu makes read-diff-emit atomic, so
+// concurrent changes can coalesce but never reorder.
+func (s *Server) Changed() {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	now := properties(s.svc.View())
+	diff := changed(s.emitted, now)
+	s.emitted = now
+	if len(diff) == 0 {
+		return
+	}
+	if err := s.conn.Emit(ObjectPath, propertiesInterface+".PropertiesChanged", Interface, diff, []string{}); err != nil {
+		s.log.Warn("emitting PropertiesChanged failed", "err", err)
+	}
+}
+
+// SessionEnded emits the SessionEnded signal.
+func (s *Server) SessionEnded(id string, outcome service.Outcome, hash string) {
+	s.emit("SessionEnded", id, string(outcome), hash)
+}
+
+// Nudged emits the Nudge signal.
+func (s *Server) Nudged(class, reason string) {
+	s.emit("Nudge", class, reason)
+}
+
+func (s *Server) emit(signal string, args ...any) {
+	if err := s.conn.Emit(ObjectPath, Interface+"."+signal, args...); err != nil {
+		s.log.Warn("emitting a signal failed", "signal", signal, "err", err)
+	}
+}
+
+// dbusError turns a core error into a named D-Bus error.
+func dbusError(err error) *dbus.Error {
+	if err == nil {
+		return nil
+	}
+	var e *service.Error
+	if errors.As(err, &e) {
+		return dbus.NewError("org.antidrift.Error."+e.Kind.String(), []any{e.Msg})
+	}
+	return dbus.NewError("org.antidrift.Error.Storage", []any{err.Error()})
+}
+
+// peers answers whether a caller runs as the daemon's own user. The answer
+// is cached per unique name: unique names are never reused on a bus, so a
+// cached answer cannot go stale, and the cache is cleared when it grows
+// large so it cannot grow without bound either.
+type peers struct {
+	conn *dbus.Conn
+	uid  uint32
+	mu   sync.Mutex
+	uids map[dbus.Sender]uint32
+}
+
+const maxCachedPeers = 1024
+
+func (p *peers) check(sender dbus.Sender) *dbus.Error {
+	p.mu.Lock()
+	uid, ok := p.uids[sender]
+	p.mu.Unlock()
+	if !ok {
+		if err := p.conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixUser", 0, string(sender)).Store(&uid); err != nil {
+			return dbus.NewError("org.antidrift.Error.AccessDenied", []any{fmt.Sprintf("antidrift could not tell which user %s runs as (%v), and serves only its own user", sender, err)})
+		}
+		p.mu.Lock()
+		if p.uids == nil || len(p.uids) >= maxCachedPeers {
+			p.uids = make(map[dbus.Sender]uint32)
+		}
+		p.uids[sender] = uid
+		p.mu.Unlock()
+	}
+	if uid != p.uid {
+		return dbus.NewError("org.antidrift.Error.AccessDenied", []any{fmt.Sprintf("antidrift serves only the user it runs as (uid %d); this caller runs as uid %d", p.uid, uid)})
+	}
+	return nil
+}
