@@ -83,7 +83,7 @@ func introspection() (*introspect.Node, error) {
 		return nil, fmt.Errorf("parsing the interface XML: %w", err)
 	}
 	node.Name = string(ObjectPath)
-	node.Interfaces = append(node.Interfaces, introspect.IntrospectData, propertiesIntrospection, peerIntrospection)
+	node.Interfaces = append(node.Interfaces, introspect.IntrospectData, propertiesIntrospection)
 	return &node, nil
 }
 
@@ -96,14 +96,6 @@ var propertiesIntrospection = introspect.Interface{
 	},
 	Signals: []introspect.Signal{
 		{Name: "PropertiesChanged", Args: []introspect.Arg{{Name: "interface_name", Type: "s"}, {Name: "changed_properties", Type: "a{sv}"}, {Name: "invalidated_properties", Type: "as"}}},
-	},
-}
-
-var peerIntrospection = introspect.Interface{
-	Name: "org.freedesktop.DBus.Peer",
-	Methods: []introspect.Method{
-		{Name: "Ping"},
-		{Name: "GetMachineId", Args: []introspect.Arg{{Name: "machine_uuid", Type: "s", Direction: "out"}}},
 	},
 }
 

@@ -1,0 +1,198 @@
+package dbusapi
+
+import (
+	"encoding/xml"
+	"io"
+	"log/slog"
+
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/godbus/dbus/v5/introspect"
+
+	"github.com/antidrift/antidrift/dist"
+	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/service"
+)
+
+// declared is org.antidrift.Session1 as the interface XML declares it.
+func declared(t *testing.T) introspect.Interface {
+	t.Helper()
+	var node introspect.Node
+	if err := xml.Unmarshal([]byte(dist.InterfaceXML), &node); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range node.Interfaces {
+		if i.Name == Interface {
+			return i
+		}
+	}
+	t.Fatalf("the interface XML does not declare %s", Interface)
+	return introspect.Interface{}
+}
+
+// The sweep: a method nobody classified would be refused in every state,
+// which is safe but broken; this names it so it cannot go unnoticed.
+func TestEveryExportedMethodIsInThePermissionTable(t *testing.T) {
+	iface := declared(t)
+	if len(iface.Methods) == 0 {
+		t.Fatal("no methods declared")
+	}
+	for _, m := range iface.Methods {
+		if !service.Classified(m.Name) {
+			t.Errorf("%s.%s is exported but not in service's permission table: add it to permissions in service/permissions.go, saying why", Interface, m.Name)
+		}
+	}
+	// And the live object exports exactly the declared methods.
+	typ := reflect.TypeOf(&methods{})
+	for i := 0; i < typ.NumMethod(); i++ {
+		name := typ.Method(i).Name
+		if !service.Classified(name) {
+			t.Errorf("%s is a method of the exported object but not in the permission table", name)
+		}
+	}
+}
+
+func args(list []introspect.Arg, dir string) string {
+	var sig strings.Builder
+	for _, a := range list {
+		if a.Direction == dir {
+			sig.WriteString(a.Type)
+		}
+	}
+	return sig.String()
+}
+
+// The Go methods implement exactly the declared signatures.
+func TestMethodsMatchTheInterfaceXML(t *testing.T) {
+	iface := declared(t)
+	typ := reflect.TypeOf(&methods{})
+	senderType := reflect.TypeOf(dbus.Sender(""))
+	errType := reflect.TypeOf(&dbus.Error{})
+	seen := map[string]bool{}
+	for _, m := range iface.Methods {
+		seen[m.Name] = true
+		gm, ok := typ.MethodByName(m.Name)
+		if !ok {
+			t.Errorf("%s is declared but not implemented", m.Name)
+			continue
+		}
+		var in, out strings.Builder
+		for i := 1; i < gm.Type.NumIn(); i++ {
+			if p := gm.Type.In(i); p != senderType {
+				in.WriteString(dbus.SignatureOfType(p).String())
+			}
+		}
+		for i := 0; i < gm.Type.NumOut(); i++ {
+			if p := gm.Type.Out(i); p != errType {
+				out.WriteString(dbus.SignatureOfType(p).String())
+			}
+		}
+		if in.String() != args(m.Args, "in") || out.String() != args(m.Args, "out") {
+			t.Errorf("%s: implemented (%s)→(%s), declared (%s)→(%s)", m.Name, in.String(), out.String(), args(m.Args, "in"), args(m.Args, "out"))
+		}
+	}
+	for i := 0; i < typ.NumMethod(); i++ {
+		if name := typ.Method(i).Name; !seen[name] {
+			t.Errorf("%s is implemented but not declared in the interface XML", name)
+		}
+	}
+}
+
+func TestPropertiesMatchTheInterfaceXML(t *testing.T) {
+	iface := declared(t)
+	got := properties(service.View{})
+	want := map[string]string{}
+	for _, p := range iface.Properties {
+		want[p.Name] = p.Type
+		if p.Access != "read" {
+			t.Errorf("property %s is %s; every property is read-only", p.Name, p.Access)
+		}
+	}
+	for name, v := range got {
+		if want[name] == "" {
+			t.Errorf("property %s is served but not declared", name)
+		} else if sig := v.Signature().String(); sig != want[name] {
+			t.Errorf("property %s is served as %s, declared %s", name, sig, want[name])
+		}
+	}
+	for name := range want {
+		if _, ok := got[name]; !ok {
+			t.Errorf("property %s is declared but not served", name)
+		}
+	}
+}
+
+// serve runs the core on a private bus in this process, with real files.
+func serve(t *testing.T) (*testenv.Bus, *service.Service) {
+	t.Helper()
+	testenv.Need(t, "dbus-daemon", "gdbus")
+	bus := testenv.StartBus(t)
+	store, _, err := persist.Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := service.New(service.Options{Store: store, Logger: quiet, Version: "test"})
+	if err := svc.Recover(service.Snapshot{}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := dbus.Connect(bus.Address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := Serve(conn, svc, quiet); err != nil {
+		t.Fatal(err)
+	}
+	return bus, svc
+}
+
+// The live object, introspected by an independent client, is the XML.
+func TestLiveObjectIntrospectsAsTheInterfaceXML(t *testing.T) {
+	bus, _ := serve(t)
+	out, err := bus.Run(t, "gdbus", "introspect", "--session", "--xml", "--dest", BusName, "--object-path", string(ObjectPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var node introspect.Node
+	if err := xml.Unmarshal([]byte(out), &node); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var live *introspect.Interface
+	var names []string
+	for i := range node.Interfaces {
+		names = append(names, node.Interfaces[i].Name)
+		if node.Interfaces[i].Name == Interface {
+			live = &node.Interfaces[i]
+		}
+	}
+	sort.Strings(names)
+	if want := []string{"org.antidrift.Session1", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer", "org.freedesktop.DBus.Properties"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("interfaces %v, want %v", names, want)
+	}
+	decl := declared(t)
+	if !reflect.DeepEqual(live.Methods, decl.Methods) || !reflect.DeepEqual(live.Properties, decl.Properties) || !reflect.DeepEqual(live.Signals, decl.Signals) {
+		t.Fatalf("the live interface differs from the XML:\nlive %+v\nxml  %+v", *live, decl)
+	}
+}
+
+func TestPropertiesAreReadOnlyAndNamed(t *testing.T) {
+	bus, _ := serve(t)
+	_, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
+		"--method", "org.freedesktop.DBus.Properties.Set", Interface, "State", "<'active'>")
+	if err == nil || !strings.Contains(err.Error(), "PropertyReadOnly") {
+		t.Fatalf("Set State: %v", err)
+	}
+	_, err = bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
+		"--method", "org.freedesktop.DBus.Properties.Get", Interface, "Nonsense")
+	if err == nil || !strings.Contains(err.Error(), "UnknownProperty") {
+		t.Fatalf("Get Nonsense: %v", err)
+	}
+}

@@ -1,0 +1,265 @@
+package persist
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// rawLogs are the per-session focus logs, sessions/<id>.jsonl. A session's
+// file stays open between appends because focus changes come dozens of
+// times a minute; CloseSession or Close releases it.
+type rawLogs struct {
+	dir  string // <state dir>/sessions
+	mu   sync.Mutex
+	open map[string]*rawLog
+}
+
+type rawLog struct {
+	f *os.File
+	// midLine is true when the file ends without "\n" (the previous daemon
+	// died mid-append), so the next append must end that torn line first.
+	midLine bool
+}
+
+// AppendEvent appends one event as a JSON line to the session's raw log and
+// fsyncs it before returning, so a crash loses at most the event being
+// written, and replay after a crash sees every event the core accounted.
+func (s *Store) AppendEvent(sessionID string, e service.FocusEvent) error {
+	if err := checkSessionID(sessionID); err != nil {
+		return err
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encoding focus event: %w", err)
+	}
+	line = append(line, '\n')
+
+	r := &s.raw
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s.closed.Load() {
+		return errClosed
+	}
+	log, err := r.get(sessionID)
+	if err != nil {
+		return err
+	}
+	if log.midLine {
+		line = append([]byte{'\n'}, line...)
+	}
+	if _, err = log.f.Write(line); err == nil {
+		err = log.f.Sync()
+	}
+	if err != nil {
+		// The file may now end mid-line. Forget it; the next append
+		// reopens it and checks its last byte again.
+		log.f.Close()
+		delete(r.open, sessionID)
+		return fmt.Errorf("appending to the raw log of session %s: %w", sessionID, err)
+	}
+	log.midLine = false
+	return nil
+}
+
+// ReplayEvents reads a session's raw log in order. It is the recovery source
+// after a crash, so it returns every event it can read: a torn last line
+// and any unparsable line are skipped rather than failing the replay. A
+// session with no log has no events.
+func (s *Store) ReplayEvents(sessionID string) ([]service.FocusEvent, error) {
+	if err := checkSessionID(sessionID); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(s.raw.path(sessionID))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var events []service.FocusEvent
+	strs := newInterner()
+	if info, err := f.Stat(); err == nil {
+		events = make([]service.FocusEvent, 0, info.Size()/typicalEventBytes)
+	}
+	err = eachLine(f, func(line []byte, complete bool) error {
+		var e service.FocusEvent
+		if complete && decodeFocusEvent(line, &e, strs) == nil {
+			events = append(events, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return events, fmt.Errorf("replaying session %s: %w", sessionID, err)
+	}
+	return events, nil
+}
+
+// typicalEventBytes sizes ReplayEvents' result up front; a guess is enough.
+const typicalEventBytes = 128
+
+// CloseSession closes the session's raw log if it is open. Appending again
+// reopens it.
+func (s *Store) CloseSession(sessionID string) error {
+	r := &s.raw
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	log, ok := r.open[sessionID]
+	if !ok {
+		return nil
+	}
+	delete(r.open, sessionID)
+	return log.f.Close()
+}
+
+// PruneSessions removes the raw logs of sessions last written before
+// now-age: they are disposable detail once the session is sealed in the
+// audit chain. The log of keepID (the live session) and any log still open
+// for appending are never removed. It returns how many it removed.
+func (s *Store) PruneSessions(age time.Duration, now time.Time, keepID string) (int, error) {
+	r := &s.raw
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s.closed.Load() {
+		return 0, errClosed
+	}
+	entries, err := os.ReadDir(r.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	cutoff := now.Add(-age)
+	removed := 0
+	var errs []error
+	for _, entry := range entries {
+		id, isLog := strings.CutSuffix(entry.Name(), rawLogSuffix)
+		if !isLog || !entry.Type().IsRegular() || id == keepID || r.open[id] != nil {
+			continue
+		}
+		info, err := entry.Info()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !info.ModTime().Before(cutoff) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(r.dir, entry.Name())); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+	}
+	return removed, errors.Join(errs...)
+}
+
+const rawLogSuffix = ".jsonl"
+
+func (r *rawLogs) path(sessionID string) string {
+	return filepath.Join(r.dir, sessionID+rawLogSuffix)
+}
+
+// get returns the session's open log, opening (and creating) it on first
+// use. Called with r.mu held.
+func (r *rawLogs) get(sessionID string) (*rawLog, error) {
+	if log, ok := r.open[sessionID]; ok {
+		return log, nil
+	}
+	if err := os.Mkdir(r.dir, privateDirMode); err == nil {
+		if err := syncDir(filepath.Dir(r.dir)); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("creating the sessions directory: %w", err)
+	}
+	f, err := openAppend(r.path(sessionID))
+	if err != nil {
+		return nil, fmt.Errorf("opening the raw log of session %s: %w", sessionID, err)
+	}
+	midLine, err := endsMidLine(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("checking the raw log of session %s: %w", sessionID, err)
+	}
+	log := &rawLog{f: f, midLine: midLine}
+	r.open[sessionID] = log
+	return log, nil
+}
+
+// closeAll closes every open log. Called with r.mu held.
+func (r *rawLogs) closeAll() error {
+	var errs []error
+	for id, log := range r.open {
+		errs = append(errs, log.f.Close())
+		delete(r.open, id)
+	}
+	return errors.Join(errs...)
+}
+
+// endsMidLine reports whether a non-empty f's last byte is not "\n".
+func endsMidLine(f *os.File) (bool, error) {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return false, err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, info.Size()-1); err != nil {
+		return false, err
+	}
+	return last[0] != '\n', nil
+}
+
+// checkSessionID refuses ids that are not a plain file name, since the id
+// becomes sessions/<id>.jsonl: no path separators, nothing hidden or
+// relative ("." prefix), no NUL, and short enough for any file system.
+func checkSessionID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("persist: empty session id")
+	case strings.ContainsAny(id, "/\x00"), strings.HasPrefix(id, "."), len(id) > 200:
+		return fmt.Errorf("persist: session id %q is not a safe file name", id)
+	}
+	return nil
+}
+
+// decodeFocusEvent decodes one raw-log line, on the fast path when it can
+// (see flatjson.go): replaying a long session must take about a second.
+func decodeFocusEvent(line []byte, e *service.FocusEvent, strs *interner) error {
+	if fastFocusEvent(line, e, strs) {
+		return nil
+	}
+	*e = service.FocusEvent{}
+	return json.Unmarshal(line, e)
+}
+
+func fastFocusEvent(line []byte, e *service.FocusEvent, strs *interner) bool {
+	return eachMember(line, func(key, value []byte) bool {
+		switch string(key) {
+		case "at_unix_millis":
+			return setInt(value, &e.AtUnixMillis)
+		case "class":
+			return setString(value, &e.Class, strs)
+		case "instance":
+			return setString(value, &e.Instance, strs)
+		case "title":
+			return setString(value, &e.Title, strs)
+		case "available":
+			return setBool(value, &e.Available)
+		case "reason":
+			return setString(value, &e.Reason, strs)
+		case "mark":
+			return setString(value, &e.Mark, strs)
+		}
+		return unknownKeyIsSafe(key, "at_unix_millis", "class", "instance", "title", "available", "reason", "mark")
+	})
+}

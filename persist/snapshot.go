@@ -1,0 +1,94 @@
+package persist
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// SaveSnapshot replaces state.json atomically: a crash leaves the previous
+// snapshot or this one, never a torn file. The version written is always
+// service.SnapshotVersion, the format this build knows how to read back.
+func (s *Store) SaveSnapshot(snap service.Snapshot) error {
+	snap.Version = service.SnapshotVersion
+	data, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding snapshot: %w", err)
+	}
+	data = append(data, '\n')
+
+	s.snapshotMu.Lock()
+	defer s.snapshotMu.Unlock()
+	if s.closed.Load() {
+		return errClosed
+	}
+	if err := writeFileAtomic(s.statePath(), data); err != nil {
+		return fmt.Errorf("saving %s: %w", stateFileName, err)
+	}
+	return nil
+}
+
+// LoadSnapshot reads state.json. A missing file is a first start: found is
+// false and nothing is wrong. A file that cannot be used (not JSON,
+// truncated, empty, an unknown version or state) is set aside as
+// state.json.damaged-<unix> and named in problem, so the daemon can start
+// fresh without destroying what may be the only record of a session. err is
+// only for I/O failures, which say nothing about the file's contents.
+func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem string, err error) {
+	s.snapshotMu.Lock()
+	defer s.snapshotMu.Unlock()
+	if s.closed.Load() {
+		return snap, false, "", errClosed
+	}
+	path := s.statePath()
+	info, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return snap, false, "", nil
+	}
+	if err != nil {
+		return snap, false, "", err
+	}
+	var why string
+	if !info.Mode().IsRegular() {
+		why = "is not a regular file"
+	} else {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return snap, false, "", fmt.Errorf("reading %s: %w", stateFileName, err)
+		}
+		if snap, why = decodeSnapshot(data); why == "" {
+			return snap, true, "", nil
+		}
+	}
+	moved, err := s.setAside(path, "damaged")
+	if err != nil {
+		return service.Snapshot{}, false, "", fmt.Errorf("%s %s, and setting it aside failed: %w", stateFileName, why, err)
+	}
+	return service.Snapshot{}, false, fmt.Sprintf(
+		"%s %s; kept it as %s and started without saved state", stateFileName, why, filepath.Base(moved)), nil
+}
+
+// decodeSnapshot parses state.json's bytes. why is empty when snap is
+// usable, else it says (as a predicate of "state.json") what is wrong.
+func decodeSnapshot(data []byte) (snap service.Snapshot, why string) {
+	if len(data) == 0 {
+		return snap, "is empty"
+	}
+	if err := json.Unmarshal(data, &snap); err != nil {
+		return snap, fmt.Sprintf("is not valid JSON (%v)", err)
+	}
+	if snap.Version != service.SnapshotVersion {
+		return snap, fmt.Sprintf("has format version %d, but this build reads version %d", snap.Version, service.SnapshotVersion)
+	}
+	if !slices.Contains(service.States, snap.State) {
+		return snap, fmt.Sprintf("has unknown state %q", snap.State)
+	}
+	return snap, ""
+}
+
+func (s *Store) statePath() string { return filepath.Join(s.dir, stateFileName) }

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Makes sure the tools the end-to-end tests drive are installed: installs
+# the Debian packages that provide missing ones when run as root, otherwise
+# prints the exact apt-get line and carries on (the tests then skip, or fail
+# under ANTIDRIFT_E2E=require, naming what is missing).
+set -eu
+
+# tool:package pairs.
+pairs="dbus-daemon:dbus dbus-monitor:dbus gdbus:libglib2.0-bin Xvfb:xvfb xprop:x11-utils
+xdotool:xdotool wmctrl:wmctrl openbox:openbox dunst:dunst notify-send:libnotify-bin
+xterm:xterm busctl:systemd"
+
+missing=""
+for pair in $pairs; do
+	tool=${pair%%:*}
+	pkg=${pair#*:}
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		case " $missing " in *" $pkg "*) ;; *) missing="$missing $pkg" ;; esac
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "installing test dependencies:$missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+else
+	echo "end-to-end tests need:$missing" >&2
+	echo "install with: sudo apt-get install -y$missing" >&2
+fi

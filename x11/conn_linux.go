@@ -1,0 +1,235 @@
+//go:build linux
+
+package x11
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// maxTitleLongs bounds how much of a title is read, in 32-bit units (16 KiB).
+const maxTitleLongs = 4096
+
+// Reasons a person reads when evidence is unavailable.
+const (
+	reasonNoDisplay = "no X display: DISPLAY is not set (Wayland-only sessions are not supported yet)"
+	reasonNoEWMH    = "the window manager does not publish _NET_ACTIVE_WINDOW"
+	reasonNoFocus   = "no window has focus"
+	reasonVanished  = "the active window closed before it could be read"
+)
+
+func init() {
+	// xgb logs straight to stderr through its own package-level logger
+	// ("A read error is unrecoverable" whenever the X server goes away).
+	// Those events are reported by us in words; keep xgb's chatter at debug.
+	xgb.Logger.SetOutput(debugWriter{})
+	xgb.Logger.SetFlags(0)
+}
+
+// debugWriter forwards xgb's log lines to slog's default logger at debug.
+type debugWriter struct{}
+
+func (debugWriter) Write(p []byte) (int, error) {
+	slog.Default().Debug("xgb: "+strings.TrimSpace(string(p)), "component", "x11")
+	return len(p), nil
+}
+
+// conn is one X connection and what both the sensor and the guard need from
+// it: the root window of the default screen and a few interned atoms.
+type conn struct {
+	x    *xgb.Conn
+	root xproto.Window
+
+	netActiveWindow xproto.Atom
+	netWMName       xproto.Atom
+	wmChangeState   xproto.Atom
+}
+
+// dial connects to display and interns the atoms. It can block for as long as
+// the server takes to answer the handshake.
+func dial(display string) (*conn, error) {
+	x, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		return nil, err
+	}
+	setup := xproto.Setup(x)
+	if x.DefaultScreen < 0 || x.DefaultScreen >= len(setup.Roots) {
+		x.Close()
+		return nil, fmt.Errorf("display %s has no screen %d", display, x.DefaultScreen)
+	}
+	c := &conn{x: x, root: setup.Roots[x.DefaultScreen].Root}
+
+	// Send all InternAtom requests before waiting: one round trip, not three.
+	want := []struct {
+		name string
+		dst  *xproto.Atom
+	}{
+		{"_NET_ACTIVE_WINDOW", &c.netActiveWindow},
+		{"_NET_WM_NAME", &c.netWMName},
+		{"WM_CHANGE_STATE", &c.wmChangeState},
+	}
+	cookies := make([]xproto.InternAtomCookie, len(want))
+	for i, w := range want {
+		cookies[i] = xproto.InternAtom(x, false, uint16(len(w.name)), w.name)
+	}
+	for i, ck := range cookies {
+		r, err := ck.Reply()
+		if err == nil && r == nil {
+			err = io.EOF
+		}
+		if err != nil {
+			x.Close()
+			return nil, fmt.Errorf("interning %s: %w", want[i].name, err)
+		}
+		*want[i].dst = r.Atom
+	}
+	return c, nil
+}
+
+// dialContext is dial bounded by ctx. A connection that arrives after ctx is
+// done is closed.
+func dialContext(ctx context.Context, display string) (*conn, error) {
+	type result struct {
+		c   *conn
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := dial(display)
+		ch <- result{c, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				r.c.x.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// activeWindow reads the root window's _NET_ACTIVE_WINDOW. ok is false when
+// the property is absent (no EWMH window manager, or it has not started yet).
+func (c *conn) activeWindow() (id xproto.Window, ok bool, err error) {
+	r, err := xproto.GetProperty(c.x, false, c.root, c.netActiveWindow,
+		xproto.GetPropertyTypeAny, 0, 1).Reply()
+	if err == nil && r == nil {
+		err = io.EOF
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if r.Format != 32 || len(r.Value) < 4 {
+		return 0, false, nil
+	}
+	return xproto.Window(xgb.Get32(r.Value)), true, nil
+}
+
+// describe reads a window's WM_CLASS and title. A window that no longer
+// exists yields an error for which isBadWindow is true.
+func (c *conn) describe(id xproto.Window) (service.Window, error) {
+	// Three requests in flight at once; the replies come back in order.
+	class := xproto.GetProperty(c.x, false, id, xproto.AtomWmClass, xproto.GetPropertyTypeAny, 0, 256)
+	netName := xproto.GetProperty(c.x, false, id, c.netWMName, xproto.GetPropertyTypeAny, 0, maxTitleLongs)
+	name := xproto.GetProperty(c.x, false, id, xproto.AtomWmName, xproto.GetPropertyTypeAny, 0, maxTitleLongs)
+
+	var r [3]*xproto.GetPropertyReply
+	for i, ck := range []xproto.GetPropertyCookie{class, netName, name} {
+		reply, err := ck.Reply()
+		if err == nil && reply == nil {
+			err = io.EOF
+		}
+		if err != nil {
+			return service.Window{}, err
+		}
+		if reply.Format == 8 { // else absent, or not a string
+			r[i] = reply
+		}
+	}
+
+	w := service.Window{ID: uint32(id), Available: true}
+	if r[0] != nil {
+		// "instance\0class\0"
+		parts := strings.SplitN(strings.TrimRight(text(r[0]), "\x00"), "\x00", 3)
+		w.Instance = parts[0]
+		if len(parts) > 1 {
+			w.Class = parts[1]
+		}
+	}
+	if r[1] != nil {
+		w.Title = text(r[1]) // _NET_WM_NAME, UTF8_STRING
+	}
+	if w.Title == "" && r[2] != nil {
+		w.Title = text(r[2]) // WM_NAME, the ICCCM fallback
+	}
+	return w, nil
+}
+
+// text decodes a string property: STRING is Latin-1 by ICCCM; anything else
+// (UTF8_STRING, COMPOUND_TEXT, which is ASCII in practice) is taken as UTF-8.
+func text(r *xproto.GetPropertyReply) string {
+	if r.Type == xproto.AtomString {
+		if isASCII(r.Value) {
+			return string(r.Value)
+		}
+		rs := make([]rune, len(r.Value))
+		for i, b := range r.Value {
+			rs[i] = rune(b)
+		}
+		return string(rs)
+	}
+	return strings.ToValidUTF8(string(r.Value), string(utf8.RuneError))
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// sendToRoot sends a 32-bit client message about window to the root window,
+// the way EWMH and ICCCM ask clients to talk to the window manager, and waits
+// until the server has processed it so an error surfaces here.
+func (c *conn) sendToRoot(window xproto.Window, typ xproto.Atom, data [5]uint32) error {
+	ev := xproto.ClientMessageEvent{
+		Format: 32,
+		Window: window,
+		Type:   typ,
+		Data:   xproto.ClientMessageDataUnionData32New(data[:]),
+	}
+	const mask = xproto.EventMaskSubstructureRedirect | xproto.EventMaskSubstructureNotify
+	// Checked + Check forces a GetInputFocus round trip.
+	return xproto.SendEventChecked(c.x, false, c.root, mask, string(ev.Bytes())).Check()
+}
+
+// isBadWindow reports whether err is the X server's BadWindow.
+func isBadWindow(err error) bool {
+	var we xproto.WindowError
+	return errors.As(err, &we)
+}
+
+// isConnLost reports whether err means the connection itself is gone (as
+// opposed to a protocol error such as BadWindow on a healthy connection).
+func isConnLost(err error) bool {
+	return errors.Is(err, io.EOF)
+}
+
+func unavailable(reason string) service.Window {
+	return service.Window{Reason: reason}
+}

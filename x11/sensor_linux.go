@@ -1,0 +1,272 @@
+//go:build linux
+
+package x11
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// Reconnect backoff after the X server is lost or cannot be reached.
+var (
+	backoffMin = time.Second
+	backoffMax = 30 * time.Second
+)
+
+// closeGrace is how long Run waits, once ctx is done, for its X connection to
+// shut down before returning anyway (a stopped X server never answers).
+const closeGrace = 2 * time.Second
+
+var errConnClosed = errors.New("the X connection closed")
+
+// Sensor is the focus sensor: it reports the active window and its title.
+type Sensor struct {
+	display string
+	log     *slog.Logger
+}
+
+// NewSensor prepares a sensor for display (normally os.Getenv("DISPLAY")).
+// An empty display means there is no X server to watch. Window titles are
+// never logged above debug level.
+func NewSensor(display string, logger *slog.Logger) *Sensor {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Sensor{display: display, log: logger}
+}
+
+// Run reports the active window once at start and on every change, until ctx
+// is done. report is called from Run's goroutine only, never concurrently,
+// and not after Run returns. Newest wins: when focus changes faster than
+// report returns, intermediate snapshots are dropped. Consecutive identical
+// snapshots are reported once.
+//
+// When the X server goes away Run reports the evidence unavailable and
+// reconnects to the same display with backoff (1 s doubling to 30 s). With no
+// display at all it reports unavailable once and waits for ctx.
+func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
+	box := &mailbox{ch: make(chan service.Window, 1)}
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		s.watch(ctx, box.post)
+	}()
+	for {
+		select {
+		case w := <-box.ch:
+			if ctx.Err() == nil {
+				report(w)
+			}
+		case <-ctx.Done():
+			select {
+			case <-watched:
+			case <-time.After(closeGrace):
+				s.log.Warn("x11: the X connection did not close in time; leaving it behind", "display", s.display)
+			}
+			return
+		}
+	}
+}
+
+// mailbox is a single-slot, newest-wins handoff from the X goroutine (the
+// only poster) to the reporting goroutine.
+type mailbox struct {
+	ch   chan service.Window
+	last service.Window
+	sent bool
+}
+
+func (m *mailbox) post(w service.Window) {
+	if m.sent && m.last == w {
+		return
+	}
+	m.last, m.sent = w, true
+	select {
+	case m.ch <- w:
+		return
+	default: // the reporter is busy: replace the stale snapshot
+	}
+	select {
+	case <-m.ch:
+	default:
+	}
+	m.ch <- w // cannot block: only this goroutine fills the slot
+}
+
+// watch connects, follows focus, and reconnects until ctx is done.
+func (s *Sensor) watch(ctx context.Context, post func(service.Window)) {
+	if s.display == "" {
+		s.log.Warn("x11: focus tracking is off", "reason", reasonNoDisplay)
+		post(unavailable(reasonNoDisplay))
+		return
+	}
+	delay := backoffMin
+	lost := false   // we had a connection and lost it
+	warned := false // the first failure to connect is a warning, retries are debug
+	for {
+		c, err := dialContext(ctx, s.display)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			if lost {
+				s.log.Info("x11: reconnected to the X server", "display", s.display)
+			}
+			delay = backoffMin
+			err = s.follow(ctx, c, post)
+			c.x.Close()
+			if ctx.Err() != nil {
+				return
+			}
+			lost = true
+			s.log.Warn("x11: lost the X server; reconnecting", "display", s.display, "err", err)
+			post(unavailable(fmt.Sprintf("lost the X server at %s; reconnecting", s.display)))
+		} else if !lost {
+			level := slog.LevelDebug
+			if !warned {
+				level, warned = slog.LevelWarn, true
+			}
+			s.log.Log(ctx, level, "x11: cannot connect to the X display; retrying", "display", s.display, "err", err)
+			post(unavailable(fmt.Sprintf("cannot connect to the X display %s; retrying", s.display)))
+		} else {
+			s.log.Debug("x11: still cannot reach the X server", "display", s.display, "err", err)
+		}
+
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		delay = min(2*delay, backoffMax)
+	}
+}
+
+// follow watches one connection until it fails or ctx is done. It reports the
+// active window now and whenever _NET_ACTIVE_WINDOW changes on the root, or
+// the active window's WM_CLASS or title changes.
+func (s *Sensor) follow(ctx context.Context, c *conn, post func(service.Window)) (err error) {
+	stop := context.AfterFunc(ctx, c.x.Close) // unblocks WaitForEvent
+	defer stop()
+	defer func() {
+		if r := recover(); r != nil { // a malformed reply must not take the daemon down
+			err = fmt.Errorf("x11: internal error: %v", r)
+		}
+	}()
+
+	// Listen first, then read, so no change slips in between.
+	err = xproto.ChangeWindowAttributesChecked(c.x, c.root, xproto.CwEventMask,
+		[]uint32{xproto.EventMaskPropertyChange}).Check()
+	if err != nil {
+		return err
+	}
+	t := &tracker{c: c, post: post, log: s.log}
+	if err := t.refresh(); err != nil {
+		return err
+	}
+	for {
+		ev, xerr := c.x.WaitForEvent()
+		if ev == nil && xerr == nil {
+			return errConnClosed
+		}
+		dirty := t.relevant(ev, xerr)
+		// Drain what is already queued so a burst costs one refresh.
+		for {
+			ev, xerr = c.x.PollForEvent()
+			if ev == nil && xerr == nil {
+				break
+			}
+			dirty = t.relevant(ev, xerr) || dirty
+		}
+		if dirty {
+			if err := t.refresh(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// tracker is the per-connection state of follow.
+type tracker struct {
+	c        *conn
+	post     func(service.Window)
+	log      *slog.Logger
+	watching xproto.Window // the window whose properties we listen to; 0 if none
+}
+
+// relevant reports whether an event calls for a new snapshot.
+func (t *tracker) relevant(ev any, xerr error) bool {
+	if xerr != nil {
+		// Typically BadWindow from un-listening to a window that is gone.
+		t.log.Debug("x11: X error", "err", xerr)
+		return false
+	}
+	e, ok := ev.(xproto.PropertyNotifyEvent)
+	if !ok {
+		return false
+	}
+	if e.Window == t.c.root {
+		return e.Atom == t.c.netActiveWindow
+	}
+	return e.Window == t.watching &&
+		(e.Atom == t.c.netWMName || e.Atom == xproto.AtomWmName || e.Atom == xproto.AtomWmClass)
+}
+
+// refresh reads the active window and posts what it sees. It returns an error
+// only when the connection is unusable.
+func (t *tracker) refresh() error {
+	id, ok, err := t.c.activeWindow()
+	if err != nil {
+		return err
+	}
+	t.listen(id)
+	switch {
+	case !ok:
+		t.post(unavailable(reasonNoEWMH))
+		return nil
+	case id == 0:
+		t.post(unavailable(reasonNoFocus))
+		return nil
+	}
+	w, err := t.c.describe(id)
+	if isBadWindow(err) {
+		t.log.Debug("x11: the active window vanished", "window", fmt.Sprintf("%#x", uint32(id)))
+		t.post(unavailable(reasonVanished))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	t.log.Debug("x11: active window", "window", fmt.Sprintf("%#x", w.ID),
+		"class", w.Class, "instance", w.Instance, "title", w.Title)
+	t.post(w)
+	return nil
+}
+
+// listen moves our PropertyChange selection from the previously active window
+// to id. Both requests are unchecked: a BadWindow (the window is gone) shows
+// up as an event error, which relevant ignores, and the property reads that
+// follow in the same request stream see the same BadWindow.
+func (t *tracker) listen(id xproto.Window) {
+	if id == t.c.root {
+		id = 0 // never touch our selection on the root
+	}
+	if id == t.watching {
+		return
+	}
+	if t.watching != 0 {
+		xproto.ChangeWindowAttributes(t.c.x, t.watching, xproto.CwEventMask, []uint32{0})
+	}
+	if id != 0 {
+		xproto.ChangeWindowAttributes(t.c.x, id, xproto.CwEventMask, []uint32{xproto.EventMaskPropertyChange})
+	}
+	t.watching = id
+}

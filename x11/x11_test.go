@@ -1,0 +1,478 @@
+//go:build linux
+
+package x11
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/service"
+)
+
+// waitTimeout is how long a test waits for an expected snapshot or state. It
+// is generous on purpose: it only matters when something is broken.
+const waitTimeout = 30 * time.Second
+
+func testLogger() *slog.Logger {
+	if !testing.Verbose() {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// snapshots runs a sensor on display until the test ends and returns the
+// channel its reports arrive on.
+type snapshots struct {
+	ch   chan service.Window
+	seen []service.Window // everything taken from ch so far, for failure messages
+}
+
+func startSensor(t *testing.T, display string) *snapshots {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &snapshots{ch: make(chan service.Window, 1024)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		NewSensor(display, testLogger()).Run(ctx, func(w service.Window) {
+			select {
+			case s.ch <- w:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(waitTimeout):
+			t.Errorf("Sensor.Run did not return after its context was cancelled")
+		}
+	})
+	return s
+}
+
+// next waits for the first snapshot satisfying match, skipping others.
+func (s *snapshots) next(t *testing.T, what string, match func(service.Window) bool) service.Window {
+	t.Helper()
+	timeout := time.After(waitTimeout)
+	for {
+		select {
+		case w := <-s.ch:
+			s.seen = append(s.seen, w)
+			if match(w) {
+				return w
+			}
+		case <-timeout:
+			t.Fatalf("timed out waiting for a snapshot of %s; seen so far:\n%s", what, s.dump())
+		}
+	}
+}
+
+func (s *snapshots) dump() string {
+	var b strings.Builder
+	for _, w := range s.seen {
+		fmt.Fprintf(&b, "  %+v\n", w)
+	}
+	return b.String()
+}
+
+func isWindow(id uint32) func(service.Window) bool {
+	return func(w service.Window) bool { return w.Available && w.ID == id }
+}
+
+func TestSensorFollowsFocusAndTitles(t *testing.T) {
+	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	d := testenv.StartX(t)
+	editor := d.XTerm(t, "Editor", "main.go - editor")
+	distraction := d.XTerm(t, "Distraction", "cat videos")
+	s := startSensor(t, d.Name)
+
+	// Whatever is active at start is reported first.
+	first := s.next(t, "the window active at start", func(service.Window) bool { return true })
+	if !first.Available || (first.ID != editor && first.ID != distraction) {
+		t.Errorf("first snapshot = %+v, want one of the two xterms", first)
+	}
+
+	d.Activate(t, editor)
+	w := s.next(t, "the editor", isWindow(editor))
+	want := service.Window{ID: editor, Class: "Editor", Instance: "xterm", Title: "main.go - editor", Available: true}
+	if w != want {
+		t.Errorf("editor snapshot = %+v, want %+v", w, want)
+	}
+
+	d.Activate(t, distraction)
+	w = s.next(t, "the distraction", func(w service.Window) bool { return w.ID != editor })
+	want = service.Window{ID: distraction, Class: "Distraction", Instance: "xterm", Title: "cat videos", Available: true}
+	if w != want {
+		t.Errorf("distraction snapshot = %+v, want %+v", w, want)
+	}
+
+	// A title change on the active window (a browser switching tabs).
+	d.SetTitle(t, distraction, "more cat videos — ünïcode")
+	w = s.next(t, "the new title", func(w service.Window) bool { return w.Title != "cat videos" })
+	want.Title = "more cat videos — ünïcode"
+	if w != want {
+		t.Errorf("after SetTitle, snapshot = %+v, want %+v", w, want)
+	}
+
+	// A title change on a window that is not active is not news. The marker
+	// title set afterwards on the active window proves the sensor got past it.
+	d.SetTitle(t, editor, "editor in the background")
+	d.SetTitle(t, distraction, "marker")
+	mark := len(s.seen)
+	s.next(t, "the marker title", func(w service.Window) bool { return w.Title == "marker" })
+	for _, w := range s.seen[mark:] {
+		if w.Title == "editor in the background" {
+			t.Errorf("a background window's title change was reported: %+v", w)
+		}
+	}
+	d.Activate(t, editor)
+	w = s.next(t, "the editor again", func(w service.Window) bool { return w.ID != distraction })
+	if w.ID != editor || w.Title != "editor in the background" {
+		t.Errorf("after reactivating the editor, snapshot = %+v", w)
+	}
+
+	// Destroy the active window: the sensor must carry on, reporting either
+	// that nothing has focus or the window that inherits it.
+	d.Activate(t, distraction)
+	s.next(t, "the distraction again", isWindow(distraction))
+	if _, err := d.Run(t, "xdotool", "windowkill", fmt.Sprint(distraction)); err != nil {
+		t.Fatal(err)
+	}
+	w = s.next(t, "whatever follows the destroyed window", func(w service.Window) bool { return w.ID != distraction })
+	if w.Available && w.ID != editor {
+		t.Errorf("after destroying the active window, snapshot = %+v", w)
+	}
+	if !w.Available && w.Reason == "" {
+		t.Errorf("unavailable snapshot without a reason: %+v", w)
+	}
+
+	// Still alive: focus and titles are still followed.
+	d.Activate(t, editor)
+	d.SetTitle(t, editor, "still watching")
+	s.next(t, "the editor's new title", func(w service.Window) bool {
+		return w.ID == editor && w.Title == "still watching"
+	})
+}
+
+func TestSensorNoDisplay(t *testing.T) {
+	s := startSensor(t, "")
+	w := s.next(t, "unavailable", func(service.Window) bool { return true })
+	if w.Available || !strings.Contains(w.Reason, "DISPLAY is not set") {
+		t.Errorf("snapshot = %+v, want unavailable because DISPLAY is not set", w)
+	}
+}
+
+func TestSensorCannotConnect(t *testing.T) {
+	// A display number nobody serves.
+	display := filepath.Join(t.TempDir(), "nothing") + ":0"
+	s := startSensor(t, display)
+	w := s.next(t, "unavailable", func(service.Window) bool { return true })
+	if w.Available || !strings.Contains(w.Reason, "cannot connect to the X display "+display) {
+		t.Errorf("snapshot = %+v, want unavailable because it cannot connect", w)
+	}
+}
+
+func TestSensorReconnectsAfterXServerLoss(t *testing.T) {
+	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	d := testenv.StartX(t)
+	before := d.XTerm(t, "Before", "before the crash")
+	s := startSensor(t, d.Name)
+	d.Activate(t, before)
+	s.next(t, "the xterm", isWindow(before))
+
+	d.Kill()
+	w := s.next(t, "the loss of the X server", func(w service.Window) bool { return !w.Available })
+	if want := "lost the X server at " + d.Name + "; reconnecting"; w.Reason != want {
+		t.Errorf("reason = %q, want %q", w.Reason, want)
+	}
+
+	d.Restart(t)
+	after := d.XTerm(t, "After", "after the crash")
+	d.Activate(t, after)
+	w = s.next(t, "the xterm on the restarted server", isWindow(after))
+	if w.Class != "After" || w.Title != "after the crash" {
+		t.Errorf("after reconnecting, snapshot = %+v", w)
+	}
+}
+
+// wedgedDisplay returns a display string for a socket that accepts
+// connections and never answers, like a stopped X server.
+func wedgedDisplay(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "x11wedge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	l, err := net.Listen("unix", filepath.Join(dir, "x:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		for c := range accepted {
+			c.Close()
+		}
+	})
+	return filepath.Join(dir, "x") + ":0"
+}
+
+func TestSensorRunReturnsOnCancelWithWedgedServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		NewSensor(wedgedDisplay(t), testLogger()).Run(ctx, func(service.Window) {})
+	}()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(waitTimeout):
+		t.Fatal("Run did not return after cancel while the X server never answered")
+	}
+}
+
+func TestMailboxNewestWins(t *testing.T) {
+	m := &mailbox{ch: make(chan service.Window, 1)}
+	for _, title := range []string{"a", "b", "c", "c"} {
+		m.post(service.Window{Title: title, Available: true})
+	}
+	if got := <-m.ch; got.Title != "c" {
+		t.Errorf("mailbox held %q, want the newest, c", got.Title)
+	}
+	m.post(service.Window{Title: "c", Available: true}) // same as the last: dropped
+	select {
+	case got := <-m.ch:
+		t.Errorf("a repeated snapshot was posted again: %+v", got)
+	default:
+	}
+}
+
+func TestTextDecoding(t *testing.T) {
+	latin1 := &xproto.GetPropertyReply{Type: xproto.AtomString, Format: 8, Value: []byte("caf\xe9")}
+	if got := text(latin1); got != "café" {
+		t.Errorf("STRING %q decoded as %q, want café", latin1.Value, got)
+	}
+	broken := &xproto.GetPropertyReply{Type: 999, Format: 8, Value: []byte("ok\xff")}
+	if got := text(broken); got != "ok\uFFFD" {
+		t.Errorf("invalid UTF-8 decoded as %q", got)
+	}
+}
+
+// --- Guard ---
+
+func callCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newGuard(t *testing.T, display string) *Guard {
+	g := NewGuard(display, testLogger())
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+func TestGuardMinimizeAndActivate(t *testing.T) {
+	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	d := testenv.StartX(t)
+	editor := d.XTerm(t, "Editor", "editor")
+	distraction := d.XTerm(t, "Distraction", "distraction")
+	g := newGuard(t, d.Name)
+	if !g.Available() {
+		t.Fatal("Available() = false on a running display")
+	}
+	d.Activate(t, distraction)
+
+	// Not the active window: left alone.
+	if err := g.MinimizeWindow(callCtx(t), editor); !errors.Is(err, service.ErrNotActive) {
+		t.Errorf("MinimizeWindow(inactive) = %v, want ErrNotActive", err)
+	}
+	if st := d.WMState(t, editor); st != "Normal" {
+		t.Errorf("inactive window's WM_STATE = %s after a refused minimize, want Normal", st)
+	}
+
+	// The active window: iconified.
+	if err := g.MinimizeWindow(callCtx(t), distraction); err != nil {
+		t.Fatalf("MinimizeWindow(active) = %v", err)
+	}
+	testenv.WaitUntil(t, waitTimeout, "the distraction to be iconic and hidden", func() bool {
+		return d.WMState(t, distraction) == "Iconic" &&
+			slices.Contains(d.NetWMState(t, distraction), "_NET_WM_STATE_HIDDEN")
+	})
+
+	// Activate brings a window forward, even an iconified one.
+	if err := g.ActivateWindow(callCtx(t), editor); err != nil {
+		t.Fatalf("ActivateWindow(editor) = %v", err)
+	}
+	testenv.WaitUntil(t, waitTimeout, "the editor to be active", func() bool {
+		return d.ActiveWindow(t) == editor
+	})
+	if err := g.ActivateWindow(callCtx(t), distraction); err != nil {
+		t.Fatalf("ActivateWindow(iconified) = %v", err)
+	}
+	testenv.WaitUntil(t, waitTimeout, "the iconified distraction to be active and normal", func() bool {
+		return d.ActiveWindow(t) == distraction && d.WMState(t, distraction) == "Normal"
+	})
+
+	// A destroyed window.
+	if _, err := d.Run(t, "xdotool", "windowkill", fmt.Sprint(distraction)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitUntil(t, waitTimeout, "the distraction to be destroyed", func() bool {
+		_, err := d.Run(t, "xprop", "-id", fmt.Sprintf("%#x", distraction), "WM_NAME")
+		return err != nil
+	})
+	err := g.ActivateWindow(callCtx(t), distraction)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("window %#x no longer exists", distraction)) {
+		t.Errorf("ActivateWindow(destroyed) = %v, want \"no longer exists\"", err)
+	}
+	// The connection survives an X error.
+	if err := g.ActivateWindow(callCtx(t), editor); err != nil {
+		t.Errorf("ActivateWindow after an error = %v", err)
+	}
+}
+
+func TestGuardExpiredContext(t *testing.T) {
+	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	d := testenv.StartX(t)
+	w := d.XTerm(t, "Editor", "editor")
+	d.Activate(t, w)
+	g := newGuard(t, d.Name)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.MinimizeWindow(ctx, w); !errors.Is(err, context.Canceled) {
+		t.Errorf("MinimizeWindow(cancelled ctx) = %v, want context.Canceled", err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), -time.Second)
+	defer cancel()
+	if err := g.ActivateWindow(ctx, w); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("ActivateWindow(expired ctx) = %v, want context.DeadlineExceeded", err)
+	}
+	if st := d.WMState(t, w); st != "Normal" {
+		t.Errorf("WM_STATE = %s after calls with a dead context, want Normal", st)
+	}
+}
+
+func TestGuardWedgedServer(t *testing.T) {
+	g := newGuard(t, wedgedDisplay(t))
+	for i := range 2 { // the second call must not be stuck behind the first
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := g.MinimizeWindow(ctx, 1)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("call %d: MinimizeWindow on a wedged server = %v, want DeadlineExceeded", i, err)
+		}
+	}
+}
+
+func TestGuardNoDisplay(t *testing.T) {
+	g := newGuard(t, "")
+	if g.Available() {
+		t.Error("Available() = true with no display")
+	}
+	if err := g.MinimizeWindow(context.Background(), 1); err == nil || !strings.Contains(err.Error(), "DISPLAY is not set") {
+		t.Errorf("MinimizeWindow with no display = %v", err)
+	}
+}
+
+func TestGuardSurvivesXServerRestart(t *testing.T) {
+	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	d := testenv.StartX(t)
+	g := newGuard(t, d.Name)
+	if !g.Available() {
+		t.Fatal("Available() = false on a running display")
+	}
+	d.Restart(t)
+	w := d.XTerm(t, "After", "after")
+	d.Activate(t, w)
+	if err := g.MinimizeWindow(callCtx(t), w); err != nil {
+		t.Fatalf("MinimizeWindow after the X server restarted = %v", err)
+	}
+	testenv.WaitUntil(t, waitTimeout, "the window to be iconic", func() bool {
+		return d.WMState(t, w) == "Iconic"
+	})
+}
+
+func TestGuardClosed(t *testing.T) {
+	g := NewGuard(":0", testLogger())
+	g.Close()
+	if err := g.ActivateWindow(context.Background(), 1); !errors.Is(err, errGuardClosed) {
+		t.Errorf("ActivateWindow after Close = %v", err)
+	}
+}
+
+// BenchmarkSensorTitleChange measures the sensor's event path: a title set
+// by another client, through PropertyNotify, to report.
+func BenchmarkSensorTitleChange(b *testing.B) {
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		b.Skip("no Xvfb")
+	}
+	d := testenv.StartX(b)
+	id := d.XTerm(b, "Bench", "bench")
+	d.Activate(b, id)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reports := make(chan service.Window, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		NewSensor(d.Name, nil).Run(ctx, func(w service.Window) {
+			select {
+			case reports <- w:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	defer func() { cancel(); <-done }()
+	for w := range reports {
+		if w.ID == id && w.Title == "bench" {
+			break
+		}
+	}
+
+	c, err := dial(d.Name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.x.Close()
+	b.ResetTimer()
+	for i := range b.N {
+		title := fmt.Sprint("title ", i)
+		xproto.ChangeProperty(c.x, xproto.PropModeReplace, xproto.Window(id), c.netWMName,
+			xproto.AtomString, 8, uint32(len(title)), []byte(title))
+		for w := range reports {
+			if w.Title == title {
+				break
+			}
+		}
+	}
+}
