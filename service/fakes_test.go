@@ -1,12 +1,14 @@
 package service
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -275,4 +277,124 @@ func must(t *testing.T, err error) {
 
 func win(class, title string) Window {
 	return Window{ID: 1, Class: class, Instance: class, Title: title, Available: true}
+}
+
+// fakeGuard records what it was asked to do.
+type fakeGuard struct {
+	mu        sync.Mutex
+	minimized []uint32
+	activated []uint32
+	err       error // returned by MinimizeWindow
+}
+
+func (g *fakeGuard) MinimizeWindow(_ context.Context, id uint32) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err != nil {
+		return g.err
+	}
+	g.minimized = append(g.minimized, id)
+	return nil
+}
+
+func (g *fakeGuard) ActivateWindow(_ context.Context, id uint32) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.activated = append(g.activated, id)
+	return nil
+}
+
+func (g *fakeGuard) calls() (minimized, activated []uint32) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]uint32(nil), g.minimized...), append([]uint32(nil), g.activated...)
+}
+
+// fakeNotifier is a notification server that honours replaces_id.
+type fakeNotifier struct {
+	mu     sync.Mutex
+	next   uint32
+	shown  []Notification
+	ids    []uint32
+	open   map[uint32]Notification
+	closed []uint32
+}
+
+func (n *fakeNotifier) Notify(_ context.Context, note Notification) (uint32, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.open == nil {
+		n.open = map[uint32]Notification{}
+	}
+	id := note.ReplacesID
+	if id == 0 {
+		n.next++
+		id = n.next
+	}
+	n.shown = append(n.shown, note)
+	n.ids = append(n.ids, id)
+	n.open[id] = note
+	return id, nil
+}
+
+func (n *fakeNotifier) Close(_ context.Context, id uint32) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.open, id)
+	n.closed = append(n.closed, id)
+	return nil
+}
+
+func (n *fakeNotifier) onScreen() []Notification {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []Notification
+	for _, v := range n.open {
+		out = append(out, v)
+	}
+	return out
+}
+
+func (n *fakeNotifier) history() ([]Notification, []uint32) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]Notification(nil), n.shown...), append([]uint32(nil), n.ids...)
+}
+
+// settle waits until queued notifications and enforcement have happened.
+func (h *harness) settle() {
+	h.background.Wait()
+	if h.nudges != nil {
+		done := make(chan struct{})
+		h.nudges.enqueue(func(context.Context) { close(done) })
+		<-done
+	}
+	h.background.Wait()
+}
+
+type driftOpts struct {
+	grace   time.Duration
+	noGuard bool
+	judge   Judge
+}
+
+// newDriftHarness is a core with a fake guard and notifier.
+func newDriftHarness(t *testing.T, o driftOpts) (*harness, *fakeGuard, *fakeNotifier) {
+	t.Helper()
+	g, n := &fakeGuard{}, &fakeNotifier{}
+	h := &harness{clock: newFakeClock(), store: newFakeStore()}
+	opts := Options{Store: h.store, Clock: h.clock, Logger: quiet, DriftGrace: o.grace, NudgeRepeat: 2 * time.Minute, Notifier: n, Judge: o.judge}
+	if !o.noGuard {
+		opts.Guard = g
+	}
+	h.Service = New(opts)
+	h.rec = &recorder{s: h.Service}
+	h.AddListener(h.rec)
+	must(t, h.Recover(Snapshot{}))
+	t.Cleanup(h.Shutdown)
+	return h, g, n
+}
+
+func winID(id uint32, class string) Window {
+	return Window{ID: id, Class: class, Instance: strings.ToLower(class), Title: class + " window", Available: true}
 }

@@ -92,3 +92,59 @@ type Guard interface {
 // ErrNotActive is the Guard's answer when the window it was asked to
 // minimize no longer has focus, so it was left alone.
 var ErrNotActive = errors.New("window is no longer the active window")
+
+// Notifier shows desktop notifications (org.freedesktop.Notifications).
+// The core decides what to say and when; the notifier only delivers, and
+// reports the person's choice of action back through Service.NotificationAction.
+// Calls may block on the bus, so the core makes them from its own worker
+// goroutine, never under its lock.
+type Notifier interface {
+	// Notify shows n, replacing notification n.ReplacesID when it is not 0,
+	// and returns the id the server gave it.
+	Notify(ctx context.Context, n Notification) (uint32, error)
+	// Close withdraws a notification.
+	Close(ctx context.Context, id uint32) error
+}
+
+// Notification is one desktop notification.
+type Notification struct {
+	ReplacesID uint32
+	Summary    string
+	Body       string
+	Category   string // e.g. "antidrift.drift"
+	Urgency    byte   // 0 low, 1 normal, 2 critical
+	Actions    []Action
+	// NoActionsHint is appended to the body by a notifier whose server
+	// cannot show actions, so the person still knows what to do.
+	NoActionsHint string
+}
+
+// Action is a button on a notification.
+type Action struct {
+	Key   string // refocus, allow, complete, extend
+	Label string // "Back to work"
+}
+
+// Judge decides whether a window is on task for the session. A judge that
+// can answer at once returns ok; a slower one returns ok == false and
+// delivers its verdict later through deliver, from any goroutine. The core
+// applies a late verdict only if it still concerns the current window.
+// Judge is called under the core's lock, so it must not block.
+type Judge interface {
+	Judge(w Window, allowed []string, deliver func(Verdict)) (v Verdict, ok bool)
+}
+
+// Verdict is a judge's answer for one window.
+type Verdict struct {
+	Task   Task
+	Reason string // a sentence for DriftReason
+}
+
+// Task is on task, off task, or unknown.
+type Task int
+
+const (
+	TaskUnknown Task = iota
+	TaskOn
+	TaskOff
+)

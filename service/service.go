@@ -21,6 +21,12 @@ type Options struct {
 	DefaultLevel   Level         // used when Start passes ""; default warn
 	DefaultAllowed []string      // used when Start passes no classes
 	BreakGlassHold time.Duration // default 5 minutes
+	DriftGrace     time.Duration // how long an off-task window may hold focus before it is drift; 0 = at once
+	NudgeRepeat    time.Duration // how often a nudge repeats while drift lasts; default 2 minutes
+
+	Judge    Judge    // default AllowlistJudge
+	Guard    Guard    // nil: nothing is enforced
+	Notifier Notifier // nil: no notifications
 
 	// Problems found before the core started (damaged files set aside,
 	// loosened permissions), shown in the Problems property.
@@ -44,6 +50,12 @@ type Service struct {
 	defaultLevel   Level
 	defaultAllowed []string
 	breakGlassHold time.Duration
+	driftGrace     time.Duration
+	nudgeRepeat    time.Duration
+	judge          Judge
+	guard          Guard
+	nudges         *nudger        // nil without a notifier
+	background     sync.WaitGroup // enforcement goroutines
 
 	mu           sync.Mutex
 	listeners    []Listener
@@ -62,6 +74,7 @@ type Service struct {
 	timer        Timer
 	stats        *stats // nil when no session is live
 	window       Window // the latest the sensor reported, session or not
+	drift        drift
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -82,6 +95,10 @@ func New(o Options) *Service {
 		defaultLevel:   o.DefaultLevel,
 		defaultAllowed: slices.Clone(o.DefaultAllowed),
 		breakGlassHold: o.BreakGlassHold,
+		driftGrace:     o.DriftGrace,
+		nudgeRepeat:    o.NudgeRepeat,
+		judge:          o.Judge,
+		guard:          o.Guard,
 		state:          StateLocked,
 		window:         Window{Reason: "no focus information yet"},
 	}
@@ -97,6 +114,16 @@ func New(o Options) *Service {
 	if s.breakGlassHold == 0 {
 		s.breakGlassHold = 5 * time.Minute
 	}
+	if s.nudgeRepeat <= 0 {
+		s.nudgeRepeat = 2 * time.Minute
+	}
+	if s.judge == nil {
+		s.judge = AllowlistJudge{}
+	}
+	if o.Notifier != nil {
+		s.nudges = newNudger(o.Notifier, s.log)
+	}
+	s.resetDriftLocked()
 	for i, p := range o.Problems {
 		s.problems.set(fmt.Sprintf("startup-%d", i), p)
 	}
@@ -121,6 +148,10 @@ type writes struct {
 	seal         *Summary // a session just ended: make it pending, then seal it
 	flushPending bool     // try to seal summaries left pending earlier
 	closeSession string
+	// effects run after the writes, off both locks, in order: notification
+	// ops and enforcement. Closures capture values, not the state.
+	effects []func()
+	nudged  [][2]string // Nudge signals to emit: class, reason
 }
 
 // commit hands over from mu to io, performs w, and tells the listener. It
@@ -151,7 +182,13 @@ func (s *Service) commit(w writes) (hash string) {
 	s.pendingCount.Store(uint32(len(s.pending)))
 	s.io.Unlock()
 
+	for _, effect := range w.effects {
+		effect()
+	}
 	for _, l := range listeners {
+		for _, n := range w.nudged {
+			l.Nudged(n[0], n[1])
+		}
 		if w.seal != nil {
 			l.SessionEnded(w.seal.SessionID, w.seal.Outcome, hash)
 		}
@@ -263,9 +300,19 @@ func (s *Service) RecordWindow(win Window) {
 	s.window = win
 	var w writes
 	if s.state == StateActive {
-		s.account(&w, eventOf(win, s.clock.Now()))
+		s.observeLocked(&w, s.clock.Now())
 	}
 	s.commit(w)
+}
+
+// observeLocked accounts and judges the current window as of now. Caller
+// holds mu and a session is active.
+func (s *Service) observeLocked(w *writes, now time.Time) {
+	v := s.judgeLocked()
+	e := eventOf(s.window, now)
+	e.OffTask = v.Task == TaskOff
+	s.account(w, e)
+	s.applyVerdictLocked(w, v, now)
 }
 
 // Plan moves locked → planning.
@@ -343,9 +390,10 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.startedAt, s.deadline, s.endedAt = now, now.Add(s.timebox), time.Time{}
 	s.level, s.allowed, s.outcome, s.breakGlassAt = level, classes, OutcomeNone, time.Time{}
 	s.stats = newStats()
+	s.resetDriftLocked()
 	s.armTimerLocked()
 	w := writes{snapshot: s.snapshotLocked()}
-	s.account(&w, eventOf(s.window, now))
+	s.observeLocked(&w, now)
 	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level)
 	s.commit(w)
 	return id.String(), nil
@@ -380,9 +428,14 @@ func (s *Service) endActive(m Method, o Outcome, reason string) error {
 // the stats freeze. Caller holds mu.
 func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 	s.stopTimerLocked()
-	s.state, s.outcome, s.endedAt = StateReview, o, t
 	var w writes
+	s.endEpisodeLocked(&w)
+	s.state, s.outcome, s.endedAt = StateReview, o, t
 	s.account(&w, FocusEvent{AtUnixMillis: t.UnixMilli(), Mark: MarkPause})
+	if o == OutcomeExpired && s.nudges != nil {
+		note := s.deadlineNotification()
+		w.effects = append(w.effects, func() { s.nudges.showDeadline(note) })
+	}
 	w.snapshot = s.snapshotLocked()
 	return w
 }
@@ -408,7 +461,8 @@ func (s *Service) Extend(secs uint64) error {
 	var w writes
 	if s.state == StateReview {
 		s.state, s.outcome, s.endedAt, s.deadline = StateActive, OutcomeNone, time.Time{}, now.Add(add)
-		s.account(&w, eventOf(s.window, now))
+		s.closeDeadlineLocked(&w)
+		s.observeLocked(&w, now)
 	} else {
 		s.deadline = s.deadline.Add(add)
 	}
@@ -429,8 +483,16 @@ func (s *Service) End() (string, error) {
 	sum := s.summaryLocked()
 	id := s.sessionID
 	s.clearSessionLocked()
+	w := writes{snapshot: s.snapshotLocked(), seal: &sum, closeSession: id}
+	s.closeDeadlineLocked(&w)
 	s.log.Info("session ended", "session_id", id, "state", s.state, "outcome", sum.Outcome)
-	return s.commit(writes{snapshot: s.snapshotLocked(), seal: &sum, closeSession: id}), nil
+	return s.commit(w), nil
+}
+
+func (s *Service) closeDeadlineLocked(w *writes) {
+	if s.nudges != nil {
+		w.effects = append(w.effects, s.nudges.closeDeadline)
+	}
 }
 
 func (s *Service) summaryLocked() Summary {
@@ -444,6 +506,8 @@ func (s *Service) summaryLocked() Summary {
 		EndedUnix:        s.endedAt.Unix(),
 		TimeboxSecs:      uint64(s.timebox / time.Second),
 		SwitchCount:      s.stats.switches,
+		DriftSeconds:     seconds(s.stats.drift),
+		MinimizeCount:    s.stats.minimizes,
 		BreakGlass:       !s.breakGlassAt.IsZero(),
 		Buckets:          s.stats.sorted(0),
 	}
@@ -455,6 +519,7 @@ func (s *Service) clearSessionLocked() {
 	s.timebox, s.startedAt, s.deadline, s.endedAt = 0, time.Time{}, time.Time{}, time.Time{}
 	s.level, s.allowed, s.outcome, s.breakGlassAt = "", nil, OutcomeNone, time.Time{}
 	s.stats = nil
+	s.resetDriftLocked()
 }
 
 // Refocus acknowledges drift while active.
@@ -464,7 +529,16 @@ func (s *Service) Refocus() error {
 		s.mu.Unlock()
 		return err
 	}
-	s.commit(writes{})
+	var w writes
+	s.endEpisodeLocked(&w)
+	if back := s.drift.onTask; s.guard != nil && back.ID != 0 && back.ID != s.window.ID {
+		w.effects = append(w.effects, func() { s.activate(back) })
+	}
+	if s.drift.verdict.Task == TaskOff {
+		// Still looking at the distraction: a fresh episode, grace and all.
+		s.startEpisodeLocked(&w, s.clock.Now())
+	}
+	s.commit(w)
 	return nil
 }
 
@@ -488,7 +562,12 @@ func (s *Service) Allow(class string) error {
 		return invalid("window_class: this session already allows %d classes, the most there can be", MaxAllowed)
 	}
 	s.allowed = append(s.allowed, class)
-	s.commit(writes{snapshot: s.snapshotLocked()})
+	clear(s.drift.cache)
+	w := writes{snapshot: s.snapshotLocked()}
+	if v := s.judgeLocked(); v != s.drift.verdict {
+		s.recordVerdictLocked(&w, v, s.clock.Now())
+	}
+	s.commit(w)
 	return nil
 }
 
@@ -636,6 +715,7 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.endedAt = fromUnixMilli(snap.EndedUnixMilli)
 	s.level, s.allowed, s.outcome = snap.Enforcement, slices.Clone(snap.AllowedClasses), snap.Outcome
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
+	s.resetDriftLocked()
 	if live {
 		s.stats = newStats()
 		for _, e := range events {
@@ -669,11 +749,16 @@ func (s *Service) Recover(snap Snapshot) error {
 // credited to the last window, and stops the deadline timer. The process
 // is expected to exit after it.
 func (s *Service) Shutdown() {
+	defer s.background.Wait()
 	s.mu.Lock()
 	s.stopTimerLocked()
+	s.stopDriftTimersLocked()
 	var w writes
 	if s.state == StateActive {
 		s.account(&w, FocusEvent{AtUnixMillis: s.clock.Now().UnixMilli(), Reason: "daemon stopped"})
 	}
 	s.commit(w)
+	if s.nudges != nil {
+		s.nudges.stop()
+	}
 }

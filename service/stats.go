@@ -39,12 +39,15 @@ func keyOf(e FocusEvent) bucketKey {
 // Time between two events accrues to the bucket of the earlier one, so the
 // buckets always add up to the wall-clock time accounting ran.
 type stats struct {
-	buckets  map[bucketKey]time.Duration
-	distinct int // non-reserved keys in buckets
-	switches uint32
+	buckets   map[bucketKey]time.Duration
+	distinct  int // non-reserved keys in buckets
+	switches  uint32
+	drift     time.Duration // time on off-task windows, grace included
+	minimizes uint32
 
 	running bool      // accounting; false before the first event and after a pause
 	lastKey bucketKey // the bucket time is accruing to while running
+	lastOff bool      // whether that time is also drift
 	lastAt  time.Time // when lastKey started accruing
 }
 
@@ -53,9 +56,17 @@ func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration
 // apply accounts one raw event.
 func (s *stats) apply(e FocusEvent) {
 	at := time.UnixMilli(e.AtUnixMillis)
-	if e.Mark == MarkPause {
+	switch e.Mark {
+	case MarkPause:
 		s.flush(at)
 		s.running = false
+		return
+	case MarkVerdict:
+		s.flush(at)
+		s.lastOff = e.OffTask
+		return
+	case MarkMinimized:
+		s.minimizes++
 		return
 	}
 	key := keyOf(e)
@@ -65,7 +76,7 @@ func (s *stats) apply(e FocusEvent) {
 			s.switches++
 		}
 	}
-	s.running, s.lastKey, s.lastAt = true, key, at
+	s.running, s.lastKey, s.lastOff, s.lastAt = true, key, e.OffTask, at
 }
 
 // flush credits the open segment up to at and restarts it there.
@@ -75,6 +86,9 @@ func (s *stats) flush(at time.Time) {
 	}
 	if d := at.Sub(s.lastAt); d > 0 {
 		s.credit(s.lastKey, d)
+		if s.lastOff {
+			s.drift += d
+		}
 	}
 	s.lastAt = at
 }

@@ -88,14 +88,25 @@ type FocusEvent struct {
 	Title        string `json:"title"`
 	Available    bool   `json:"available"`
 	Reason       string `json:"reason"`
-	// Mark is empty for a focus event. "pause" records that accounting
-	// stopped (the session went to review); the next focus event after a
-	// pause resumes accounting without crediting the gap to anyone.
+	// OffTask is the judge's verdict on this window: its time counts as
+	// drift. Recorded so replay rebuilds drift_seconds without re-judging.
+	OffTask bool `json:"off_task,omitempty"`
+	// Mark is empty for a focus event; otherwise see the Mark* constants.
 	Mark string `json:"mark,omitempty"`
 }
 
-// MarkPause is FocusEvent.Mark for "accounting stopped here".
-const MarkPause = "pause"
+// FocusEvent marks: things that happened to the session that are not a
+// change of window, recorded so replay rebuilds identical stats.
+const (
+	// MarkPause: accounting stopped (the session went to review). The next
+	// focus event resumes it without crediting the gap to anyone.
+	MarkPause = "pause"
+	// MarkVerdict: the current window was judged again (a class was
+	// allowed, or a slow verdict arrived); OffTask is the new verdict.
+	MarkVerdict = "verdict"
+	// MarkMinimized: the guard iconified the drifting window.
+	MarkMinimized = "minimized"
+)
 
 // Bucket is the time one (class, scrubbed title) held focus.
 type Bucket struct {

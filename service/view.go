@@ -1,6 +1,9 @@
 package service
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // TopBuckets is how many buckets the View carries.
 const TopBuckets = 20
@@ -78,7 +81,28 @@ func (s *Service) View() View {
 		v.Buckets = s.stats.sorted(TopBuckets)
 	}
 	if s.state == StateActive {
-		v.Drift, v.DriftReason = DriftUnknown, "drift is not judged yet"
+		v.Drift, v.DriftReason = s.driftLocked()
+		v.Enforced = v.Drift == DriftDrifting && (s.level == LevelBlock || s.level == LevelLocked)
+	}
+	if s.stats != nil {
+		v.MinimizeCount = s.stats.minimizes
 	}
 	return v
+}
+
+// driftLocked is the Drift property and its reason while active. During
+// the grace an off-task window reads on_task: it is not drift yet, and the
+// reason says so. (The reason names the grace, not the seconds left: a
+// property that changed every second would wake every client.)
+func (s *Service) driftLocked() (string, string) {
+	d := s.drift
+	switch {
+	case d.drifting:
+		return DriftDrifting, d.verdict.Reason
+	case d.verdict.Task == TaskOff && !d.offSince.IsZero():
+		return DriftOnTask, fmt.Sprintf("%s; it becomes drift after %s unless you go back", d.verdict.Reason, s.driftGrace)
+	case d.verdict.Task == TaskOn:
+		return DriftOnTask, d.verdict.Reason
+	}
+	return DriftUnknown, d.verdict.Reason
 }

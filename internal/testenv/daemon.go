@@ -66,7 +66,9 @@ type buildError struct {
 	err       error
 }
 
-func (e *buildError) Error() string { return "building " + e.name + ": " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string {
+	return "building " + e.name + ": " + e.err.Error() + "\n" + e.out
+}
 
 // moduleRoot finds the directory holding go.mod, from the test's working
 // directory (the package directory) upwards.
