@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash"
 	"strings"
 
 	"github.com/antidrift/antidrift/service"
@@ -28,15 +29,25 @@ var (
 	objectEnd        = []byte(`"}`)
 )
 
-// chainHash applies the hash rule to prevHash and the unsealed line, given
-// as consecutive pieces so a verifier can hash a line in place.
-func chainHash(prevHash string, unsealed ...[]byte) string {
-	h := sha256.New()
+// chainHash applies the hash rule to prevHash and the unsealed line.
+func chainHash(prevHash string, unsealed []byte) string {
+	var hexHash [64]byte
+	hashInto(&hexHash, sha256.New(), prevHash, unsealed)
+	return string(hexHash[:])
+}
+
+// hashInto applies the hash rule with digest h (reset first) and writes the
+// hash as lowercase hex into out. The unsealed line comes in consecutive
+// pieces so a verifier can hash a line in place, and h and out are the
+// caller's so a walk over many lines allocates nothing per line.
+func hashInto(out *[64]byte, h hash.Hash, prevHash string, unsealed ...[]byte) {
+	h.Reset()
 	h.Write([]byte(prevHash))
 	for _, piece := range unsealed {
 		h.Write(piece)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	var sum [sha256.Size]byte
+	hex.Encode(out[:], h.Sum(sum[:0]))
 }
 
 // sealSummary assigns sum its place after prevSeq/prevHash and returns the
@@ -73,8 +84,7 @@ func sealSummary(sum service.Summary, prevSeq uint64, prevHash string) ([]byte, 
 // `"hash":"<64 hex>"}` (the hex digits hold no quote), so the check looks at
 // the end of the line only.
 func splitSealedLine(line []byte) (head []byte, hash string, ok bool) {
-	const sealedTail = len(`"hash":"`) + 64 + len(`"}`)
-	if len(line) < sealedTail || !bytes.HasSuffix(line, objectEnd) {
+	if len(line) < len(hashKey)+64+len(objectEnd) || !bytes.HasSuffix(line, objectEnd) {
 		return nil, "", false
 	}
 	end := len(line) - 64 - len(objectEnd)

@@ -20,7 +20,7 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 // writeDurableTemp is the first half of writeFileAtomic: it writes data to a
-// fresh 0600 temp file beside path and fsyncs it. Until commitTemp runs,
+// fresh temp file beside path (os.CreateTemp makes it 0600) and fsyncs it. Until commitTemp runs,
 // path is untouched; a crash here leaves only a stray ".<name>.tmp-*" file
 // that nothing reads.
 func writeDurableTemp(path string, data []byte) (tmpPath string, err error) {
@@ -34,9 +34,6 @@ func writeDurableTemp(path string, data []byte) (tmpPath string, err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if err := f.Chmod(privateFileMode); err != nil {
-		return "", err
-	}
 	if _, err := f.Write(data); err != nil {
 		return "", err
 	}

@@ -28,36 +28,8 @@ const maxFastDepth = 64
 func eachMember(line []byte, member func(key, value []byte) bool) bool {
 	s := flatScanner{b: line}
 	s.skipSpace()
-	if !s.eat('{') {
+	if s.i >= len(s.b) || s.b[s.i] != '{' || !s.object(1, member) {
 		return false
-	}
-	s.skipSpace()
-	if !s.eat('}') {
-		for {
-			s.skipSpace()
-			keyStart := s.i
-			if !s.str() {
-				return false
-			}
-			key := s.b[keyStart+1 : s.i-1]
-			s.skipSpace()
-			if !s.eat(':') {
-				return false
-			}
-			s.skipSpace()
-			valueStart := s.i
-			if !s.value(1) || !member(key, s.b[valueStart:s.i]) {
-				return false
-			}
-			s.skipSpace()
-			if s.eat(',') {
-				continue
-			}
-			if !s.eat('}') {
-				return false
-			}
-			break
-		}
 	}
 	s.skipSpace()
 	return s.i == len(s.b)
@@ -95,19 +67,9 @@ func (s *flatScanner) value(depth int) bool {
 	case c == '"':
 		return s.str()
 	case c == '{':
-		return s.container('}', depth, func() bool {
-			if !s.str() {
-				return false
-			}
-			s.skipSpace()
-			if !s.eat(':') {
-				return false
-			}
-			s.skipSpace()
-			return s.value(depth + 1)
-		})
+		return s.object(depth, nil)
 	case c == '[':
-		return s.container(']', depth, func() bool { return s.value(depth + 1) })
+		return s.container(']', func() bool { return s.value(depth + 1) })
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':
@@ -120,9 +82,28 @@ func (s *flatScanner) value(depth int) bool {
 	return false
 }
 
-// container scans an object or array whose opening byte is at s.i, with
+// object scans the object whose "{" is at s.i, calling member (unless nil)
+// with each of its members.
+func (s *flatScanner) object(depth int, member func(key, value []byte) bool) bool {
+	return s.container('}', func() bool {
+		keyStart := s.i
+		if !s.str() {
+			return false
+		}
+		key := s.b[keyStart+1 : s.i-1]
+		s.skipSpace()
+		if !s.eat(':') {
+			return false
+		}
+		s.skipSpace()
+		valueStart := s.i
+		return s.value(depth+1) && (member == nil || member(key, s.b[valueStart:s.i]))
+	})
+}
+
+// container scans the object or array whose opening byte is at s.i, with
 // element scanning one member or element.
-func (s *flatScanner) container(closing byte, depth int, element func() bool) bool {
+func (s *flatScanner) container(closing byte, element func() bool) bool {
 	s.i++
 	s.skipSpace()
 	if s.eat(closing) {
@@ -320,7 +301,8 @@ func setBool(raw []byte, to *bool) bool {
 func isNull(raw []byte) bool { return string(raw) == "null" }
 
 // unknownKeyIsSafe reports whether a key that is not exactly one of names
-// can be ignored, as encoding/json ignores unknown keys. encoding/json also
+// can be ignored, as encoding/json ignores keys that match no field. Only a
+// decoder into a struct that lists exactly names may use it. encoding/json also
 // matches keys case-insensitively (with Unicode folding) and after
 // unescaping, so a key with an escape, a non-ASCII byte, or an ASCII case
 // variant of a name is not safe to ignore.

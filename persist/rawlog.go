@@ -257,9 +257,13 @@ func fastFocusEvent(line []byte, e *service.FocusEvent, strs *interner) bool {
 			return setBool(value, &e.Available)
 		case "reason":
 			return setString(value, &e.Reason, strs)
+		case "off_task":
+			return setBool(value, &e.OffTask)
 		case "mark":
 			return setString(value, &e.Mark, strs)
 		}
-		return unknownKeyIsSafe(key, "at_unix_millis", "class", "instance", "title", "available", "reason", "mark")
+		// A key this switch does not know may be a field added to
+		// FocusEvent since; only encoding/json knows where it goes.
+		return false
 	})
 }

@@ -1,9 +1,11 @@
 package persist
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"os"
 
 	"github.com/antidrift/antidrift/service"
@@ -25,7 +27,7 @@ func (s *Store) VerifyAudit() service.AuditReport {
 		return service.AuditReport{Problem: fmt.Sprintf("cannot read %s: %v", auditFileName, err)}
 	}
 	defer f.Close()
-	v := chainVerifier{prevHash: genesisHash}
+	v := chainVerifier{prevHash: genesisHash, digest: sha256.New()}
 	if err := eachLine(f, v.check); err != nil && !errors.Is(err, errBrokenLink) {
 		v.problem = fmt.Sprintf("cannot read %s after line %d: %v", auditFileName, v.lineNo, err)
 	}
@@ -42,6 +44,9 @@ type chainVerifier struct {
 	prevSeq  uint64
 	prevHash string
 	problem  string
+
+	digest  hash.Hash // reused for every line
+	scratch [64]byte  // the recomputed hash of the current line
 }
 
 func (v *chainVerifier) check(line []byte, complete bool) error {
@@ -68,13 +73,13 @@ func (v *chainVerifier) problemWith(line []byte, complete bool) string {
 		if errors.As(err, &syntax) {
 			return fmt.Sprintf("line %d: not valid JSON", v.lineNo)
 		}
-		return fmt.Sprintf("line %d: seq, prev_hash or hash has the wrong type", v.lineNo)
+		return fmt.Sprintf("line %d: not an audit entry (want an object with a numeric seq and string prev_hash and hash)", v.lineNo)
 	}
-	head, hash, ok := splitSealedLine(line)
+	head, carried, ok := splitSealedLine(line)
 	switch {
 	case !ok:
 		return v.at(keys, "hash is not the last key, as 64 lowercase hex digits")
-	case hash != keys.Hash || chainHash(keys.PrevHash, head, objectEnd) != hash:
+	case carried != keys.Hash || !v.hashMatches(keys.PrevHash, head, carried):
 		return v.at(keys, "hash does not match its contents (the line was altered)")
 	case keys.Seq != v.prevSeq+1:
 		return v.at(keys, fmt.Sprintf("seq should be %d (a line was removed, duplicated or reordered)", v.prevSeq+1))
@@ -84,11 +89,18 @@ func (v *chainVerifier) problemWith(line []byte, complete bool) string {
 		return v.at(keys, fmt.Sprintf("prev_hash does not match line %d's hash (a line was removed or reordered, or line %d was rewritten)",
 			v.lineNo-1, v.lineNo-1))
 	}
-	v.prevSeq, v.prevHash = keys.Seq, hash
+	v.prevSeq, v.prevHash = keys.Seq, carried
 	return ""
 }
 
 // at names the current line for a problem sentence.
 func (v *chainVerifier) at(keys auditKeys, why string) string {
 	return fmt.Sprintf("line %d (seq %d): %s", v.lineNo, keys.Seq, why)
+}
+
+// hashMatches recomputes the current line's hash from its prev_hash and its
+// unsealed bytes (head + `"}`) and compares it with the hash it carries.
+func (v *chainVerifier) hashMatches(prevHash string, head []byte, carried string) bool {
+	hashInto(&v.scratch, v.digest, prevHash, head, objectEnd)
+	return string(v.scratch[:]) == carried
 }

@@ -23,6 +23,11 @@ type drift struct {
 	grace    Timer
 	repeat   Timer
 	onTask   Window // the last on-task window of the session, for refocus
+	// noticeUp says a drift nudge is on screen. enforced says this episode
+	// ended with our iconify: its nudge stays up, because it explains where
+	// the window went and still offers "Allow".
+	noticeUp bool
+	enforced bool
 }
 
 type judgeKey struct{ class, instance string }
@@ -113,7 +118,7 @@ func (s *Service) applyVerdictLocked(w *writes, v Verdict, now time.Time) {
 
 func (s *Service) startEpisodeLocked(w *writes, now time.Time) {
 	s.drift.episode++
-	s.drift.offSince, s.drift.drifting = now, false
+	s.drift.offSince, s.drift.drifting, s.drift.enforced = now, false, false
 	if s.driftGrace <= 0 {
 		s.confirmDriftLocked(w)
 		return
@@ -122,17 +127,25 @@ func (s *Service) startEpisodeLocked(w *writes, now time.Time) {
 	s.drift.grace = s.clock.AfterFunc(s.driftGrace, func() { s.graceElapsed(id, ep) })
 }
 
-// endEpisodeLocked ends drift (or its grace) and withdraws the nudge.
+// endEpisodeLocked ends drift (or its grace) and withdraws the nudge,
+// unless our own iconify ended it.
 func (s *Service) endEpisodeLocked(w *writes) {
 	if s.drift.offSince.IsZero() {
 		return
 	}
 	s.stopDriftTimersLocked()
-	wasDrifting := s.drift.drifting
 	s.drift.offSince, s.drift.drifting = time.Time{}, false
-	if wasDrifting && s.nudges != nil {
+	if !s.drift.enforced {
+		s.closeNoticeLocked(w)
+	}
+}
+
+// closeNoticeLocked withdraws the drift nudge if one is up.
+func (s *Service) closeNoticeLocked(w *writes) {
+	if s.drift.noticeUp && s.nudges != nil {
 		w.effects = append(w.effects, s.nudges.closeDrift)
 	}
+	s.drift.noticeUp = false
 }
 
 func (s *Service) graceElapsed(id string, episode uint64) {
@@ -161,11 +174,13 @@ func (s *Service) confirmDriftLocked(w *writes) {
 	if s.nudges != nil {
 		note := s.driftNotification(class)
 		w.effects = append(w.effects, func() { s.nudges.showDrift(class, note) })
+		s.drift.noticeUp = true
 	}
 	s.armRepeatLocked()
 	if (s.level == LevelBlock || s.level == LevelLocked) && s.guard != nil && win.ID != 0 {
 		id, back := s.sessionID, s.drift.onTask
 		w.effects = append(w.effects, func() { s.enforce(id, win, back) })
+		s.drift.enforced = true
 	}
 }
 

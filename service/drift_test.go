@@ -142,6 +142,26 @@ func TestBlockIconifiesTheJudgedWindowAndHandsFocusBack(t *testing.T) {
 	}
 }
 
+func TestNudgeStaysAfterOurIconifyAndOffersAllow(t *testing.T) {
+	h, _, n := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(editor)
+	h.start(t, LevelBlock, "Editor")
+	h.RecordWindow(distraction)
+	h.settle()
+	h.RecordWindow(editor) // the guard handed focus back
+	h.settle()
+	on := n.onScreen()
+	if len(on) != 1 || on[0].Summary != "Drifting: Distraction" {
+		t.Fatalf("after our own iconify the nudge should explain it: %+v", on)
+	}
+	_, ids := n.history()
+	h.NotificationAction(ids[0], "allow")
+	h.settle()
+	if v := h.View(); len(v.AllowedClasses) != 2 || len(n.onScreen()) != 0 {
+		t.Fatalf("Allow from the lingering nudge: %v, %d on screen", v.AllowedClasses, len(n.onScreen()))
+	}
+}
+
 func TestNoGuardCallAtWarnObserveOrWithoutAGuard(t *testing.T) {
 	for _, c := range []struct {
 		level   Level
@@ -183,7 +203,7 @@ func TestIconifySkippedWhenTheWindowLostFocusIsNotCounted(t *testing.T) {
 func TestUnknownWithoutEvidenceOrAllowlist(t *testing.T) {
 	h, _, n := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(distraction)
-	h.start(t, LevelBlock) // no classes
+	h.start(t, LevelWarn) // no classes
 	if v := h.View(); v.Drift != DriftUnknown || !strings.Contains(v.DriftReason, "allows no window classes") {
 		t.Fatalf("no allowlist: %s (%s)", v.Drift, v.DriftReason)
 	}

@@ -430,6 +430,7 @@ func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 	s.stopTimerLocked()
 	var w writes
 	s.endEpisodeLocked(&w)
+	s.closeNoticeLocked(&w)
 	s.state, s.outcome, s.endedAt = StateReview, o, t
 	s.account(&w, FocusEvent{AtUnixMillis: t.UnixMilli(), Mark: MarkPause})
 	if o == OutcomeExpired && s.nudges != nil {
@@ -531,6 +532,7 @@ func (s *Service) Refocus() error {
 	}
 	var w writes
 	s.endEpisodeLocked(&w)
+	s.closeNoticeLocked(&w)
 	if back := s.drift.onTask; s.guard != nil && back.ID != 0 && back.ID != s.window.ID {
 		w.effects = append(w.effects, func() { s.activate(back) })
 	}
@@ -566,6 +568,9 @@ func (s *Service) Allow(class string) error {
 	w := writes{snapshot: s.snapshotLocked()}
 	if v := s.judgeLocked(); v != s.drift.verdict {
 		s.recordVerdictLocked(&w, v, s.clock.Now())
+	}
+	if s.drift.offSince.IsZero() {
+		s.closeNoticeLocked(&w) // it offered to allow what is now allowed
 	}
 	s.commit(w)
 	return nil

@@ -46,6 +46,8 @@ type stats struct {
 	minimizes uint32
 
 	running bool      // accounting; false before the first event and after a pause
+	seen    bucketKey // the last bucket with evidence, for counting switches
+	hasSeen bool
 	lastKey bucketKey // the bucket time is accruing to while running
 	lastOff bool      // whether that time is also drift
 	lastAt  time.Time // when lastKey started accruing
@@ -72,9 +74,15 @@ func (s *stats) apply(e FocusEvent) {
 	key := keyOf(e)
 	if s.running {
 		s.flush(at)
-		if key != s.lastKey {
+		// A switch is a move from one window to another. The moment of no
+		// focus a window manager passes through between two windows is not
+		// one, and neither is coming back to the same window after it.
+		if e.Available && s.hasSeen && key != s.seen {
 			s.switches++
 		}
+	}
+	if e.Available {
+		s.seen, s.hasSeen = key, true
 	}
 	s.running, s.lastKey, s.lastOff, s.lastAt = true, key, e.OffTask, at
 }

@@ -3,7 +3,6 @@
 package x11
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -55,8 +54,9 @@ type conn struct {
 	wmChangeState   xproto.Atom
 }
 
-// dial connects to display and interns the atoms. It can block for as long as
-// the server takes to answer the handshake.
+// dial connects to display and interns the atoms. It blocks for as long as
+// the server takes to answer the handshake: callers that need a bound run it
+// in a goroutine.
 func dial(display string) (*conn, error) {
 	x, err := xgb.NewConnDisplay(display)
 	if err != nil {
@@ -94,31 +94,6 @@ func dial(display string) (*conn, error) {
 		*want[i].dst = r.Atom
 	}
 	return c, nil
-}
-
-// dialContext is dial bounded by ctx. A connection that arrives after ctx is
-// done is closed.
-func dialContext(ctx context.Context, display string) (*conn, error) {
-	type result struct {
-		c   *conn
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		c, err := dial(display)
-		ch <- result{c, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.c, r.err
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.x.Close()
-			}
-		}()
-		return nil, ctx.Err()
-	}
 }
 
 // activeWindow reads the root window's _NET_ACTIVE_WINDOW. ok is false when
@@ -178,13 +153,12 @@ func (c *conn) describe(id xproto.Window) (service.Window, error) {
 	return w, nil
 }
 
-// text decodes a string property: STRING is Latin-1 by ICCCM; anything else
+// text decodes a string property. ICCCM says STRING is Latin-1, but many
+// clients (xdotool among them) store UTF-8 bytes typed STRING; bytes that are
+// valid UTF-8 are taken as UTF-8, others as Latin-1. Anything else
 // (UTF8_STRING, COMPOUND_TEXT, which is ASCII in practice) is taken as UTF-8.
 func text(r *xproto.GetPropertyReply) string {
-	if r.Type == xproto.AtomString {
-		if isASCII(r.Value) {
-			return string(r.Value)
-		}
+	if r.Type == xproto.AtomString && !utf8.Valid(r.Value) {
 		rs := make([]rune, len(r.Value))
 		for i, b := range r.Value {
 			rs[i] = rune(b)
@@ -192,15 +166,6 @@ func text(r *xproto.GetPropertyReply) string {
 		return string(rs)
 	}
 	return strings.ToValidUTF8(string(r.Value), string(utf8.RuneError))
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // sendToRoot sends a 32-bit client message about window to the root window,

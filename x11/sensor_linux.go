@@ -15,10 +15,14 @@ import (
 )
 
 // Reconnect backoff after the X server is lost or cannot be reached.
-var (
+const (
 	backoffMin = time.Second
 	backoffMax = 30 * time.Second
 )
+
+// slowDial is how long a connection attempt may go unanswered before the
+// sensor reports the evidence unavailable (it keeps waiting for the answer).
+const slowDial = 10 * time.Second
 
 // closeGrace is how long Run waits, once ctx is done, for its X connection to
 // shut down before returning anyway (a stopped X server never answers).
@@ -28,8 +32,9 @@ var errConnClosed = errors.New("the X connection closed")
 
 // Sensor is the focus sensor: it reports the active window and its title.
 type Sensor struct {
-	display string
-	log     *slog.Logger
+	display  string
+	log      *slog.Logger
+	slowDial time.Duration
 }
 
 // NewSensor prepares a sensor for display (normally os.Getenv("DISPLAY")).
@@ -39,7 +44,7 @@ func NewSensor(display string, logger *slog.Logger) *Sensor {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sensor{display: display, log: logger}
+	return &Sensor{display: display, log: logger, slowDial: slowDial}
 }
 
 // Run reports the active window once at start and on every change, until ctx
@@ -111,7 +116,7 @@ func (s *Sensor) watch(ctx context.Context, post func(service.Window)) {
 	lost := false   // we had a connection and lost it
 	warned := false // the first failure to connect is a warning, retries are debug
 	for {
-		c, err := dialContext(ctx, s.display)
+		c, err := s.dial(ctx, post)
 		if ctx.Err() != nil {
 			return
 		}
@@ -147,6 +152,40 @@ func (s *Sensor) watch(ctx context.Context, post func(service.Window)) {
 		case <-t.C:
 		}
 		delay = min(2*delay, backoffMax)
+	}
+}
+
+// dial connects to the display, bounded by ctx. If the server takes more
+// than slowDial to answer the handshake (a stopped X server accepts the
+// connection and says nothing), it reports the evidence unavailable and keeps
+// waiting: retrying would pile up connections to a server that is not reading.
+func (s *Sensor) dial(ctx context.Context, post func(service.Window)) (*conn, error) {
+	type result struct {
+		c   *conn
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := dial(s.display)
+		ch <- result{c, err}
+	}()
+	slow := time.NewTimer(s.slowDial)
+	defer slow.Stop()
+	for {
+		select {
+		case r := <-ch:
+			return r.c, r.err
+		case <-slow.C:
+			s.log.Warn("x11: the X server does not answer; still waiting", "display", s.display)
+			post(unavailable(fmt.Sprintf("the X server at %s does not answer; still waiting", s.display)))
+		case <-ctx.Done():
+			go func() { // close the connection if it ever arrives
+				if r := <-ch; r.c != nil {
+					r.c.x.Close()
+				}
+			}()
+			return nil, ctx.Err()
+		}
 	}
 }
 

@@ -11,25 +11,28 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
+	"github.com/antidrift/antidrift/x11"
 )
-
-// rawLogRetention is how long raw per-session focus logs are kept.
-const rawLogRetention = 30 * 24 * time.Hour
 
 // Main is the daemon: it wires the adapters to the core. main() and the
 // end-to-end tests share it.
 type Main struct {
-	StateDir string    // "" means persist.DefaultDir()
-	Version  string    // shown in the Version property
-	Stderr   io.Writer // where logs go when stderr is not the journal
+	StateDir   string    // "" means persist.DefaultDir()
+	ConfigPath string    // "" means config.DefaultPath()
+	Display    string    // the X display to watch; "" means none (no X11 evidence)
+	Version    string    // shown in the Version property
+	Stderr     io.Writer // where logs go when stderr is not the journal
 
 	// Bus connects to the session bus; nil means dbus.ConnectSessionBus.
 	Bus func() (*dbus.Conn, error)
 
 	log      *slog.Logger
+	guard    *x11.Guard
+	notes    *dbusapi.Notifications
 	store    *persist.Store
 	svc      *service.Service
 	conn     *dbus.Conn
@@ -48,17 +51,19 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			m.Close()
 		}
 	}()
+	cfg, problems := m.loadConfig()
 	dir := m.StateDir
 	if dir == "" {
 		if dir, err = persist.DefaultDir(); err != nil {
 			return err
 		}
 	}
-	store, problems, err := persist.Open(dir)
+	store, storeProblems, err := persist.Open(dir)
 	if err != nil {
 		return err
 	}
 	m.store = store
+	problems = append(problems, storeProblems...)
 	snap, _, problem, err := store.LoadSnapshot()
 	if err != nil {
 		return fmt.Errorf("reading state.json: %w", err)
@@ -69,20 +74,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	for _, p := range problems {
 		m.log.Warn(p)
 	}
-	if n, err := store.PruneSessions(rawLogRetention, time.Now(), snap.SessionID); err != nil {
+	if n, err := store.PruneSessions(cfg.Retention, time.Now(), snap.SessionID); err != nil {
 		m.log.Warn("pruning old raw logs failed", "err", err)
 	} else if n > 0 {
 		m.log.Info("pruned old raw logs", "count", n)
-	}
-
-	m.svc = service.New(service.Options{
-		Store:    store,
-		Logger:   m.log,
-		Version:  m.Version,
-		Problems: problems,
-	})
-	if err := m.svc.Recover(snap); err != nil {
-		return err
 	}
 
 	connect := m.Bus
@@ -91,6 +86,38 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	if m.conn, err = connect(); err != nil {
 		return fmt.Errorf("connecting to the session bus: %w", err)
+	}
+	// The notifications client reports actions to the core, which is built
+	// after it: the closure reads m.svc when an action arrives.
+	onAction := func(id uint32, key string) {
+		if m.svc != nil {
+			m.svc.NotificationAction(id, key)
+		}
+	}
+	if m.notes, err = dbusapi.NewNotifications(m.conn, m.log, onAction); err != nil {
+		return err
+	}
+	opts := service.Options{
+		Store:          store,
+		Logger:         m.log,
+		Version:        m.Version,
+		Problems:       problems,
+		DefaultLevel:   cfg.Enforcement,
+		DefaultAllowed: cfg.AllowedClasses,
+		BreakGlassHold: cfg.BreakGlassHold,
+		DriftGrace:     cfg.DriftGrace,
+		NudgeRepeat:    cfg.NudgeRepeat,
+		Notifier:       m.notes,
+	}
+	var sensor *x11.Sensor
+	if m.Display != "" {
+		sensor = x11.NewSensor(m.Display, m.log)
+		m.guard = x11.NewGuard(m.Display, m.log)
+		opts.Guard = m.guard
+	}
+	m.svc = service.New(opts)
+	if err := m.svc.Recover(snap); err != nil {
+		return err
 	}
 	m.notifier = newSystemdNotifier(m.svc, m.log)
 	m.svc.AddListener(m.notifier)
@@ -101,9 +128,39 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	var workCtx context.Context
 	workCtx, m.stop = context.WithCancel(ctx)
 	m.notifier.ready(workCtx, &m.workers)
+	if sensor != nil {
+		m.workers.Add(1)
+		go func() {
+			defer m.workers.Done()
+			sensor.Run(workCtx, m.svc.RecordWindow)
+		}()
+	} else {
+		m.svc.RecordWindow(service.Window{Reason: "no X display: DISPLAY is not set (Wayland-only sessions are not supported yet)"})
+	}
 	v := m.svc.View()
-	m.log.Info("antidriftd serving", "bus_name", dbusapi.BusName, "state_dir", dir, "state", v.State, "session_id", v.SessionID)
+	m.log.Info("antidriftd serving", "bus_name", dbusapi.BusName, "state_dir", dir, "state", v.State, "session_id", v.SessionID,
+		"x11_display", m.Display, "x11_evidence", sensor != nil, "enforcement_available", m.guard != nil && m.guard.Available())
 	return nil
+}
+
+// loadConfig reads the config file. A bad file never stops the daemon: it
+// runs on defaults for what is wrong and says so in Problems and the log.
+func (m *Main) loadConfig() (config.Config, []string) {
+	path := m.ConfigPath
+	if path == "" {
+		var err error
+		if path, err = config.DefaultPath(); err != nil {
+			m.log.Warn("no config path; using defaults", "err", err)
+			return config.Default(), nil
+		}
+	}
+	cfg, problems := config.Load(path)
+	var out []string
+	for _, p := range problems {
+		m.log.Warn("config: " + p.String())
+		out = append(out, p.String())
+	}
+	return cfg, out
 }
 
 // Done is closed when the bus connection ends (the bus went away): the
@@ -130,6 +187,12 @@ func (m *Main) Close() error {
 	}
 	if m.svc != nil {
 		m.svc.Shutdown()
+	}
+	if m.notes != nil {
+		m.notes.Shutdown()
+	}
+	if m.guard != nil {
+		m.guard.Close()
 	}
 	var errs []error
 	if m.conn != nil {

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
 )
 
@@ -24,6 +25,8 @@ func main() {
 func run(args []string) int {
 	fs := flag.NewFlagSet("antidriftd", flag.ContinueOnError)
 	stateDir := fs.String("state-dir", "", "state directory (default $XDG_STATE_HOME/antidrift)")
+	configPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/antidrift/config.toml)")
+	checkConfig := fs.Bool("check-config", false, "check the config file, print its problems, exit 1 if it has any")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -32,10 +35,13 @@ func run(args []string) int {
 		fmt.Println("antidriftd", version)
 		return 0
 	}
+	if *checkConfig {
+		return check(*configPath)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	m := &Main{StateDir: *stateDir, Version: version}
+	m := &Main{StateDir: *stateDir, ConfigPath: *configPath, Display: os.Getenv("DISPLAY"), Version: version}
 	if err := m.Run(ctx); err != nil {
 		if errors.Is(err, dbusapi.ErrNameTaken) {
 			fmt.Fprintln(os.Stderr, "antidriftd:", err, "(stop it first, e.g. systemctl --user stop antidrift)")
@@ -55,4 +61,24 @@ func run(args []string) int {
 		m.log.Warn("shutdown", "err", err)
 	}
 	return code
+}
+
+// check prints the config file's problems, or that it is fine.
+func check(path string) int {
+	if path == "" {
+		var err error
+		if path, err = config.DefaultPath(); err != nil {
+			fmt.Fprintln(os.Stderr, "antidriftd:", err)
+			return 1
+		}
+	}
+	_, problems := config.Load(path)
+	for _, p := range problems {
+		fmt.Println(p.String())
+	}
+	if len(problems) > 0 {
+		return 1
+	}
+	fmt.Println(path + ": ok")
+	return 0
 }

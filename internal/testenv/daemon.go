@@ -99,10 +99,13 @@ type Daemon struct {
 }
 
 // StartDaemon starts antidriftd on b with its state in stateDir and waits
-// until it owns org.antidrift. extraEnv is added to its environment.
+// until it owns org.antidrift. It sees no X display and reads no config
+// unless extraEnv says otherwise (DISPLAY=…, XDG_CONFIG_HOME=…), so a test
+// never watches the developer's own desktop or reads their config.
 func StartDaemon(t testing.TB, b *Bus, stateDir string, extraEnv ...string) *Daemon {
 	t.Helper()
-	d := &Daemon{Bus: b, StateDir: stateDir, env: extraEnv}
+	isolated := []string{"DISPLAY=", "XDG_CONFIG_HOME=" + tempDir(t)}
+	d := &Daemon{Bus: b, StateDir: stateDir, env: append(isolated, extraEnv...)}
 	d.Start(t)
 	return d
 }

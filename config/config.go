@@ -1,0 +1,407 @@
+// Package config reads antidrift's config file,
+// $XDG_CONFIG_HOME/antidrift/config.toml.
+//
+// The file is edited by hand, and a mistake in it must never keep the daemon
+// from starting: Load always returns a usable Config, and reports what was
+// wrong as Problems, sentences for a person that the daemon logs and shows.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// Config is the daemon's settings. The zero value is not useful; start from
+// Default.
+type Config struct {
+	Enforcement    service.Level    // enforcement
+	AllowedClasses []string         // allowed_classes: used when Start passes none
+	DriftGrace     time.Duration    // drift_grace
+	NudgeRepeat    time.Duration    // nudge_repeat
+	BreakGlassHold time.Duration    // break_glass_hold: wait before a locked session may be abandoned
+	Retention      time.Duration    // retention: age at which raw session logs are pruned
+	IdleAfter      time.Duration    // idle_after (used by a later feature)
+	PrivateClasses []string         // private_classes (used by a later feature)
+	RedactTitles   []*regexp.Regexp // redact_titles
+}
+
+// Default is the config of a missing or empty file.
+func Default() Config {
+	return Config{
+		Enforcement:    service.LevelWarn,
+		DriftGrace:     5 * time.Second,
+		NudgeRepeat:    2 * time.Minute,
+		BreakGlassHold: 5 * time.Minute,
+		Retention:      720 * time.Hour,
+		IdleAfter:      3 * time.Minute,
+	}
+}
+
+// Limits on class lists. A class is matched against WM_CLASS, which is short;
+// the caps keep a pasted-in mistake from becoming a huge allow list.
+const (
+	maxClasses  = 64
+	maxClassLen = 256 // characters (runes), not bytes
+)
+
+// maxProblems caps the problems one file reports. Past a screenful a person
+// has enough to go on (the file is likely not a config file at all), and
+// finding each problem's line costs a pass over the file.
+const maxProblems = 20
+
+// DefaultPath is where the config file lives when --config doesn't say:
+// $XDG_CONFIG_HOME/antidrift/config.toml, or ~/.config/antidrift/config.toml
+// when XDG_CONFIG_HOME is unset or relative (the XDG spec says to ignore a
+// relative one).
+func DefaultPath() (string, error) {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("config: cannot find the config directory: %w", err)
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "antidrift", "config.toml"), nil
+}
+
+// Problem is one thing wrong with the file, for a person:
+//
+//	/home/me/.config/antidrift/config.toml line 4: drift_grace: "5 seconds" is not a duration (use Go syntax such as 5s, 2m, 1h30m)
+type Problem struct {
+	Path string // the file, as given to Load or Parse
+	Line int    // 1-based; 0 when unknown
+	Key  string // the top-level key at fault; empty for the file as a whole
+	Msg  string
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.Path)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, " line %d", p.Line)
+	}
+	b.WriteString(": ")
+	if p.Key != "" {
+		b.WriteString(p.Key + ": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Load reads the config file at path.
+//
+// A missing file is not a problem: it means Default(). Otherwise Load never
+// fails, it falls back:
+//   - an unreadable file (permission denied, a directory) or one that is not
+//     valid TOML gives Default() for everything, with one problem;
+//   - an unknown key is reported and ignored;
+//   - a key with a bad value (wrong type, out of bounds, a regex that does
+//     not compile) is reported and keeps its default, while every other key
+//     keeps its good value, so one typo doesn't cost the rest of the file.
+//     A list key is taken whole or not at all: one bad item keeps the
+//     default for the entire list.
+func Load(path string) (Config, []Problem) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already in the Problem
+		}
+		return Default(), []Problem{{Path: path, Msg: fmt.Sprintf("cannot read the file (%v), so none of it is used", err)}}
+	}
+	return Parse(path, data)
+}
+
+// Parse is Load on the file's contents; path is only used in problems.
+func Parse(path string, data []byte) (Config, []Problem) {
+	var values map[string]toml.Primitive
+	md, err := toml.Decode(string(data), &values)
+	if err != nil {
+		p := Problem{Path: path, Msg: err.Error()}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			p.Line, p.Msg = pe.Position.Line, pe.Message
+		}
+		p.Msg = "not valid TOML (" + p.Msg + "), so none of it is used"
+		return Default(), []Problem{p}
+	}
+
+	c := Default()
+	r := reporter{path: path, md: &md, values: values}
+	for _, full := range topKeys(md) {
+		key := full[0]
+		set, known := fields[key]
+		if !known {
+			r.add(full, "unknown key (the keys are "+knownKeys+")")
+			continue
+		}
+		var v any
+		if err := md.PrimitiveDecode(values[key], &v); err != nil {
+			r.add(full, err.Error())
+			continue
+		}
+		if err := set(&c, v); err != nil {
+			r.add(full, err.Error())
+		}
+	}
+	return c, r.done()
+}
+
+// topKeys lists the file's top-level keys in the order they first appear,
+// so problems read top to bottom. Each comes as the first full key under it
+// (a.b for a.b = 1), which is what has a line number.
+func topKeys(md toml.MetaData) []toml.Key {
+	var keys []toml.Key
+	seen := make(map[string]bool)
+	for _, k := range md.Keys() {
+		if !seen[k[0]] {
+			seen[k[0]] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// knownKeys lists fields' keys for the unknown-key message.
+var knownKeys = strings.Join(slices.Sorted(maps.Keys(fields)), ", ")
+
+// A field checks one key's value and, when it is good, stores it in c. When
+// it is not, it leaves c alone and returns why, in words for a person (the
+// key name is added by the caller).
+type field func(c *Config, v any) error
+
+// fields are the keys a config file may have.
+var fields = map[string]field{
+	"enforcement":      level,
+	"allowed_classes":  classes(func(c *Config) *[]string { return &c.AllowedClasses }),
+	"drift_grace":      duration(func(c *Config) *time.Duration { return &c.DriftGrace }, "0s", ""),
+	"nudge_repeat":     duration(func(c *Config) *time.Duration { return &c.NudgeRepeat }, "10s", "to keep nudges humane"),
+	"break_glass_hold": duration(func(c *Config) *time.Duration { return &c.BreakGlassHold }, "0s", ""),
+	"retention":        duration(func(c *Config) *time.Duration { return &c.Retention }, "1h", ""),
+	"idle_after":       duration(func(c *Config) *time.Duration { return &c.IdleAfter }, "10s", ""),
+	"private_classes":  classes(func(c *Config) *[]string { return &c.PrivateClasses }),
+	"redact_titles":    redactTitles,
+}
+
+func level(c *Config, v any) error {
+	s, err := text(v, `a quoted level such as "warn"`)
+	if err != nil {
+		return err
+	}
+	l := service.Level(s)
+	if !slices.Contains(service.Levels, l) {
+		names := make([]string, len(service.Levels))
+		for i, x := range service.Levels {
+			names[i] = string(x)
+		}
+		return fmt.Errorf("%q is not a level (use one of %s)", s, strings.Join(names, ", "))
+	}
+	c.Enforcement = l
+	return nil
+}
+
+// duration is a key holding a Go duration string of at least least (itself
+// a duration string, so messages show it as written rather than as
+// time.Duration prints it, 1h0m0s). why, if set, tells a person the reason
+// for the floor.
+func duration(dst func(*Config) *time.Duration, least, why string) field {
+	floor, err := time.ParseDuration(least)
+	if err != nil {
+		panic("config: bad minimum " + least)
+	}
+	return func(c *Config, v any) error {
+		s, err := text(v, `a quoted duration such as "5s"`)
+		if err != nil {
+			return err
+		}
+		d, err := time.ParseDuration(s)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%q is not a duration (use Go syntax such as 5s, 2m, 1h30m)", s)
+		case d < 0 && floor == 0:
+			return fmt.Errorf("%q is negative", s)
+		case d < floor && why != "":
+			return fmt.Errorf("%q is too short: the minimum is %s, %s", s, least, why)
+		case d < floor:
+			return fmt.Errorf("%q is too short: the minimum is %s", s, least)
+		}
+		*dst(c) = d
+		return nil
+	}
+}
+
+// classes is a key holding a list of window classes: at most maxClasses of
+// them, each 1 to maxClassLen characters.
+func classes(dst func(*Config) *[]string) field {
+	return func(c *Config, v any) error {
+		list, err := texts(v, "window class")
+		if err != nil {
+			return err
+		}
+		if len(list) > maxClasses {
+			return fmt.Errorf("%d classes is too many (at most %d)", len(list), maxClasses)
+		}
+		for i, s := range list {
+			switch n := utf8.RuneCountInString(s); {
+			case n == 0:
+				return fmt.Errorf("item %d is empty", i+1)
+			case n > maxClassLen:
+				return fmt.Errorf("item %d is %d characters long (at most %d)", i+1, n, maxClassLen)
+			}
+		}
+		*dst(c) = list
+		return nil
+	}
+}
+
+func redactTitles(c *Config, v any) error {
+	list, err := texts(v, "regular expression")
+	if err != nil {
+		return err
+	}
+	res := make([]*regexp.Regexp, len(list))
+	for i, s := range list {
+		res[i], err = regexp.Compile(s)
+		if err != nil {
+			var se *syntax.Error
+			if errors.As(err, &se) {
+				err = errors.New(se.Code.String()) // Error() repeats the expression
+			}
+			return fmt.Errorf("item %d, %q, is not a valid regular expression: %v", i+1, s, err)
+		}
+	}
+	c.RedactTitles = res
+	return nil
+}
+
+// text is v as a string, or an error saying what was wanted instead.
+func text(v any, want string) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("want %s, got %s", want, describe(v))
+	}
+	return s, nil
+}
+
+// texts is v as a list of strings, or an error naming the first item that
+// is not one. item names what each string is, for the message.
+func texts(v any, item string) ([]string, error) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want a list of quoted strings (each a %s), got %s", item, describe(v))
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return nil, fmt.Errorf("item %d: want a quoted %s, got %s", i+1, item, describe(it))
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// describe names a decoded TOML value's kind for a message.
+func describe(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case int64, float64:
+		return fmt.Sprintf("the number %v", v)
+	case bool:
+		return fmt.Sprintf("%v", v)
+	case []any, []map[string]any:
+		return "a list"
+	case map[string]any:
+		return "a table"
+	default: // the toml date and time types
+		return "a date or time"
+	}
+}
+
+// reporter collects one Parse's problems, up to maxProblems.
+type reporter struct {
+	path     string
+	md       *toml.MetaData
+	values   map[string]toml.Primitive
+	problems []Problem
+	more     int // problems past the cap, counted but not shown
+}
+
+// add reports a problem with the top-level key of key, a full key from
+// topKeys.
+func (r *reporter) add(key toml.Key, msg string) {
+	if len(r.problems) == maxProblems {
+		r.more++
+		return
+	}
+	r.problems = append(r.problems, Problem{Path: r.path, Line: r.line(key), Key: key[0], Msg: msg})
+}
+
+func (r *reporter) done() []Problem {
+	if r.more > 0 {
+		r.problems = append(r.problems, Problem{Path: r.path, Msg: fmt.Sprintf("%d more problems not shown", r.more)})
+	}
+	return r.problems
+}
+
+// line is where key is defined, or 0 when toml doesn't say. A dotted key
+// (a.b = 1) gives its table no position of its own, so line walks down
+// the full key until a part of it has one.
+func (r *reporter) line(key toml.Key) int {
+	p := r.values[key[0]]
+	for _, k := range key[1:] {
+		if line := r.locate(p); line > 0 {
+			return line
+		}
+		var table map[string]toml.Primitive
+		if r.md.PrimitiveDecode(p, &table) != nil {
+			return 0
+		}
+		var ok bool
+		if p, ok = table[k]; !ok {
+			return 0
+		}
+	}
+	return r.locate(p)
+}
+
+// locate is the line of the key p was decoded from, or 0.
+//
+// toml v1.6 has no public way to ask where a key is, but when an
+// Unmarshaler fails it returns a ParseError carrying the position of the key
+// being decoded. Decoding into locator, which always fails, reads that
+// position out. It costs a pass over the file (toml works out the column
+// too), one reason problems are capped.
+func (r *reporter) locate(p toml.Primitive) int {
+	var pe toml.ParseError
+	if errors.As(r.md.PrimitiveDecode(p, locator{}), &pe) {
+		return pe.Position.Line
+	}
+	return 0
+}
+
+// locator is a toml.Unmarshaler that always fails; see reporter.locate.
+type locator struct{}
+
+var errLocate = errors.New("locate")
+
+func (locator) UnmarshalTOML(any) error { return errLocate }

@@ -1,0 +1,347 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// goodFile sets every key to a value other than its default.
+const goodFile = `# antidrift
+enforcement = "block"
+allowed_classes = ["Emacs", "kitty"]
+drift_grace = "10s"
+nudge_repeat = "90s"
+break_glass_hold = "0s"
+retention = "48h"
+idle_after = "1m30s"
+private_classes = ["KeePassXC", "Signal"]
+redact_titles = ['\d{4}-\d{4}', "(?i)bank"]
+`
+
+// want is a problem a test expects: the key, the line, and a piece of the
+// message. The path is checked against the file the test wrote.
+type want struct {
+	key  string
+	line int
+	msg  string
+}
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     *string       // nil: no file at the path
+		config   func(*Config) // edits Default() into the expected config
+		problems []want
+	}{
+		{name: "missing file", file: nil},
+		{name: "empty file", file: ptr("")},
+		{name: "good file", file: ptr(goodFile), config: func(c *Config) {
+			c.Enforcement = service.LevelBlock
+			c.AllowedClasses = []string{"Emacs", "kitty"}
+			c.DriftGrace = 10 * time.Second
+			c.NudgeRepeat = 90 * time.Second
+			c.BreakGlassHold = 0
+			c.Retention = 48 * time.Hour
+			c.IdleAfter = 90 * time.Second
+			c.PrivateClasses = []string{"KeePassXC", "Signal"}
+			c.RedactTitles = regexps(`\d{4}-\d{4}`, `(?i)bank`)
+		}},
+		{name: "unicode classes", file: ptr("allowed_classes = [\"Скайп\", \"微信\", \"🦊\"]\n"), config: func(c *Config) {
+			c.AllowedClasses = []string{"Скайп", "微信", "🦊"}
+		}},
+		{name: "256 characters is long enough", file: ptr(`private_classes = ["` + strings.Repeat("é", 256) + `"]`), config: func(c *Config) {
+			c.PrivateClasses = []string{strings.Repeat("é", 256)}
+		}},
+		{name: "syntax error uses no part of the file",
+			file:     ptr("enforcement = \"block\"\ndrift_grace = \"9s\"\nretention = \n"),
+			problems: []want{{"", 3, "not valid TOML"}}},
+		{name: "unknown key, others applied",
+			file:     ptr("drift_grace = \"9s\"\nenforcment = \"block\"\n"),
+			config:   func(c *Config) { c.DriftGrace = 9 * time.Second },
+			problems: []want{{"enforcment", 2, "unknown key (the keys are allowed_classes, "}}},
+		{name: "unknown table",
+			file:     ptr("retention = \"2h\"\n\n[nudges]\nrepeat = \"1m\"\n"),
+			config:   func(c *Config) { c.Retention = 2 * time.Hour },
+			problems: []want{{"nudges", 3, "unknown key"}}},
+		{name: "unknown dotted key",
+			file:     ptr("retention = \"2h\"\n\nnudge.repeat = \"1m\"\nnudge.when = \"always\"\n"),
+			config:   func(c *Config) { c.Retention = 2 * time.Hour },
+			problems: []want{{"nudge", 3, "unknown key"}}},
+		{name: "keys are case sensitive",
+			file:     ptr(`Enforcement = "block"`),
+			problems: []want{{"Enforcement", 1, "unknown key"}}},
+		{name: "every problem, in file order",
+			file:   ptr("enforcement = \"strict\"\nidle_after = \"20s\"\nnudge_repeat = \"1s\"\nbogus = 1\n"),
+			config: func(c *Config) { c.IdleAfter = 20 * time.Second },
+			problems: []want{
+				{"enforcement", 1, `"strict" is not a level (use one of observe, warn, block, locked)`},
+				{"nudge_repeat", 3, `"1s" is too short: the minimum is 10s, to keep nudges humane`},
+				{"bogus", 4, "unknown key"},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if tt.file != nil {
+				if err := os.WriteFile(path, []byte(*tt.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			expect := Default()
+			if tt.config != nil {
+				tt.config(&expect)
+			}
+			got, problems := Load(path)
+			sameConfig(t, got, expect)
+			checkProblems(t, path, problems, tt.problems)
+		})
+	}
+}
+
+// A bad value is reported, with its key and line, and the key keeps its
+// default: the config is exactly the one without that key. Each case is the
+// good file with the key's line replaced by a bad one, so every other key
+// still has to apply.
+func TestBadValues(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	many := `"c"` + strings.Repeat(`, "c"`, 64) // 65 classes
+	for _, bad := range []struct{ name, key, value, want string }{
+		{"bad level", "enforcement", `"strict"`, `"strict" is not a level`},
+		{"level of wrong type", "enforcement", `3`, `want a quoted level such as "warn", got the number 3`},
+		{"not a duration", "drift_grace", `"5 seconds"`, `"5 seconds" is not a duration (use Go syntax such as 5s, 2m, 1h30m)`},
+		{"negative duration", "drift_grace", `"-5s"`, `"-5s" is negative`},
+		{"duration as a number", "drift_grace", `5`, `want a quoted duration such as "5s", got the number 5`},
+		{"duration as a date", "drift_grace", `2024-01-01`, `want a quoted duration such as "5s", got a date or time`},
+		{"inhumane nudges", "nudge_repeat", `"1s"`, `"1s" is too short: the minimum is 10s, to keep nudges humane`},
+		{"zero nudges", "nudge_repeat", `"0s"`, `the minimum is 10s`},
+		{"negative hold", "break_glass_hold", `"-1m"`, `"-1m" is negative`},
+		{"short retention", "retention", `"30m"`, `"30m" is too short: the minimum is 1h`},
+		{"short idle", "idle_after", `"9s"`, `the minimum is 10s`},
+		{"bad regex", "redact_titles", `["ok", "a(b"]`, `item 2, "a(b", is not a valid regular expression: missing closing )`},
+		{"regex not a string", "redact_titles", `["ok", true]`, `item 2: want a quoted regular expression, got true`},
+		{"class too long", "allowed_classes", `["ok", "` + long + `"]`, `item 2 is 300 characters long (at most 256)`},
+		{"too many classes", "allowed_classes", `[` + many + `]`, `65 classes is too many (at most 64)`},
+		{"empty class", "private_classes", `[""]`, `item 1 is empty`},
+		{"class list as string", "allowed_classes", `"Emacs"`, `want a list of quoted strings (each a window class), got the string "Emacs"`},
+		{"class list of tables", "allowed_classes", `[{name = "Emacs"}]`, `item 1: want a quoted window class, got a table`},
+		{"class list as table", "private_classes", `{a = "b"}`, `got a table`},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			var rest []string
+			for _, line := range strings.Split(goodFile, "\n") {
+				if !strings.HasPrefix(line, bad.key+" =") {
+					rest = append(rest, line)
+				}
+			}
+			expect, problems := Parse("rest.toml", []byte(strings.Join(rest, "\n")))
+			if len(problems) != 0 || len(rest) == len(strings.Split(goodFile, "\n")) {
+				t.Fatalf("the good file without %s: %d lines, problems %v", bad.key, len(rest), problems)
+			}
+			// The bad line goes in the middle, so lines after it count too.
+			file := slices.Insert(rest, 3, bad.key+" = "+bad.value)
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(path, []byte(strings.Join(file, "\n")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, problems := Load(path)
+			sameConfig(t, got, expect)
+			checkProblems(t, path, problems, []want{{bad.key, 4, bad.want}})
+		})
+	}
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	t.Run("directory", func(t *testing.T) {
+		got, problems := Load(dir)
+		sameConfig(t, got, Default())
+		checkProblems(t, dir, problems, []want{{"", 0, "cannot read the file (is a directory), so none of it is used"}})
+	})
+	t.Run("permission denied", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root reads any file")
+		}
+		path := filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(path, []byte(goodFile), 0o000); err != nil {
+			t.Fatal(err)
+		}
+		got, problems := Load(path)
+		sameConfig(t, got, Default())
+		checkProblems(t, path, problems, []want{{"", 0, "permission denied"}})
+	})
+}
+
+// A file with many problems reports the first maxProblems and a count of
+// the rest, rather than burying the log.
+func TestProblemsAreCapped(t *testing.T) {
+	var b strings.Builder
+	for i := range maxProblems + 5 {
+		b.WriteString("unknown_" + strings.Repeat("x", i) + " = 1\n")
+	}
+	b.WriteString(`drift_grace = "1s"`)
+	got, problems := Parse("c.toml", []byte(b.String()))
+	if got.DriftGrace != time.Second {
+		t.Errorf("DriftGrace = %v; the keys after the cap still apply", got.DriftGrace)
+	}
+	if len(problems) != maxProblems+1 {
+		t.Fatalf("got %d problems, want %d", len(problems), maxProblems+1)
+	}
+	if p := problems[maxProblems-1]; p.Line != maxProblems {
+		t.Errorf("last shown problem %v, want line %d", p, maxProblems)
+	}
+	if s := problems[maxProblems].String(); s != "c.toml: 5 more problems not shown" {
+		t.Errorf("summary = %q", s)
+	}
+}
+
+func TestProblemString(t *testing.T) {
+	for _, tt := range []struct {
+		p    Problem
+		want string
+	}{
+		{Problem{"config.toml", 4, "drift_grace", "bad"}, "config.toml line 4: drift_grace: bad"},
+		{Problem{"/c.toml", 0, "a.b", "bad"}, "/c.toml: a.b: bad"},
+		{Problem{"/c.toml", 2, "", "not valid TOML"}, "/c.toml line 2: not valid TOML"},
+		{Problem{"/c.toml", 0, "", "cannot read"}, "/c.toml: cannot read"},
+	} {
+		if got := tt.p.String(); got != tt.want {
+			t.Errorf("%#v.String() = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+	// The example from the package's brief, end to end.
+	_, problems := Parse("config.toml", []byte("\n\n\ndrift_grace = \"5 seconds\"\n"))
+	want := `config.toml line 4: drift_grace: "5 seconds" is not a duration (use Go syntax such as 5s, 2m, 1h30m)`
+	if len(problems) != 1 || problems[0].String() != want {
+		t.Errorf("problems = %v, want [%s]", problems, want)
+	}
+}
+
+func TestDefaultPath(t *testing.T) {
+	t.Setenv("HOME", "/home/me")
+	for _, tt := range []struct{ xdg, want string }{
+		{"", "/home/me/.config/antidrift/config.toml"},
+		{"/xdg", "/xdg/antidrift/config.toml"},
+		{"relative/dir", "/home/me/.config/antidrift/config.toml"},
+	} {
+		t.Setenv("XDG_CONFIG_HOME", tt.xdg)
+		got, err := DefaultPath()
+		if err != nil || got != tt.want {
+			t.Errorf("XDG_CONFIG_HOME=%q: DefaultPath() = %q, %v; want %q", tt.xdg, got, err, tt.want)
+		}
+	}
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("HOME", "")
+	if got, err := DefaultPath(); err == nil {
+		t.Errorf("with no HOME: DefaultPath() = %q, want an error", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(goodFile)) // the rest of the seeds are in testdata/fuzz/FuzzParse
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, problems := Parse("fuzz.toml", data)
+		checkValid(t, c)
+		for _, p := range problems {
+			if p.Path != "fuzz.toml" || p.Msg == "" || p.Line < 0 {
+				t.Errorf("malformed problem %#v", p)
+			}
+		}
+		if len(problems) > maxProblems+1 {
+			t.Errorf("%d problems, more than the cap", len(problems))
+		}
+	})
+}
+
+// checkValid fails t unless c obeys the rules of the file format, stated
+// here independently of the code that enforces them.
+func checkValid(t *testing.T, c Config) {
+	t.Helper()
+	if !slices.Contains(service.Levels, c.Enforcement) {
+		t.Errorf("Enforcement %q is not a level", c.Enforcement)
+	}
+	for _, d := range []struct {
+		name     string
+		got, min time.Duration
+	}{
+		{"DriftGrace", c.DriftGrace, 0},
+		{"NudgeRepeat", c.NudgeRepeat, 10 * time.Second},
+		{"BreakGlassHold", c.BreakGlassHold, 0},
+		{"Retention", c.Retention, time.Hour},
+		{"IdleAfter", c.IdleAfter, 10 * time.Second},
+	} {
+		if d.got < d.min {
+			t.Errorf("%s = %v, below its minimum %v", d.name, d.got, d.min)
+		}
+	}
+	for _, list := range [][]string{c.AllowedClasses, c.PrivateClasses} {
+		if len(list) > 64 {
+			t.Errorf("%d classes, more than 64", len(list))
+		}
+		for _, s := range list {
+			if n := len([]rune(s)); n < 1 || n > 256 {
+				t.Errorf("class %q is %d characters, want 1 to 256", s, n)
+			}
+		}
+	}
+	for i, re := range c.RedactTitles {
+		if re == nil {
+			t.Errorf("RedactTitles[%d] is nil", i)
+		}
+	}
+}
+
+// sameConfig fails t unless got and want are equal, comparing regexps by
+// their source.
+func sameConfig(t *testing.T, got, want Config) {
+	t.Helper()
+	checkValid(t, got)
+	if g, w := sources(got.RedactTitles), sources(want.RedactTitles); !slices.Equal(g, w) {
+		t.Errorf("RedactTitles = %q, want %q", g, w)
+	}
+	got.RedactTitles, want.RedactTitles = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("config =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func checkProblems(t *testing.T, path string, got []Problem, want []want) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d problems %v, want %d %v", len(got), got, len(want), want)
+	}
+	for i, p := range got {
+		w := want[i]
+		if p.Path != path || p.Key != w.key || p.Line != w.line || !strings.Contains(p.Msg, w.msg) {
+			t.Errorf("problem %d = %#v, want key %q line %d message containing %q", i, p, w.key, w.line, w.msg)
+		}
+		if !strings.HasPrefix(p.String(), path) {
+			t.Errorf("%q does not name the file", p.String())
+		}
+	}
+}
+
+func regexps(exprs ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(exprs))
+	for i, e := range exprs {
+		out[i] = regexp.MustCompile(e)
+	}
+	return out
+}
+
+func sources(res []*regexp.Regexp) []string {
+	out := make([]string, len(res))
+	for i, re := range res {
+		out[i] = re.String()
+	}
+	return out
+}
+
+func ptr(s string) *string { return &s }

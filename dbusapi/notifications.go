@@ -1,0 +1,377 @@
+package dbusapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// The desktop notification server, as the freedesktop spec names it.
+const (
+	notificationsName  = "org.freedesktop.Notifications"
+	notificationsPath  = dbus.ObjectPath("/org/freedesktop/Notifications")
+	notificationsIface = "org.freedesktop.Notifications"
+	actionInvoked      = notificationsIface + ".ActionInvoked"
+
+	// notifyAppName is both the app_name and the desktop-entry hint, so
+	// servers that group or theme by application find antidrift.desktop.
+	notifyAppName = "antidrift"
+	// setupTimeout bounds the bus calls of NewNotifications and Shutdown,
+	// which take no context. They only talk to the bus daemon.
+	setupTimeout = 5 * time.Second
+	// maxTracked bounds the ids remembered per server. The core keeps at
+	// most a couple of notifications open; this only guards against a
+	// caller that never closes anything.
+	maxTracked = 256
+)
+
+// ErrNoNotificationServer says nothing owns org.freedesktop.Notifications on
+// the session bus and the bus could not start one.
+var ErrNoNotificationServer = errors.New("no notification server on the session bus")
+
+// Notifications delivers the core's notifications to the desktop's
+// notification server (org.freedesktop.Notifications) and reports the
+// actions the person chooses.
+//
+// It talks to whichever process owns the name at the time of each call. It
+// remembers, per server (by unique bus name, never reused on a bus), whether
+// the server can show actions and which notification ids it gave us, so that
+// after a server restart a stale id can neither replace nor close some other
+// application's notification that happens to have the same number.
+type Notifications struct {
+	conn     *dbus.Conn
+	log      *slog.Logger
+	onAction func(id uint32, key string)
+
+	signals  chan *dbus.Signal
+	done     chan struct{} // closed by Shutdown
+	loopDone chan struct{} // closed when the signal loop has returned
+	shutOnce sync.Once
+	shutErr  error
+
+	mu        sync.Mutex
+	server    string              // unique name of the server we last talked to
+	capsKnown bool                // whether actions below is server's answer
+	actions   bool                // server advertises the "actions" capability
+	ours      map[uint32]struct{} // ids server gave us that we have not closed
+}
+
+var _ service.Notifier = (*Notifications)(nil)
+
+// actionMatch selects ActionInvoked signals sent by whoever owns
+// org.freedesktop.Notifications at the time. The bus resolves the
+// well-known sender name on every signal, so the one subscription keeps
+// working when the server restarts under a new unique name.
+var actionMatch = []dbus.MatchOption{
+	dbus.WithMatchSender(notificationsName),
+	dbus.WithMatchObjectPath(notificationsPath),
+	dbus.WithMatchInterface(notificationsIface),
+	dbus.WithMatchMember("ActionInvoked"),
+}
+
+// NewNotifications talks to org.freedesktop.Notifications on conn (the
+// daemon's session-bus connection). onAction is called with (notification
+// id, action key) for every ActionInvoked signal from the notification
+// server, one at a time from a goroutine of its own; the core filters to its
+// own ids. It needs no notification server to be running.
+func NewNotifications(conn *dbus.Conn, log *slog.Logger, onAction func(id uint32, key string)) (*Notifications, error) {
+	if onAction == nil {
+		onAction = func(uint32, string) {}
+	}
+	n := &Notifications{
+		conn:     conn,
+		log:      log,
+		onAction: onAction,
+		signals:  make(chan *dbus.Signal, 16),
+		done:     make(chan struct{}),
+		loopDone: make(chan struct{}),
+		ours:     map[uint32]struct{}{},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	if err := conn.AddMatchSignalContext(ctx, actionMatch...); err != nil {
+		return nil, fmt.Errorf("subscribing to notification actions: %w", err)
+	}
+	conn.Signal(n.signals)
+	go n.loop()
+	return n, nil
+}
+
+// Notify shows note, replacing notification note.ReplacesID when the
+// current server gave us that id, and returns the id the server gave it.
+// If the server cannot show actions, note.NoActionsHint goes on a new line of
+// the body instead. It fails with ErrNoNotificationServer when no server is
+// running and the bus cannot start one, and never blocks past ctx.
+func (n *Notifications) Notify(ctx context.Context, note service.Notification) (uint32, error) {
+	server, err := n.resolve(ctx, true)
+	if err != nil {
+		return 0, err
+	}
+	withActions, err := n.canShowActions(ctx, server)
+	if err != nil {
+		return 0, err
+	}
+
+	actions := []string{}
+	body := note.Body
+	if withActions {
+		for _, a := range note.Actions {
+			actions = append(actions, a.Key, a.Label)
+		}
+	} else if len(note.Actions) > 0 && note.NoActionsHint != "" {
+		if body != "" {
+			body += "\n"
+		}
+		body += note.NoActionsHint
+	}
+	hints := map[string]dbus.Variant{
+		"desktop-entry": dbus.MakeVariant(notifyAppName),
+		"urgency":       dbus.MakeVariant(note.Urgency),
+	}
+	if note.Category != "" {
+		hints["category"] = dbus.MakeVariant(note.Category)
+	}
+
+	replaces := note.ReplacesID
+	if replaces != 0 && !n.isOurs(server, replaces) {
+		// The id came from a server that has since gone, or was closed: the
+		// current server may have given that number to another application
+		// (dunst even adopts unknown replaces_ids), so show a new one.
+		n.log.Debug("not replacing a notification this server did not give us", "id", replaces)
+		replaces = 0
+	}
+
+	var id uint32
+	// Addressed to the unique name, so the notification goes to the server
+	// whose capabilities we just used, or fails if that server is gone.
+	err = n.conn.Object(server, notificationsPath).CallWithContext(ctx, notificationsIface+".Notify", dbus.FlagNoAutoStart,
+		notifyAppName, replaces, "", note.Summary, body, actions, hints, int32(0)).Store(&id)
+	if err != nil {
+		n.forgetIfGone(server, err)
+		return 0, fmt.Errorf("sending a notification: %w", serverError(err))
+	}
+	if id == 0 {
+		return 0, errors.New("the notification server returned id 0")
+	}
+	n.track(server, replaces, id)
+	n.log.Debug("notification shown", "id", id, "replaces", replaces, "category", note.Category, "actions", withActions)
+	return id, nil
+}
+
+// Close withdraws notification id. An id the current server did not give us
+// (its server has gone, taking the notification with it) is left alone, so
+// a new server's notification with the same number is not closed by mistake.
+func (n *Notifications) Close(ctx context.Context, id uint32) error {
+	server, err := n.resolve(ctx, false)
+	if err != nil {
+		return err
+	}
+	if !n.isOurs(server, id) {
+		n.log.Debug("not closing a notification this server did not give us", "id", id)
+		return nil
+	}
+	err = n.conn.Object(server, notificationsPath).CallWithContext(ctx, notificationsIface+".CloseNotification", dbus.FlagNoAutoStart, id).Store()
+	if err != nil {
+		n.forgetIfGone(server, err)
+		return fmt.Errorf("closing notification %d: %w", id, serverError(err))
+	}
+	n.mu.Lock()
+	if n.server == server {
+		delete(n.ours, id)
+	}
+	n.mu.Unlock()
+	return nil
+}
+
+// Shutdown stops listening for ActionInvoked signals. Once it returns,
+// onAction is not called again. Notify and Close keep working. It is safe to
+// call more than once.
+func (n *Notifications) Shutdown() error {
+	n.shutOnce.Do(func() {
+		close(n.done)
+		n.conn.RemoveSignal(n.signals)
+		<-n.loopDone
+		if !n.conn.Connected() {
+			return // the bus dropped the match with the connection
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+		defer cancel()
+		if err := n.conn.RemoveMatchSignalContext(ctx, actionMatch...); err != nil {
+			n.shutErr = fmt.Errorf("unsubscribing from notification actions: %w", err)
+		}
+	})
+	return n.shutErr
+}
+
+// loop hands ActionInvoked signals from the current server to onAction.
+// conn.Signal delivers every signal the connection receives, including
+// other subscriptions' and ones sent to us directly by any peer, so each is
+// checked: only the server may say the person chose an action.
+func (n *Notifications) loop() {
+	defer close(n.loopDone)
+	for {
+		select {
+		case <-n.done:
+			return
+		case sig, ok := <-n.signals:
+			if !ok {
+				return // the connection was closed
+			}
+			if sig == nil || sig.Name != actionInvoked || sig.Path != notificationsPath {
+				continue
+			}
+			var id uint32
+			var key string
+			if err := dbus.Store(sig.Body, &id, &key); err != nil {
+				n.log.Debug("ignoring a malformed ActionInvoked signal", "sender", sig.Sender, "err", err)
+				continue
+			}
+			n.mu.Lock()
+			fromServer := sig.Sender != "" && sig.Sender == n.server
+			n.mu.Unlock()
+			if !fromServer {
+				n.log.Warn("ignoring an ActionInvoked signal not sent by the notification server", "sender", sig.Sender)
+				continue
+			}
+			n.log.Debug("notification action", "id", id, "action", key)
+			n.onAction(id, key)
+		}
+	}
+}
+
+// resolve returns the unique name of the notification server. When none is
+// running and activate is set, it asks the bus to start one: desktops often
+// start their notification daemon on demand through D-Bus activation. That
+// is bounded by ctx; a bus without an activatable server answers at once.
+// A server under a new unique name starts with a clean slate.
+func (n *Notifications) resolve(ctx context.Context, activate bool) (string, error) {
+	server, err := n.nameOwner(ctx)
+	if err != nil && activate && isDBusError(err, "org.freedesktop.DBus.Error.NameHasNoOwner") {
+		var started uint32
+		err = n.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.StartServiceByName", 0, notificationsName, uint32(0)).Store(&started)
+		if err == nil {
+			n.log.Debug("the bus started a notification server")
+			server, err = n.nameOwner(ctx)
+		}
+	}
+	if err != nil {
+		return "", serverError(err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if server != n.server {
+		if n.server != "" {
+			n.log.Debug("the notification server changed", "was", n.server, "now", server)
+		}
+		n.server, n.capsKnown, n.actions = server, false, false
+		clear(n.ours)
+	}
+	return server, nil
+}
+
+func (n *Notifications) nameOwner(ctx context.Context) (string, error) {
+	var owner string
+	err := n.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetNameOwner", 0, notificationsName).Store(&owner)
+	return owner, err
+}
+
+// canShowActions reports whether server advertises the "actions"
+// capability, asking it only once.
+func (n *Notifications) canShowActions(ctx context.Context, server string) (bool, error) {
+	n.mu.Lock()
+	if n.server == server && n.capsKnown {
+		defer n.mu.Unlock()
+		return n.actions, nil
+	}
+	n.mu.Unlock()
+
+	var caps []string
+	err := n.conn.Object(server, notificationsPath).CallWithContext(ctx, notificationsIface+".GetCapabilities", dbus.FlagNoAutoStart).Store(&caps)
+	if err != nil {
+		n.forgetIfGone(server, err)
+		return false, fmt.Errorf("asking the notification server what it can show: %w", serverError(err))
+	}
+	actions := slices.Contains(caps, "actions")
+	n.mu.Lock()
+	if n.server == server {
+		n.capsKnown, n.actions = true, actions
+	}
+	n.mu.Unlock()
+	if actions {
+		n.log.Debug("notification server found", "server", server)
+	} else {
+		n.log.Warn("the notification server cannot show actions; notifications will say what to do instead", "server", server)
+	}
+	return actions, nil
+}
+
+func (n *Notifications) isOurs(server string, id uint32) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	_, ok := n.ours[id]
+	return ok && n.server == server
+}
+
+// track remembers that server gave us id (in place of replaced).
+func (n *Notifications) track(server string, replaced, id uint32) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.server != server {
+		return
+	}
+	if replaced != 0 {
+		delete(n.ours, replaced)
+	}
+	if len(n.ours) >= maxTracked {
+		for old := range n.ours {
+			delete(n.ours, old)
+			break
+		}
+	}
+	n.ours[id] = struct{}{}
+}
+
+// forgetIfGone drops what we know about server when a call says it has left
+// the bus, so the next call looks the server up afresh.
+func (n *Notifications) forgetIfGone(server string, err error) {
+	if !isDBusError(err, "org.freedesktop.DBus.Error.ServiceUnknown") && !isDBusError(err, "org.freedesktop.DBus.Error.NameHasNoOwner") {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.server == server {
+		n.server, n.capsKnown, n.actions = "", false, false
+		clear(n.ours)
+	}
+}
+
+// serverError turns the bus's "nobody there" answers into
+// ErrNoNotificationServer (keeping the bus's words) and leaves others alone.
+func serverError(err error) error {
+	for _, name := range []string{
+		"org.freedesktop.DBus.Error.NameHasNoOwner",
+		"org.freedesktop.DBus.Error.ServiceUnknown",
+	} {
+		if isDBusError(err, name) {
+			return fmt.Errorf("%w (%v)", ErrNoNotificationServer, err)
+		}
+	}
+	return err
+}
+
+func isDBusError(err error, name string) bool {
+	var e dbus.Error
+	if errors.As(err, &e) {
+		return e.Name == name
+	}
+	var pe *dbus.Error
+	return errors.As(err, &pe) && pe.Name == name
+}

@@ -1,0 +1,92 @@
+package persist
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// FuzzFastPath holds the fast decoders to their promise: whatever they
+// accept, encoding/json accepts too and decodes to the same values. (They
+// may decline anything; encoding/json then decides.)
+func FuzzFastPath(f *testing.F) {
+	for _, e := range sampleEvents() {
+		line, _ := json.Marshal(e)
+		f.Add(line)
+	}
+	for i := range 3 {
+		line, _, _ := sealSummary(sampleSummary(i), uint64(i), genesisHash)
+		f.Add(line[:len(line)-1])
+	}
+	for _, seed := range []string{
+		`{}`, ` { "class" : "x" } `, `{"class":null,"available":null}`, `{"CLASS":"x"}`, `{"cl\u0061ss":"x"}`,
+		`{"class":"a","class":"b"}`, `{"at_unix_millis":1.5}`, `{"at_unix_millis":-0}`, `{"at_unix_millis":01}`,
+		`{"seq":18446744073709551616}`, `{"seq":-1}`, `{"title":"\ud800"}`, "{\"title\":\"\xff\"}", `{"x":[1,{"y":[]}],"class":"c"}`,
+		`{"x":tru}`, `{"x":1e}`, `{"x":"\q"}`, `{"class":"x"}}`, `{"class":"x",}`, `[]`, `{"ſeq":1}`, `{"hash":"a"} x`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		valid := json.Valid(line)
+		if eachMember(line, func(key, value []byte) bool { return true }) && !valid {
+			t.Fatalf("the fast scanner accepted invalid JSON %q", line)
+		}
+
+		var fast service.FocusEvent
+		if fastFocusEvent(line, &fast, newInterner()) {
+			var slow service.FocusEvent
+			if err := json.Unmarshal(line, &slow); err != nil || !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("%q: fast path gave %+v, encoding/json %+v (%v)", line, fast, slow, err)
+			}
+		}
+
+		var fastKeys auditKeys
+		if fastAuditKeys(line, &fastKeys) {
+			var slow auditKeys
+			if err := json.Unmarshal(line, &slow); err != nil || fastKeys != slow {
+				t.Fatalf("%q: fast path gave %+v, encoding/json %+v (%v)", line, fastKeys, slow, err)
+			}
+		}
+	})
+}
+
+// The fast path must actually take the lines persist writes, or replay and
+// verify lose their speed. An event with every field set catches a field
+// added to service.FocusEvent but not to fastFocusEvent (which then falls
+// back to encoding/json: correct, but slow).
+func TestFastPathTakesWhatPersistWrites(t *testing.T) {
+	var full service.FocusEvent
+	fields := reflect.ValueOf(&full).Elem()
+	for i := range fields.NumField() {
+		switch f := fields.Field(i); f.Kind() {
+		case reflect.String:
+			f.SetString("set " + fields.Type().Field(i).Name)
+		case reflect.Int64:
+			f.SetInt(1_780_000_000_000 + int64(i))
+		case reflect.Bool:
+			f.SetBool(true)
+		default:
+			t.Fatalf("FocusEvent.%s has kind %s, which the fast path has no setter for", fields.Type().Field(i).Name, f.Kind())
+		}
+	}
+	plainTitle := sampleEvents()[0]
+	for _, e := range []service.FocusEvent{full, plainTitle} {
+		line, _ := json.Marshal(e)
+		var got service.FocusEvent
+		if !fastFocusEvent(line, &got, nil) || got != e {
+			t.Errorf("fast path declined or misread %s: %+v", line, got)
+		}
+	}
+	line, sealed, err := sealSummary(sampleSummary(1), 0, genesisHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys auditKeys
+	want := auditKeys{Seq: 1, PrevHash: genesisHash, SessionID: sealed.SessionID, Hash: sealed.Hash}
+	if !fastAuditKeys([]byte(strings.TrimSuffix(string(line), "\n")), &keys) || keys != want {
+		t.Errorf("fast path declined or misread an audit line: %+v", keys)
+	}
+}
