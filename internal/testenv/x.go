@@ -69,6 +69,10 @@ func StartX(t testing.TB) *Display {
 	return nil
 }
 
+// startXvfb starts Xvfb on display num. -noreset matters: without it the
+// server resets whenever its last client disconnects, and a client that
+// connects during the reset (openbox, while our readiness probe comes and
+// goes) is refused with "cannot open display".
 func (d *Display) startXvfb(t testing.TB, num int) error {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -77,7 +81,7 @@ func (d *Display) startXvfb(t testing.TB, num int) error {
 	}
 	defer r.Close()
 	p := start(t, d.dir, os.Environ(), func(c *exec.Cmd) { c.ExtraFiles = []*os.File{w} },
-		"Xvfb", ":"+strconv.Itoa(num), "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+		"Xvfb", ":"+strconv.Itoa(num), "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
 	w.Close()
 	line, err := readLine(r, readyTimeout)
 	if err == nil && line != strconv.Itoa(num) {
@@ -118,7 +122,7 @@ func (d *Display) startWM(t testing.TB) {
 		return err == nil && strings.Contains(out, "window id #")
 	}
 	if !waitUntil(readyTimeout, func() bool { return d.wm.exited() || d.xvfb.exited() || up() }) || !up() {
-		t.Fatalf("openbox did not come up on %s\n%s\n%s", d.Name, d.wm.output(), d.xvfb.output())
+		t.Fatalf("openbox did not come up on %s (openbox exited: %v, Xvfb exited: %v)\n%s\n%s", d.Name, d.wm.exited(), d.xvfb.exited(), d.wm.output(), d.xvfb.output())
 	}
 }
 
