@@ -129,7 +129,7 @@ func TestPropertiesMatchTheInterfaceXML(t *testing.T) {
 }
 
 // serve runs the core on a private bus in this process, with real files.
-func serve(t *testing.T) (*testenv.Bus, *service.Service) {
+func serve(t *testing.T) (*testenv.Bus, *service.Service, *Server) {
 	t.Helper()
 	testenv.Need(t, "dbus-daemon", "gdbus")
 	bus := testenv.StartBus(t)
@@ -148,15 +148,16 @@ func serve(t *testing.T) (*testenv.Bus, *service.Service) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	if _, err := Serve(conn, svc, quiet); err != nil {
+	srv, err := Serve(conn, svc, quiet)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return bus, svc
+	return bus, svc, srv
 }
 
 // The live object, introspected by an independent client, is the XML.
 func TestLiveObjectIntrospectsAsTheInterfaceXML(t *testing.T) {
-	bus, _ := serve(t)
+	bus, _, _ := serve(t)
 	out, err := bus.Run(t, "gdbus", "introspect", "--session", "--xml", "--dest", BusName, "--object-path", string(ObjectPath))
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestLiveObjectIntrospectsAsTheInterfaceXML(t *testing.T) {
 }
 
 func TestPropertiesAreReadOnlyAndNamed(t *testing.T) {
-	bus, _ := serve(t)
+	bus, _, _ := serve(t)
 	_, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
 		"--method", "org.freedesktop.DBus.Properties.Set", Interface, "State", "<'active'>")
 	if err == nil || !strings.Contains(err.Error(), "PropertyReadOnly") {
@@ -194,5 +195,25 @@ func TestPropertiesAreReadOnlyAndNamed(t *testing.T) {
 		"--method", "org.freedesktop.DBus.Properties.Get", Interface, "Nonsense")
 	if err == nil || !strings.Contains(err.Error(), "UnknownProperty") {
 		t.Fatalf("Get Nonsense: %v", err)
+	}
+}
+
+// Only the daemon's own user is served: a caller running as anyone else
+// is refused by name, on methods and properties alike.
+func TestOtherUsersAreRefused(t *testing.T) {
+	bus, svc, srv := serve(t)
+	// Pretend the daemon runs as another user than the test's clients.
+	srv.peers.uid++
+	for _, call := range [][]string{
+		{"--method", Interface + ".Plan"},
+		{"--method", "org.freedesktop.DBus.Properties.Get", Interface, "CurrentTitle"},
+	} {
+		_, err := bus.Run(t, "gdbus", append([]string{"call", "--session", "--dest", BusName, "--object-path", string(ObjectPath)}, call...)...)
+		if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.AccessDenied") || !strings.Contains(err.Error(), "serves only the user it runs as") {
+			t.Errorf("%v from another user: %v", call, err)
+		}
+	}
+	if v := svc.View(); v.State != service.StateLocked {
+		t.Fatalf("a refused caller changed the state to %s", v.State)
 	}
 }

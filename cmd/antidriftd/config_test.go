@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+)
+
+const badConfig = `enforcement = "block"
+drift_grace = "5 seconds"
+enforcment = "locked"
+`
+
+func writeConfig(t *testing.T, body string) (home, path string) {
+	t.Helper()
+	home = t.TempDir()
+	path = filepath.Join(home, "antidrift", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, path
+}
+
+func TestCheckConfig(t *testing.T) {
+	bin := testenv.Binary(t, "antidriftd")
+	_, good := writeConfig(t, "enforcement = \"block\"\ndrift_grace = \"1s\"\n")
+	out, err := exec.Command(bin, "--check-config", "--config", good).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok") {
+		t.Fatalf("a good file: %v %s", err, out)
+	}
+	_, bad := writeConfig(t, badConfig)
+	out, err = exec.Command(bin, "--check-config", "--config", bad).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("a bad file exited %v: %s", err, out)
+	}
+	for _, want := range []string{bad + " line 2: drift_grace", `"5 seconds" is not a duration`, "line 3", "enforcment"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("--check-config output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A bad config never stops the daemon: it runs with defaults for what is
+// wrong, keeps what is right, and says so in Problems.
+func TestBadConfigIsAProblemNotAFailure(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "busctl", "dbus-send")
+	home, path := writeConfig(t, badConfig)
+	d := testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(t.TempDir(), "state"), "XDG_CONFIG_HOME="+home)
+	problems := mustProp(t, d, "Problems")
+	if !strings.Contains(problems, path+" line 2: drift_grace") || !strings.Contains(problems, "enforcment") {
+		t.Fatalf("Problems %s", problems)
+	}
+	call(t, d, "Start", "sstsas", "a", "b", "60", "", "0")
+	if got := mustProp(t, d, "Enforcement"); got != `s "block"` {
+		t.Fatalf("the good key was lost: Enforcement %s", got)
+	}
+}
