@@ -104,6 +104,7 @@ func historyEntry(s service.Summary) map[string]dbus.Variant {
 		"ended_unix":        dbus.MakeVariant(s.EndedUnix),
 		"switch_count":      dbus.MakeVariant(s.SwitchCount),
 		"drift_seconds":     dbus.MakeVariant(s.DriftSeconds),
+		"away_seconds":      dbus.MakeVariant(s.AwaySeconds),
 	}
 }
 

@@ -101,6 +101,9 @@ func (s *Service) recordVerdictLocked(w *writes, v Verdict, now time.Time) {
 // protects a glance away from work, not a tour of distractions.
 func (s *Service) applyVerdictLocked(w *writes, v Verdict, now time.Time) {
 	s.drift.verdict = v
+	if s.awayMarked != "" {
+		return // judgement pauses while away; coming back applies it
+	}
 	switch v.Task {
 	case TaskOff:
 		if s.drift.offSince.IsZero() {

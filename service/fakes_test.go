@@ -14,17 +14,19 @@ import (
 	"time"
 )
 
-// fakeClock is a manual clock. Advance fires due timers synchronously, in
-// deadline order, from the caller's goroutine.
+// fakeClock is a manual clock. Advance moves wall and monotonic time and
+// fires due timers synchronously, in order, from the caller's goroutine;
+// Suspend moves only the wall clock, as a sleeping machine does.
 type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
+	mono   time.Duration
 	timers []*fakeTimer
 }
 
 type fakeTimer struct {
 	c       *fakeClock
-	at      time.Time
+	at      time.Duration // on the monotonic clock
 	f       func()
 	stopped bool
 }
@@ -39,10 +41,24 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
+func (c *fakeClock) Mono() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mono
+}
+
+// Suspend puts the machine to sleep for d: wall time passes, monotonic
+// time and timers do not.
+func (c *fakeClock) Suspend(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
 func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
+	t := &fakeTimer{c: c, at: c.mono + d, f: f}
 	c.timers = append(c.timers, t)
 	return t
 }
@@ -70,23 +86,25 @@ func (c *fakeClock) armed() int {
 
 func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
-	end := c.now.Add(d)
+	end := c.mono + d
 	c.mu.Unlock()
 	for {
 		c.mu.Lock()
 		var next *fakeTimer
 		for _, t := range c.timers {
-			if !t.stopped && !t.at.After(end) && (next == nil || t.at.Before(next.at)) {
+			if !t.stopped && t.at <= end && (next == nil || t.at < next.at) {
 				next = t
 			}
 		}
 		if next == nil {
-			c.now = end
+			c.now = c.now.Add(end - c.mono)
+			c.mono = end
 			c.mu.Unlock()
 			return
 		}
 		next.stopped = true
-		c.now = next.at
+		c.now = c.now.Add(next.at - c.mono)
+		c.mono = next.at
 		c.mu.Unlock()
 		next.f()
 	}
@@ -398,3 +416,6 @@ func newDriftHarness(t *testing.T, o driftOpts) (*harness, *fakeGuard, *fakeNoti
 func winID(id uint32, class string) Window {
 	return Window{ID: id, Class: class, Instance: strings.ToLower(class), Title: class + " window", Available: true}
 }
+
+// fmtAll prints anything, for searching recorded data for secrets.
+func fmtAll(v any) string { return fmt.Sprintf("%+v", v) }

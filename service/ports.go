@@ -42,8 +42,14 @@ type Store interface {
 
 // Clock is the core's sense of time. Tests drive a fake one.
 type Clock interface {
+	// Now is the wall clock: the timebox, the deadline and every recorded
+	// time are in wall time.
 	Now() time.Time
-	// AfterFunc calls f in its own goroutine once d has elapsed.
+	// Mono is a monotonic reading that stops while the machine sleeps.
+	// Wall time running ahead of it between two events is a suspend.
+	Mono() time.Duration
+	// AfterFunc calls f in its own goroutine once d has elapsed on the
+	// monotonic clock (so a timer fires late after a suspend).
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
@@ -72,6 +78,12 @@ type Listener interface {
 type SystemClock struct{}
 
 func (SystemClock) Now() time.Time { return time.Now() }
+
+// processStart anchors Mono. Go's monotonic clock is CLOCK_MONOTONIC on
+// Linux, which does not advance during suspend.
+var processStart = time.Now()
+
+func (SystemClock) Mono() time.Duration { return time.Since(processStart) }
 
 func (SystemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 

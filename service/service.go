@@ -3,6 +3,7 @@ package service
 import (
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,13 @@ type Options struct {
 	BreakGlassHold time.Duration // default 5 minutes
 	DriftGrace     time.Duration // how long an off-task window may hold focus before it is drift; 0 = at once
 	NudgeRepeat    time.Duration // how often a nudge repeats while drift lasts; default 2 minutes
+
+	IdleAfter time.Duration // the idle threshold, for the words of DriftReason
+
+	// PrivateClasses never have their title recorded anywhere, and
+	// RedactTitles matches are replaced with "…" before a title is.
+	PrivateClasses []string
+	RedactTitles   []*regexp.Regexp
 
 	Judge    Judge    // default AllowlistJudge
 	Guard    Guard    // nil: nothing is enforced
@@ -54,6 +62,8 @@ type Service struct {
 	nudgeRepeat    time.Duration
 	judge          Judge
 	guard          Guard
+	idleAfter      time.Duration
+	privacy        privacy
 	nudges         *nudger        // nil without a notifier
 	background     sync.WaitGroup // enforcement goroutines
 
@@ -75,6 +85,10 @@ type Service struct {
 	stats        *stats // nil when no session is live
 	window       Window // the latest the sensor reported, session or not
 	drift        drift
+	presence     map[string]AwayReason // source → reason, for sources saying away
+	awayMarked   AwayReason            // what the session's raw log says now ("" = present)
+	lastWall     time.Time             // the clock at the last event, to catch suspends
+	lastMono     time.Duration
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -99,6 +113,9 @@ func New(o Options) *Service {
 		nudgeRepeat:    o.NudgeRepeat,
 		judge:          o.Judge,
 		guard:          o.Guard,
+		idleAfter:      o.IdleAfter,
+		privacy:        privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
+		presence:       map[string]AwayReason{},
 		state:          StateLocked,
 		window:         Window{Reason: "no focus information yet"},
 	}
@@ -152,6 +169,19 @@ type writes struct {
 	// ops and enforcement. Closures capture values, not the state.
 	effects []func()
 	nudged  [][2]string // Nudge signals to emit: class, reason
+}
+
+// merge appends the work of o, which was captured after w's.
+func (w *writes) merge(o writes) {
+	if o.sessionID != "" {
+		w.sessionID = o.sessionID
+	}
+	w.events = append(w.events, o.events...)
+	if o.snapshot != nil {
+		w.snapshot = o.snapshot
+	}
+	w.effects = append(w.effects, o.effects...)
+	w.nudged = append(w.nudged, o.nudged...)
 }
 
 // commit hands over from mu to io, performs w, and tells the listener. It
@@ -292,6 +322,7 @@ func (s *Service) account(w *writes, e FocusEvent) {
 // RecordWindow is the sensor's report of the active window. It is always
 // shown; it is accounted only while a session is active.
 func (s *Service) RecordWindow(win Window) {
+	win = s.privacy.scrub(win)
 	s.mu.Lock()
 	if win == s.window {
 		s.mu.Unlock()
@@ -299,8 +330,9 @@ func (s *Service) RecordWindow(win Window) {
 	}
 	s.window = win
 	var w writes
+	now := s.tickLocked(&w)
 	if s.state == StateActive {
-		s.observeLocked(&w, s.clock.Now())
+		s.observeLocked(&w, now)
 	}
 	s.commit(w)
 }
@@ -392,8 +424,10 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.stats = newStats()
 	s.resetDriftLocked()
 	s.armTimerLocked()
+	s.lastWall, s.lastMono, s.awayMarked = now, s.clock.Mono(), ""
 	w := writes{snapshot: s.snapshotLocked()}
 	s.observeLocked(&w, now)
+	s.syncAwayLocked(&w, now)
 	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level)
 	s.commit(w)
 	return id.String(), nil
@@ -415,12 +449,15 @@ func (s *Service) Abandon(reason string) error {
 
 func (s *Service) endActive(m Method, o Outcome, reason string) error {
 	s.mu.Lock()
+	var w writes
+	now := s.tickLocked(&w)
 	if err := s.permit(m, ""); err != nil {
-		s.mu.Unlock()
+		s.commit(w)
 		return err
 	}
 	s.log.Info("session "+string(o), "session_id", s.sessionID, "state", StateReview, "reason", reason)
-	s.commit(s.toReviewLocked(o, s.clock.Now()))
+	w.merge(s.toReviewLocked(o, now))
+	s.commit(w)
 	return nil
 }
 
@@ -431,7 +468,7 @@ func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 	var w writes
 	s.endEpisodeLocked(&w)
 	s.closeNoticeLocked(&w)
-	s.state, s.outcome, s.endedAt = StateReview, o, t
+	s.state, s.outcome, s.endedAt, s.awayMarked = StateReview, o, t, ""
 	s.account(&w, FocusEvent{AtUnixMillis: t.UnixMilli(), Mark: MarkPause})
 	if o == OutcomeExpired && s.nudges != nil {
 		note := s.deadlineNotification()
@@ -448,22 +485,23 @@ func (s *Service) Extend(secs uint64) error {
 		return err
 	}
 	s.mu.Lock()
+	var w writes
+	now := s.tickLocked(&w)
 	if err := s.permit(MethodExtend, ""); err != nil {
-		s.mu.Unlock()
+		s.commit(w)
 		return err
 	}
 	add := time.Duration(secs) * time.Second
 	if s.timebox+add > MaxTimebox {
-		s.mu.Unlock()
+		s.commit(w)
 		return invalid("secs: extending by %d s would make the timebox %s; a session is at most 24 hours", secs, (s.timebox + add).Round(time.Second))
 	}
-	now := s.clock.Now()
 	s.timebox += add
-	var w writes
 	if s.state == StateReview {
 		s.state, s.outcome, s.endedAt, s.deadline = StateActive, OutcomeNone, time.Time{}, now.Add(add)
 		s.closeDeadlineLocked(&w)
 		s.observeLocked(&w, now)
+		s.syncAwayLocked(&w, now)
 	} else {
 		s.deadline = s.deadline.Add(add)
 	}
@@ -508,6 +546,7 @@ func (s *Service) summaryLocked() Summary {
 		TimeboxSecs:      uint64(s.timebox / time.Second),
 		SwitchCount:      s.stats.switches,
 		DriftSeconds:     seconds(s.stats.drift),
+		AwaySeconds:      seconds(s.stats.away),
 		MinimizeCount:    s.stats.minimizes,
 		BreakGlass:       !s.breakGlassAt.IsZero(),
 		Buckets:          s.stats.sorted(0),
@@ -520,6 +559,7 @@ func (s *Service) clearSessionLocked() {
 	s.timebox, s.startedAt, s.deadline, s.endedAt = 0, time.Time{}, time.Time{}, time.Time{}
 	s.level, s.allowed, s.outcome, s.breakGlassAt = "", nil, OutcomeNone, time.Time{}
 	s.stats = nil
+	s.awayMarked = ""
 	s.resetDriftLocked()
 }
 
@@ -683,12 +723,15 @@ func (s *Service) stopTimerLocked() {
 // that fires late for a session that was extended or ended does nothing.
 func (s *Service) expire(id string) {
 	s.mu.Lock()
-	if s.state != StateActive || s.sessionID != id || s.clock.Now().Before(s.deadline) {
+	if s.state != StateActive || s.sessionID != id {
 		s.mu.Unlock()
 		return
 	}
-	s.log.Info("session expired", "session_id", id, "state", StateReview)
-	s.commit(s.toReviewLocked(OutcomeExpired, s.deadline))
+	var w writes
+	if now := s.tickLocked(&w); s.state == StateActive && now.Before(s.deadline) {
+		s.armTimerLocked() // the wall clock was set back: wait for the deadline in wall time
+	}
+	s.commit(w)
 }
 
 // Recover restores the state a previous run left in snap (the zero
@@ -721,10 +764,17 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.level, s.allowed, s.outcome = snap.Enforcement, slices.Clone(snap.AllowedClasses), snap.Outcome
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
 	s.resetDriftLocked()
+	now := s.clock.Now()
+	s.lastWall, s.lastMono = now, s.clock.Mono()
 	if live {
 		s.stats = newStats()
 		for _, e := range events {
 			s.stats.apply(e)
+		}
+		if s.stats.isAway && s.state == StateActive {
+			// Nobody knows whether the person is still away: count the
+			// downtime as away and let the sources say so again.
+			s.account(&w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkBack})
 		}
 		if len(events) == 0 {
 			s.account(&w, FocusEvent{AtUnixMillis: s.startedAt.UnixMilli(), Reason: "the raw log of this session was missing"})
@@ -734,7 +784,7 @@ func (s *Service) Recover(snap Snapshot) error {
 		}
 	}
 	if s.state == StateActive {
-		if s.clock.Now().Before(s.deadline) {
+		if now.Before(s.deadline) {
 			s.armTimerLocked()
 		} else {
 			s.log.Info("session expired while the daemon was down", "session_id", s.sessionID)

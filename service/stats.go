@@ -14,6 +14,8 @@ const MaxBucketKeys = 1000
 const (
 	UnavailableTitle = "(evidence unavailable)"
 	OtherTitle       = "(other)"
+	AwayTitle        = "(away)"      // idle or behind a locked screen
+	SuspendedTitle   = "(suspended)" // the machine was asleep
 )
 
 type bucketKey struct{ class, title string }
@@ -21,6 +23,8 @@ type bucketKey struct{ class, title string }
 var (
 	unavailableKey = bucketKey{title: UnavailableTitle}
 	otherKey       = bucketKey{title: OtherTitle}
+	awayKey        = bucketKey{title: AwayTitle}
+	suspendedKey   = bucketKey{title: SuspendedTitle}
 )
 
 func (k bucketKey) reserved() bool { return k.class == "" }
@@ -43,14 +47,17 @@ type stats struct {
 	distinct  int // non-reserved keys in buckets
 	switches  uint32
 	drift     time.Duration // time on off-task windows, grace included
+	away      time.Duration // time away or suspended
 	minimizes uint32
 
 	running bool      // accounting; false before the first event and after a pause
 	seen    bucketKey // the last bucket with evidence, for counting switches
 	hasSeen bool
-	lastKey bucketKey // the bucket time is accruing to while running
-	lastOff bool      // whether that time is also drift
-	lastAt  time.Time // when lastKey started accruing
+	winKey  bucketKey // the current window's bucket
+	winOff  bool      // whether the current window is off task
+	isAway  bool      // the person is away: time accrues to awayAt, never to the window or drift
+	awayAt  bucketKey // (away) or (suspended)
+	lastAt  time.Time // when the open segment started
 }
 
 func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration)} }
@@ -61,30 +68,42 @@ func (s *stats) apply(e FocusEvent) {
 	switch e.Mark {
 	case MarkPause:
 		s.flush(at)
-		s.running = false
+		s.running, s.isAway = false, false
 		return
 	case MarkVerdict:
 		s.flush(at)
-		s.lastOff = e.OffTask
+		s.winOff = e.OffTask
 		return
 	case MarkMinimized:
 		s.minimizes++
+		return
+	case MarkAway:
+		s.flush(at)
+		s.isAway, s.awayAt = true, awayKey
+		if e.Reason == AwaySuspended {
+			s.awayAt = suspendedKey
+		}
+		return
+	case MarkBack:
+		s.flush(at)
+		s.isAway = false
 		return
 	}
 	key := keyOf(e)
 	if s.running {
 		s.flush(at)
-		// A switch is a move from one window to another. The moment of no
-		// focus a window manager passes through between two windows is not
-		// one, and neither is coming back to the same window after it.
-		if e.Available && s.hasSeen && key != s.seen {
+		// A switch is a move from one window to another by the person. The
+		// moment of no focus a window manager passes through between two
+		// windows is not one, nor is coming back to the same window after
+		// it, nor whatever happens behind a locked screen.
+		if e.Available && s.hasSeen && key != s.seen && !s.isAway {
 			s.switches++
 		}
 	}
 	if e.Available {
 		s.seen, s.hasSeen = key, true
 	}
-	s.running, s.lastKey, s.lastOff, s.lastAt = true, key, e.OffTask, at
+	s.running, s.winKey, s.winOff, s.lastAt = true, key, e.OffTask, at
 }
 
 // flush credits the open segment up to at and restarts it there.
@@ -93,9 +112,15 @@ func (s *stats) flush(at time.Time) {
 		return
 	}
 	if d := at.Sub(s.lastAt); d > 0 {
-		s.credit(s.lastKey, d)
-		if s.lastOff {
+		switch {
+		case s.isAway:
+			s.credit(s.awayAt, d)
+			s.away += d
+		case s.winOff:
+			s.credit(s.winKey, d)
 			s.drift += d
+		default:
+			s.credit(s.winKey, d)
 		}
 	}
 	s.lastAt = at

@@ -106,6 +106,19 @@ const (
 	MarkVerdict = "verdict"
 	// MarkMinimized: the guard iconified the drifting window.
 	MarkMinimized = "minimized"
+	// MarkAway: the person went away (Reason is an AwayReason); time
+	// accrues to (away), or (suspended), until MarkBack.
+	MarkAway = "away"
+	MarkBack = "back"
+)
+
+// AwayReason is why the person is away from the desk.
+type AwayReason = string
+
+const (
+	AwayIdle      AwayReason = "idle"      // no input for idle_after
+	AwayLocked    AwayReason = "locked"    // the screen is locked
+	AwaySuspended AwayReason = "suspended" // the machine is asleep
 )
 
 // Bucket is the time one (class, scrubbed title) held focus.
@@ -132,6 +145,7 @@ type Summary struct {
 	TimeboxSecs      uint64   `json:"timebox_secs"`
 	SwitchCount      uint32   `json:"switch_count"`
 	DriftSeconds     uint64   `json:"drift_seconds"`
+	AwaySeconds      uint64   `json:"away_seconds"`
 	MinimizeCount    uint32   `json:"minimize_count"`
 	BreakGlass       bool     `json:"break_glass"`
 	Buckets          []Bucket `json:"buckets"`

@@ -14,6 +14,7 @@ const (
 	DriftUnknown  = "unknown"
 	DriftOnTask   = "on_task"
 	DriftDrifting = "drifting"
+	DriftAway     = "away"
 )
 
 // View is everything a client can read about the core, one field per
@@ -80,7 +81,9 @@ func (s *Service) View() View {
 		v.SwitchCount = s.stats.switches
 		v.Buckets = s.stats.sorted(TopBuckets)
 	}
-	if s.state == StateActive {
+	if s.state == StateActive && s.awayMarked != "" {
+		v.Drift, v.DriftReason = DriftAway, awayDrift(s.awayMarked, s.idleAfter)
+	} else if s.state == StateActive {
 		v.Drift, v.DriftReason = s.driftLocked()
 		v.Enforced = v.Drift == DriftDrifting && (s.level == LevelBlock || s.level == LevelLocked)
 	}

@@ -107,6 +107,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		BreakGlassHold: cfg.BreakGlassHold,
 		DriftGrace:     cfg.DriftGrace,
 		NudgeRepeat:    cfg.NudgeRepeat,
+		IdleAfter:      cfg.IdleAfter,
+		PrivateClasses: cfg.PrivateClasses,
+		RedactTitles:   cfg.RedactTitles,
 		Notifier:       m.notes,
 	}
 	var sensor *x11.Sensor

@@ -1,0 +1,182 @@
+package service
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func bucketSeconds(v View) map[string]uint64 {
+	m := map[string]uint64{}
+	for _, b := range v.Buckets {
+		m[b.Class+"|"+b.Title] += b.Seconds
+	}
+	return m
+}
+
+func TestIdleAndLockAccrueToAwayAndPauseDrift(t *testing.T) {
+	h, g, n := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(editor)
+	h.start(t, LevelBlock, "Editor")
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(distraction) // drifting at once (grace 0)
+	h.settle()
+	h.clock.Advance(10 * time.Second)
+
+	h.SetAway("idle", AwayIdle, true)
+	h.settle()
+	v := h.View()
+	if v.Drift != DriftAway || v.DriftReason != "away: no input" || v.Enforced {
+		t.Fatalf("idle: %s (%s) enforced %v", v.Drift, v.DriftReason, v.Enforced)
+	}
+	if len(n.onScreen()) != 0 {
+		// The iconify kept the nudge up as an explanation; going away withdraws it.
+		t.Fatal("the nudge stayed up while away")
+	}
+	h.SetAway("screensaver", AwayLocked, true)
+	h.clock.Advance(20 * time.Minute) // no nudge repeats, no enforcement while away
+	h.SetAway("idle", AwayIdle, false)
+	if v := h.View(); v.Drift != DriftAway || v.DriftReason != "away: the screen is locked" {
+		t.Fatalf("still locked: %s (%s)", v.Drift, v.DriftReason)
+	}
+	minimizedBefore, _ := g.calls()
+	h.SetAway("screensaver", AwayLocked, false)
+	h.settle()
+	if v := h.View(); v.Drift != DriftDrifting {
+		t.Fatalf("back on the distraction, judgement resumes at once: %s", v.Drift)
+	}
+	if m, _ := g.calls(); len(m) != len(minimizedBefore)+1 {
+		t.Fatalf("enforcement did not resume on return: %d → %d", len(minimizedBefore), len(m))
+	}
+	h.clock.Advance(5 * time.Second)
+	must(t, h.Complete())
+	v = h.View()
+	b := bucketSeconds(v)
+	if b["|"+AwayTitle] != 20*60 || b["Distraction|Distraction window"] != 15 || b["Editor|Editor window"] != 60 {
+		t.Fatalf("buckets %v", b)
+	}
+	_, err := h.End()
+	must(t, err)
+	s := h.store.sealed()[0]
+	if s.AwaySeconds != 1200 || s.DriftSeconds != 15 {
+		t.Fatalf("away_seconds %d drift_seconds %d", s.AwaySeconds, s.DriftSeconds)
+	}
+}
+
+func TestAnnouncedSleepAccruesToSuspended(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(editor)
+	h.start(t, LevelWarn, "Editor")
+	h.clock.Advance(time.Minute)
+	h.SetAway("sleep", AwaySuspended, true)
+	h.clock.Suspend(10 * time.Minute)
+	h.SetAway("sleep", AwaySuspended, false)
+	h.clock.Advance(time.Minute)
+	must(t, h.Complete())
+	b := bucketSeconds(h.View())
+	if b["|"+SuspendedTitle] != 600 || b["Editor|Editor window"] != 120 || len(b) != 2 {
+		t.Fatalf("buckets %v", b)
+	}
+}
+
+func TestWallClockJumpBecomesSuspended(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(editor)
+	_, err := h.Start("a", "b", 3*3600, "", []string{"Editor"})
+	must(t, err)
+	h.clock.Advance(time.Minute)
+	h.clock.Suspend(time.Hour) // nobody announced it
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(browser)
+	h.clock.Advance(time.Minute)
+	must(t, h.Complete())
+	v := h.View()
+	b := bucketSeconds(v)
+	if b["|"+SuspendedTitle] != 3600 || b["Editor|Editor window"] != 120 || b["Firefox|Firefox window"] != 60 {
+		t.Fatalf("an hour's jump: %v", b)
+	}
+	var total uint64
+	for _, s := range b {
+		total += s
+	}
+	if total != 3600+180 {
+		t.Fatalf("buckets add to %d s, want the wall clock's %d", total, 3600+180)
+	}
+	// And replay rebuilds exactly the same.
+	n := h.restart(t)
+	if got := n.View(); !reflect.DeepEqual(got.Buckets, v.Buckets) {
+		t.Fatalf("replay %+v\nlive   %+v", got.Buckets, v.Buckets)
+	}
+}
+
+func TestDeadlinePassedDuringSuspendExpiresAtTheDeadline(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(editor)
+	h.start(t, LevelWarn, "Editor") // 25 min
+	h.clock.Advance(5 * time.Minute)
+	h.clock.Suspend(time.Hour) // the timer, on the monotonic clock, has not fired
+	if h.View().State != StateActive {
+		t.Fatal("expired while asleep?")
+	}
+	h.RecordWindow(browser) // the first event after resume
+	v := h.View()
+	if v.State != StateReview || v.Outcome != OutcomeExpired {
+		t.Fatalf("after waking past the deadline: %s %s", v.State, v.Outcome)
+	}
+	b := bucketSeconds(v)
+	if b["Editor|Editor window"] != 300 || b["|"+SuspendedTitle] != 1200 {
+		t.Fatalf("buckets %v: 5 min work, then asleep until the deadline", b)
+	}
+}
+
+func TestAwayReplayEqualsLive(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(editor)
+	h.start(t, LevelWarn, "Editor")
+	h.clock.Advance(time.Minute)
+	h.SetAway("idle", AwayIdle, true)
+	h.clock.Advance(4 * time.Minute)
+	h.RecordWindow(browser) // focus moves while away: not a switch by the person
+	h.clock.Advance(time.Minute)
+	h.SetAway("idle", AwayIdle, false)
+	h.clock.Advance(time.Minute)
+	live := h.View()
+	if live.SwitchCount != 0 {
+		t.Fatalf("a focus change while away counted as a switch: %d", live.SwitchCount)
+	}
+	n := h.restart(t)
+	if got := n.View(); !reflect.DeepEqual(got.Buckets, live.Buckets) || got.SwitchCount != live.SwitchCount {
+		t.Fatalf("replay %+v / %d\nlive   %+v / %d", got.Buckets, got.SwitchCount, live.Buckets, live.SwitchCount)
+	}
+}
+
+func TestPrivateClassesAndRedaction(t *testing.T) {
+	store, clock := newFakeStore(), newFakeClock()
+	s := New(Options{Store: store, Clock: clock, Logger: quiet,
+		PrivateClasses: []string{"keepassxc"},
+		RedactTitles:   []*regexp.Regexp{regexp.MustCompile(`\S+@\S+`)}})
+	must(t, s.Recover(Snapshot{}))
+	id, err := s.Start("a", "b", 600, "", []string{"Editor"})
+	must(t, err)
+	s.RecordWindow(Window{ID: 1, Class: "KeePassXC", Instance: "keepassxc", Title: "bank password - KeePassXC", Available: true})
+	if v := s.View(); v.CurrentTitle != "" || v.CurrentClass != "KeePassXC" {
+		t.Fatalf("a private class's title is shown: %q", v.CurrentTitle)
+	}
+	clock.Advance(time.Second)
+	s.RecordWindow(Window{ID: 2, Class: "Thunderbird", Title: "Mail from alice@example.com", Available: true})
+	if v := s.View(); v.CurrentTitle != "Mail from …" {
+		t.Fatalf("redacted title %q", v.CurrentTitle)
+	}
+	clock.Advance(time.Second)
+	must(t, s.Complete())
+	_, err = s.End()
+	must(t, err)
+	everything := strings.Join([]string{fmtAll(store.events[id]), fmtAll(store.sealed()), fmtAll(store.snapshots)}, "\n")
+	for _, secret := range []string{"bank password", "alice@example.com"} {
+		if strings.Contains(everything, secret) {
+			t.Fatalf("%q was recorded:\n%s", secret, everything)
+		}
+	}
+}

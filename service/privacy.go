@@ -1,0 +1,25 @@
+package service
+
+import "regexp"
+
+// privacy keeps titles out of everything antidrift records. It is applied
+// once, where a window enters the core, so the raw log, the buckets, the
+// properties and the audit chain all see the same scrubbed window.
+type privacy struct {
+	classes []string         // these classes' titles are never recorded
+	redact  []*regexp.Regexp // matches are replaced with "…"
+}
+
+// Redacted replaces each redaction match in a title.
+const Redacted = "…"
+
+func (p privacy) scrub(w Window) Window {
+	if containsFold(p.classes, w.Class) || (w.Instance != "" && containsFold(p.classes, w.Instance)) {
+		w.Title = ""
+		return w
+	}
+	for _, re := range p.redact {
+		w.Title = re.ReplaceAllLiteralString(w.Title, Redacted)
+	}
+	return w
+}
