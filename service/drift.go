@@ -247,13 +247,9 @@ func (s *Service) commitmentText() string {
 
 // enforce iconifies the judged window (the guard leaves it alone if it no
 // longer has focus), counts the iconify, and activates the last on-task
-// window. It runs on its own goroutine, never under the lock.
+// window.
 func (s *Service) enforce(id string, target, back Window) {
-	s.background.Add(1)
-	go func() {
-		defer s.background.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), enforceTimeout)
-		defer cancel()
+	s.onGuard(func(ctx context.Context) {
 		if err := s.guard.MinimizeWindow(ctx, target.ID); err != nil {
 			if !errors.Is(err, ErrNotActive) {
 				s.log.Warn("iconifying the drifting window failed", "session_id", id, "class", target.Class, "err", err)
@@ -261,12 +257,32 @@ func (s *Service) enforce(id string, target, back Window) {
 			return
 		}
 		s.recordMinimize(id)
-		if back.ID == 0 {
-			return
+		if back.ID != 0 {
+			s.handBack(ctx, back)
 		}
-		if err := s.guard.ActivateWindow(ctx, back.ID); err != nil {
-			s.log.Warn("handing focus back to work failed", "session_id", id, "err", err)
-		}
+	})
+}
+
+// activate hands focus to window back.
+func (s *Service) activate(back Window) {
+	s.onGuard(func(ctx context.Context) { s.handBack(ctx, back) })
+}
+
+func (s *Service) handBack(ctx context.Context, back Window) {
+	if err := s.guard.ActivateWindow(ctx, back.ID); err != nil {
+		s.log.Warn("handing focus back to work failed", "err", err)
+	}
+}
+
+// onGuard runs act on its own goroutine, never under the lock, bounded by
+// enforceTimeout so a wedged X server holds nothing up.
+func (s *Service) onGuard(act func(ctx context.Context)) {
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), enforceTimeout)
+		defer cancel()
+		act(ctx)
 	}()
 }
 
@@ -311,17 +327,4 @@ func (s *Service) NotificationAction(id uint32, key string) {
 	if err != nil {
 		s.log.Info("a notification action was refused", "action", key, "err", err)
 	}
-}
-
-// activate hands focus to window back, off the lock.
-func (s *Service) activate(back Window) {
-	s.background.Add(1)
-	go func() {
-		defer s.background.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), enforceTimeout)
-		defer cancel()
-		if err := s.guard.ActivateWindow(ctx, back.ID); err != nil {
-			s.log.Warn("handing focus back to work failed", "err", err)
-		}
-	}()
 }

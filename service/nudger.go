@@ -75,19 +75,7 @@ func (g *nudger) enqueue(op func(context.Context)) {
 
 // showDrift shows (or replaces) the drift nudge about class.
 func (g *nudger) showDrift(class string, n Notification) {
-	g.enqueue(func(ctx context.Context) {
-		g.mu.Lock()
-		n.ReplacesID = g.driftID
-		g.mu.Unlock()
-		id, err := g.n.Notify(ctx, n)
-		if err != nil {
-			g.log.Warn("showing the drift nudge failed; the next one will try again", "err", err)
-			return
-		}
-		g.mu.Lock()
-		g.driftID, g.driftClass = id, class
-		g.mu.Unlock()
-	})
+	g.show(&g.driftID, n, func() { g.driftClass = class })
 }
 
 func (g *nudger) closeDrift() {
@@ -95,17 +83,24 @@ func (g *nudger) closeDrift() {
 }
 
 func (g *nudger) showDeadline(n Notification) {
+	g.show(&g.deadlineID, n, func() {})
+}
+
+// show puts n on screen in the slot *id, replacing what the slot holds;
+// shown runs under g.mu once the server has accepted it.
+func (g *nudger) show(id *uint32, n Notification, shown func()) {
 	g.enqueue(func(ctx context.Context) {
 		g.mu.Lock()
-		n.ReplacesID = g.deadlineID
+		n.ReplacesID = *id
 		g.mu.Unlock()
-		id, err := g.n.Notify(ctx, n)
+		got, err := g.n.Notify(ctx, n)
 		if err != nil {
-			g.log.Warn("showing the deadline notification failed", "err", err)
+			g.log.Warn("showing a notification failed; the next one will try again", "category", n.Category, "err", err)
 			return
 		}
 		g.mu.Lock()
-		g.deadlineID = id
+		*id = got
+		shown()
 		g.mu.Unlock()
 	})
 }

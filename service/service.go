@@ -348,25 +348,20 @@ func (s *Service) observeLocked(w *writes, now time.Time) {
 }
 
 // Plan moves locked → planning.
-func (s *Service) Plan() error {
-	s.mu.Lock()
-	if err := s.permit(MethodPlan, ""); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	s.state, s.level = StatePlanning, ""
-	s.commit(writes{snapshot: s.snapshotLocked()})
-	return nil
-}
+func (s *Service) Plan() error { return s.planTransition(MethodPlan, StatePlanning) }
 
 // CancelPlan moves planning → locked.
-func (s *Service) CancelPlan() error {
+func (s *Service) CancelPlan() error { return s.planTransition(MethodCancelPlan, StateLocked) }
+
+// planTransition moves between locked and planning, where nothing is
+// committed yet; the planned level starts afresh either way.
+func (s *Service) planTransition(m Method, to State) error {
 	s.mu.Lock()
-	if err := s.permit(MethodCancelPlan, ""); err != nil {
+	if err := s.permit(m, ""); err != nil {
 		s.mu.Unlock()
 		return err
 	}
-	s.state, s.level = StateLocked, ""
+	s.state, s.level = to, ""
 	s.commit(writes{snapshot: s.snapshotLocked()})
 	return nil
 }
