@@ -203,7 +203,9 @@ func TestPropertiesAreReadOnlyAndNamed(t *testing.T) {
 func TestOtherUsersAreRefused(t *testing.T) {
 	bus, svc, srv := serve(t)
 	// Pretend the daemon runs as another user than the test's clients.
+	srv.peers.mu.Lock()
 	srv.peers.uid++
+	srv.peers.mu.Unlock()
 	for _, call := range [][]string{
 		{"--method", Interface + ".Plan"},
 		{"--method", "org.freedesktop.DBus.Properties.Get", Interface, "CurrentTitle"},

@@ -157,6 +157,12 @@ type peers struct {
 
 const maxCachedPeers = 1024
 
+func (p *peers) ownUID() uint32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.uid
+}
+
 func (p *peers) check(sender dbus.Sender) *dbus.Error {
 	p.mu.Lock()
 	uid, ok := p.uids[sender]
@@ -172,8 +178,8 @@ func (p *peers) check(sender dbus.Sender) *dbus.Error {
 		p.uids[sender] = uid
 		p.mu.Unlock()
 	}
-	if uid != p.uid {
-		return dbus.NewError("org.antidrift.Error.AccessDenied", []any{fmt.Sprintf("antidrift serves only the user it runs as (uid %d); this caller runs as uid %d", p.uid, uid)})
+	if own := p.ownUID(); uid != own {
+		return dbus.NewError("org.antidrift.Error.AccessDenied", []any{fmt.Sprintf("antidrift serves only the user it runs as (uid %d); this caller runs as uid %d", own, uid)})
 	}
 	return nil
 }

@@ -1,0 +1,120 @@
+package service
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// armTimerLocked (re)arms the one deadline timer. Caller holds mu.
+func (s *Service) armTimerLocked() {
+	s.stopTimerLocked()
+	id, d := s.sessionID, s.deadline.Sub(s.clock.Now())
+	s.timer = s.clock.AfterFunc(d, func() { s.expire(id) })
+}
+
+func (s *Service) stopTimerLocked() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+}
+
+// expire moves session id to review when its deadline has passed. A timer
+// that fires late for a session that was extended or ended does nothing.
+func (s *Service) expire(id string) {
+	s.mu.Lock()
+	if s.state != StateActive || s.sessionID != id {
+		s.mu.Unlock()
+		return
+	}
+	var w writes
+	if now := s.tickLocked(&w); s.state == StateActive && now.Before(s.deadline) {
+		s.armTimerLocked() // the wall clock was set back: wait for the deadline in wall time
+	}
+	s.commit(w)
+}
+
+// Recover restores the state a previous run left in snap (the zero
+// Snapshot when there was none): it replays the raw log to rebuild the
+// stats exactly, re-arms the deadline or expires the session if it passed
+// meanwhile, and seals summaries left pending.
+func (s *Service) Recover(snap Snapshot) error {
+	var events []FocusEvent
+	live := snap.State == StateActive || snap.State == StateReview
+	if live && snap.SessionID != "" {
+		var err error
+		if events, err = s.store.ReplayEvents(snap.SessionID); err != nil {
+			s.problems.set("replay", fmt.Sprintf("The raw log of session %s could not be read (%v); its time is counted as evidence unavailable.", snap.SessionID, err))
+		}
+	}
+
+	s.mu.Lock()
+	s.io.Lock()
+	s.pending = slices.Clone(snap.Pending)
+	s.io.Unlock()
+	w := writes{flushPending: true}
+	if snap.State == "" || (live && snap.SessionID == "") {
+		snap.State = StateLocked
+	}
+	s.state, s.sessionID = snap.State, snap.SessionID
+	s.nextAction, s.successCond = snap.NextAction, snap.SuccessCondition
+	s.timebox = time.Duration(snap.TimeboxSecs) * time.Second
+	s.startedAt, s.deadline = fromUnixMilli(snap.StartedUnixMilli), fromUnixMilli(snap.DeadlineUnixMilli)
+	s.endedAt = fromUnixMilli(snap.EndedUnixMilli)
+	s.level, s.allowed, s.outcome = snap.Enforcement, slices.Clone(snap.AllowedClasses), snap.Outcome
+	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
+	s.resetDriftLocked()
+	now := s.clock.Now()
+	s.lastWall, s.lastMono = now, s.clock.Mono()
+	if live {
+		s.stats = newStats()
+		for _, e := range events {
+			s.stats.apply(e)
+		}
+		if s.stats.isAway && s.state == StateActive {
+			// Nobody knows whether the person is still away: count the
+			// downtime as away and let the sources say so again.
+			s.account(&w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkBack})
+		}
+		if len(events) == 0 {
+			s.account(&w, FocusEvent{AtUnixMillis: s.startedAt.UnixMilli(), Reason: "the raw log of this session was missing"})
+			if s.state == StateReview {
+				s.account(&w, FocusEvent{AtUnixMillis: s.endedAt.UnixMilli(), Mark: MarkPause})
+			}
+		}
+	}
+	if s.state == StateActive {
+		if now.Before(s.deadline) {
+			s.armTimerLocked()
+		} else {
+			s.log.Info("session expired while the daemon was down", "session_id", s.sessionID)
+			expired := s.toReviewLocked(OutcomeExpired, s.deadline)
+			w.events = append(w.events, expired.events...)
+			w.sessionID, w.snapshot = expired.sessionID, expired.snapshot
+		}
+	}
+	if w.snapshot == nil {
+		w.snapshot = s.snapshotLocked()
+	}
+	s.commit(w)
+	return nil
+}
+
+// Shutdown records that the daemon is stopping, so the downtime is not
+// credited to the last window, and stops the deadline timer. The process
+// is expected to exit after it.
+func (s *Service) Shutdown() {
+	defer s.background.Wait()
+	s.mu.Lock()
+	s.stopTimerLocked()
+	s.stopDriftTimersLocked()
+	var w writes
+	if s.state == StateActive {
+		s.account(&w, FocusEvent{AtUnixMillis: s.clock.Now().UnixMilli(), Reason: "daemon stopped"})
+	}
+	s.commit(w)
+	if s.nudges != nil {
+		s.nudges.stop()
+	}
+}
