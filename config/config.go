@@ -34,7 +34,7 @@ type Config struct {
 	NudgeRepeat    time.Duration    // nudge_repeat
 	BreakGlassHold time.Duration    // break_glass_hold: wait before a locked session may be abandoned
 	Retention      time.Duration    // retention: age at which raw session logs are pruned
-	IdleAfter      time.Duration    // idle_after (used by a later feature)
+	IdleAfter      time.Duration    // idle_after: no input for this long is away
 	PrivateClasses []string         // private_classes (used by a later feature)
 	RedactTitles   []*regexp.Regexp // redact_titles
 }
@@ -196,7 +196,7 @@ var fields = map[string]field{
 	"nudge_repeat":     duration(func(c *Config) *time.Duration { return &c.NudgeRepeat }, "10s", "to keep nudges humane"),
 	"break_glass_hold": duration(func(c *Config) *time.Duration { return &c.BreakGlassHold }, "0s", ""),
 	"retention":        duration(func(c *Config) *time.Duration { return &c.Retention }, "1h", ""),
-	"idle_after":       duration(func(c *Config) *time.Duration { return &c.IdleAfter }, "10s", ""),
+	"idle_after":       duration(func(c *Config) *time.Duration { return &c.IdleAfter }, "1s", "below that every pause between keystrokes would be away"),
 	"private_classes":  classes(func(c *Config) *[]string { return &c.PrivateClasses }),
 	"redact_titles":    redactTitles,
 }

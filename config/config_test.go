@@ -124,7 +124,7 @@ func TestBadValues(t *testing.T) {
 		{"zero nudges", "nudge_repeat", `"0s"`, `the minimum is 10s`},
 		{"negative hold", "break_glass_hold", `"-1m"`, `"-1m" is negative`},
 		{"short retention", "retention", `"30m"`, `"30m" is too short: the minimum is 1h`},
-		{"short idle", "idle_after", `"9s"`, `the minimum is 10s`},
+		{"short idle", "idle_after", `"500ms"`, `the minimum is 1s`},
 		{"bad regex", "redact_titles", `["ok", "a(b"]`, `item 2, "a(b", is not a valid regular expression: missing closing )`},
 		{"regex not a string", "redact_titles", `["ok", true]`, `item 2: want a quoted regular expression, got true`},
 		{"class too long", "allowed_classes", `["ok", "` + long + `"]`, `item 2 is 300 characters long (at most 256)`},
@@ -275,7 +275,7 @@ func checkValid(t *testing.T, c Config) {
 		{"NudgeRepeat", c.NudgeRepeat, 10 * time.Second},
 		{"BreakGlassHold", c.BreakGlassHold, 0},
 		{"Retention", c.Retention, time.Hour},
-		{"IdleAfter", c.IdleAfter, 10 * time.Second},
+		{"IdleAfter", c.IdleAfter, time.Second},
 	} {
 		if d.got < d.min {
 			t.Errorf("%s = %v, below its minimum %v", d.name, d.got, d.min)

@@ -33,6 +33,8 @@ type Main struct {
 	log      *slog.Logger
 	guard    *x11.Guard
 	notes    *dbusapi.Notifications
+	system   *dbus.Conn // the system bus, for logind; nil where unreachable
+	watchers []func()   // stop funcs of the presence watchers
 	store    *persist.Store
 	svc      *service.Service
 	conn     *dbus.Conn
@@ -132,18 +134,57 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	workCtx, m.stop = context.WithCancel(ctx)
 	m.notifier.ready(workCtx, &m.workers)
 	if sensor != nil {
-		m.workers.Add(1)
-		go func() {
-			defer m.workers.Done()
-			sensor.Run(workCtx, m.svc.RecordWindow)
-		}()
+		idle := x11.NewIdleWatcher(m.Display, cfg.IdleAfter, m.log)
+		m.goWork(func() { sensor.Run(workCtx, m.svc.RecordWindow) })
+		m.goWork(func() {
+			idle.Run(workCtx, func(away bool) { m.svc.SetAway("idle", service.AwayIdle, away) })
+		})
 	} else {
 		m.svc.RecordWindow(service.Window{Reason: "no X display: DISPLAY is not set (Wayland-only sessions are not supported yet)"})
 	}
+	m.watchPresence()
 	v := m.svc.View()
 	m.log.Info("antidriftd serving", "bus_name", dbusapi.BusName, "state_dir", dir, "state", v.State, "session_id", v.SessionID,
 		"x11_display", m.Display, "x11_evidence", sensor != nil, "enforcement_available", m.guard != nil && m.guard.Available())
 	return nil
+}
+
+func (m *Main) goWork(f func()) {
+	m.workers.Add(1)
+	go func() {
+		defer m.workers.Done()
+		f()
+	}()
+}
+
+// watchPresence follows screen lock on the session bus, and screen lock
+// and sleep through logind on the system bus where it is reachable.
+func (m *Main) watchPresence() {
+	report := func(e dbusapi.PresenceEvent) {
+		reason := service.AwayLocked
+		if e.Reason == dbusapi.ReasonSleep {
+			reason = service.AwaySuspended
+		}
+		m.svc.SetAway(e.Source+"/"+e.Reason, reason, e.Away)
+	}
+	if stop, err := dbusapi.WatchScreenSaver(m.conn, m.log, report); err != nil {
+		m.log.Warn("not following the screensaver", "err", err)
+	} else {
+		m.watchers = append(m.watchers, stop)
+	}
+	system, err := dbus.ConnectSystemBus()
+	if err != nil {
+		m.log.Info("no system bus: screen lock and sleep from logind are not followed (a jump of the wall clock still reveals a suspend)", "err", err)
+		return
+	}
+	stop, err := dbusapi.WatchLogind(system, m.log, report)
+	if err != nil {
+		m.log.Info("logind is not followed", "err", err)
+		system.Close()
+		return
+	}
+	m.system = system
+	m.watchers = append(m.watchers, stop)
 }
 
 // loadConfig reads the config file. A bad file never stops the daemon: it
@@ -180,6 +221,12 @@ func (m *Main) Close() error {
 		m.stop()
 	}
 	m.workers.Wait()
+	for _, stop := range m.watchers {
+		stop()
+	}
+	if m.system != nil {
+		m.system.Close()
+	}
 	if m.notifier != nil {
 		m.notifier.stopping()
 	}

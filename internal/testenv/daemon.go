@@ -100,11 +100,12 @@ type Daemon struct {
 
 // StartDaemon starts antidriftd on b with its state in stateDir and waits
 // until it owns org.antidrift. It sees no X display and reads no config
-// unless extraEnv says otherwise (DISPLAY=…, XDG_CONFIG_HOME=…), so a test
-// never watches the developer's own desktop or reads their config.
+// and no system bus unless extraEnv says otherwise (DISPLAY=…,
+// XDG_CONFIG_HOME=…, DBUS_SYSTEM_BUS_ADDRESS=…), so a test never watches the
+// developer's own desktop or logind, or reads their config.
 func StartDaemon(t testing.TB, b *Bus, stateDir string, extraEnv ...string) *Daemon {
 	t.Helper()
-	isolated := []string{"DISPLAY=", "XDG_CONFIG_HOME=" + tempDir(t)}
+	isolated := []string{"DISPLAY=", "XDG_CONFIG_HOME=" + tempDir(t), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/antidrift-test"}
 	d := &Daemon{Bus: b, StateDir: stateDir, env: append(isolated, extraEnv...)}
 	d.Start(t)
 	return d

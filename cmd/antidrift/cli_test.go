@@ -1,0 +1,443 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+)
+
+var (
+	uuidV7  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	sha256x = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// num reads a JSON number out of a decoded status or history entry.
+func num(t *testing.T, m map[string]any, key string) int64 {
+	t.Helper()
+	f, ok := m[key].(float64)
+	if !ok {
+		t.Fatalf("%s is %T %v, not a number, in %v", key, m[key], m[key], m)
+	}
+	return int64(f)
+}
+
+func strs(m map[string]any, key string) []string {
+	var out []string
+	items, _ := m[key].([]any)
+	for _, it := range items {
+		s, _ := it.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestFullCycle walks one session through every everyday command:
+// plan → start → status → allow → enforce → extend → complete → end →
+// history → verify.
+func TestFullCycle(t *testing.T) {
+	s := startDaemon(t, "")
+
+	contains(t, "plan", s.ok(t, "plan"), "Planning")
+	if st := s.status(t); st["state"] != "planning" {
+		t.Fatalf("after plan, status says %v", st["state"])
+	}
+	contains(t, "enforce in planning", s.ok(t, "enforce", "block"), "next start: block")
+
+	// Flags after the next action, as people type them.
+	started := okJSON[map[string]string](t, s, "start", "write the intro", "--done-when", "intro is committed", "--for", "25m",
+		"--allow", "Editor", "--enforce", "warn")
+	id := started["session_id"]
+	if !uuidV7.MatchString(id) {
+		t.Fatalf("start --json gave session id %q, not a UUIDv7", id)
+	}
+	st := s.status(t)
+	for key, want := range map[string]any{"state": "active", "session_id": id, "next_action": "write the intro",
+		"success_condition": "intro is committed", "enforcement": "warn", "drift": "unknown"} {
+		if st[key] != want {
+			t.Errorf("status --json %s = %v, want %v", key, st[key], want)
+		}
+	}
+	if got := strs(st, "allowed_classes"); !slices.Equal(got, []string{"Editor"}) {
+		t.Errorf("allowed_classes %v", got)
+	}
+	deadline := num(t, st, "deadline")
+	if box := num(t, st, "timebox_seconds"); box != 1500 || deadline-num(t, st, "started_at") != 1500 {
+		t.Errorf("--for 25m gave timebox %d s, deadline %d s after the start", box, deadline-num(t, st, "started_at"))
+	}
+	// Every property is there, snake_case.
+	for _, key := range []string{"current_class", "current_title", "switch_count", "buckets", "audit_head", "problems", "version", "break_glass_at"} {
+		if _, ok := st[key]; !ok {
+			t.Errorf("status --json lacks %s: %v", key, st)
+		}
+	}
+
+	text := s.ok(t, "status")
+	contains(t, "status", text, "active", "write the intro", "done when", "intro is committed", "time left",
+		"of 25m", "drift", "enforcement", "warn; allowed: Editor", "window", "switches")
+	if strings.Contains(text, "\x1b[") {
+		t.Errorf("status used colour on a pipe:\n%q", text)
+	}
+
+	contains(t, "allow", s.ok(t, "allow", "Terminal"), "Editor, Terminal")
+	if got := strs(s.status(t), "allowed_classes"); !slices.Equal(got, []string{"Editor", "Terminal"}) {
+		t.Errorf("after allow Terminal: allowed_classes %v", got)
+	}
+	contains(t, "enforce", s.ok(t, "enforce", "locked"), "Enforcement: locked")
+	contains(t, "extend", s.ok(t, "extend", "10m"), "Extended", "left")
+	st = s.status(t)
+	if st["enforcement"] != "locked" || num(t, st, "timebox_seconds") != 2100 || num(t, st, "deadline") != deadline+600 {
+		t.Errorf("after enforce locked and extend 10m: %v", st)
+	}
+
+	contains(t, "complete", s.ok(t, "complete"), "Completed: write the intro", "antidrift end")
+	if st := s.status(t); st["state"] != "review" || st["outcome"] != "completed" {
+		t.Fatalf("after complete: state %v, outcome %v", st["state"], st["outcome"])
+	}
+	contains(t, "status in review", s.ok(t, "status"), "review", "completed", "antidrift end")
+
+	ended := okJSON[map[string]any](t, s, "end")
+	hash, _ := ended["audit_hash"].(string)
+	if !sha256x.MatchString(hash) || ended["sealed"] != true {
+		t.Fatalf("end --json: %v", ended)
+	}
+	if st := s.status(t); st["state"] != "locked" || st["audit_head"] != hash {
+		t.Fatalf("after end: state %v, audit_head %v, end said %s", st["state"], st["audit_head"], hash)
+	}
+
+	history := okJSON[[]map[string]any](t, s, "history")
+	if len(history) != 1 {
+		t.Fatalf("history --json: %v", history)
+	}
+	h := history[0]
+	if h["session_id"] != id || h["hash"] != hash || h["outcome"] != "completed" || h["next_action"] != "write the intro" ||
+		h["enforcement"] != "locked" || num(t, h, "seq") != 1 {
+		t.Errorf("history --json entry: %v", h)
+	}
+	contains(t, "history", s.ok(t, "history"), "SEQ", "OUTCOME", "NEXT ACTION", "completed", "locked", "write the intro")
+
+	verify := okJSON[map[string]any](t, s, "verify")
+	if verify["ok"] != true || num(t, verify, "entries") != 1 || verify["problem"] != "" {
+		t.Errorf("verify --json: %v", verify)
+	}
+	contains(t, "verify", s.ok(t, "verify"), "intact", "1 entry")
+}
+
+func TestAbandon(t *testing.T) {
+	s := startDaemon(t, "")
+	// Flags first, and a next action typed without quotes.
+	s.ok(t, "start", "--for", "10m", "--done-when", "tests pass", "fix", "the", "flaky", "test")
+	if got := s.status(t)["next_action"]; got != "fix the flaky test" {
+		t.Fatalf("next action %q", got)
+	}
+	contains(t, "abandon", s.ok(t, "abandon", "the", "phone", "rang"), "Abandoned: fix the flaky test")
+	if st := s.status(t); st["state"] != "review" || st["outcome"] != "abandoned" {
+		t.Fatalf("after abandon: %v %v", st["state"], st["outcome"])
+	}
+	s.ok(t, "end")
+	if h := okJSON[[]map[string]any](t, s, "history"); len(h) != 1 || h[0]["outcome"] != "abandoned" {
+		t.Fatalf("history after abandoning: %v", h)
+	}
+}
+
+func TestBreakGlassAtLocked(t *testing.T) {
+	s := startDaemon(t, "break_glass_hold = \"1s\"\n")
+	s.ok(t, "start", "deep work", "--done-when", "chapter drafted", "--for", "1h", "--enforce", "locked")
+
+	for _, args := range [][]string{{"abandon", "bored"}, {"enforce", "warn"}, {"allow", "Firefox"}} {
+		r := s.run(t, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "not permitted") || !strings.Contains(r.stderr, "locked") {
+			t.Errorf("at level locked, want exit 1 naming the level, got %v", r)
+		}
+	}
+	contains(t, "break-glass", s.ok(t, "break-glass", "the", "building", "is", "on", "fire"), "abandon")
+	testenv.WaitUntil(t, wait, "abandon to be permitted once the 1 s hold has elapsed", func() bool {
+		return s.run(t, "abandon", "emergency").code == 0
+	})
+	if st := s.status(t); st["outcome"] != "abandoned" || num(t, st, "break_glass_at") == 0 {
+		t.Fatalf("after break-glass and abandon: outcome %v, break_glass_at %v", st["outcome"], st["break_glass_at"])
+	}
+}
+
+func TestBreakGlassJSONReportsTheWait(t *testing.T) {
+	s := startDaemon(t, "break_glass_hold = \"1h\"\n")
+	s.ok(t, "start", "deep work", "--done-when", "drafted", "--for", "2h", "--enforce", "locked")
+	got := okJSON[map[string]any](t, s, "break-glass", "need to leave")
+	if w := num(t, got, "wait_secs"); w < 3500 || w > 3600 {
+		t.Fatalf("break-glass --json with a 1h hold: %v", got)
+	}
+	contains(t, "status", s.ok(t, "status"), "break-glass", "hold started")
+}
+
+// A refused call exits 1 and prints the daemon's message as is.
+func TestRefusalsExit1WithTheDaemonsMessage(t *testing.T) {
+	s := startDaemon(t, "")
+	for _, c := range []struct {
+		args []string
+		says []string
+	}{
+		{[]string{"end"}, []string{"End is not permitted", "retrying will not help", "What works now"}},
+		{[]string{"complete"}, []string{"Complete is not permitted"}},
+		{[]string{"start", "x", "--done-when", "y", "--for", "25h"}, []string{"timebox"}},
+		{[]string{"start", "   ", "--done-when", "y", "--for", "1m"}, []string{"next_action"}},
+		{[]string{"history", "--limit", "5000"}, []string{"limit"}},
+	} {
+		r := s.run(t, c.args...)
+		if r.code != 1 || r.stdout != "" {
+			t.Errorf("want exit 1 and nothing on stdout, got %v", r)
+		}
+		contains(t, "stderr of "+strings.Join(c.args, " "), r.stderr, c.says...)
+		if strings.HasPrefix(r.stderr, "antidrift") {
+			t.Errorf("the daemon's message was not printed as is: %q", r.stderr)
+		}
+	}
+	// The same message busctl gets.
+	_, err := s.d.Busctl(t, "call", "End")
+	if r := s.run(t, "end"); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(r.stderr)) {
+		t.Errorf("busctl said %v; antidrift end said %q", err, r.stderr)
+	}
+}
+
+// Usage errors exit 2 before anything is sent: the bus here is a dead
+// socket, which would be exit 3.
+func TestUsageErrorsExit2(t *testing.T) {
+	env := append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(t.TempDir(), "no-bus"))
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{nil, "no command given"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"start", "write", "--done-when", "x"}, "--for DURATION is required"},
+		{[]string{"start", "write", "--done-when", "x", "--for", "banana"}, `invalid value "banana" for flag --for: not a duration`},
+		{[]string{"start", "write", "--done-when", "x", "--for", "300ms"}, "at least 1s"},
+		{[]string{"start", "write", "--done-when", "x", "--for"}, "flag needs an argument: --for"},
+		{[]string{"start", "--done-when", "x", "--for", "25m"}, "missing NEXT_ACTION"},
+		{[]string{"start", "write", "--for", "25m"}, "--done-when TEXT is required"},
+		{[]string{"start", "write", "--done-when", "x", "--for", "25m", "--enforce", "strict"}, `level "strict": want one of observe, warn, block, locked`},
+		{[]string{"extend"}, "missing DURATION"},
+		{[]string{"extend", "ten minutes"}, `DURATION "ten minutes": not a duration`},
+		{[]string{"enforce", "loud"}, `level "loud"`},
+		{[]string{"allow"}, "missing CLASS"},
+		{[]string{"break-glass"}, "missing REASON"},
+		{[]string{"complete", "now"}, `unexpected argument "now"`},
+		{[]string{"status", "--format", "xml"}, `--format "xml"`},
+		{[]string{"status", "--json", "--format", "waybar"}, "disagree"},
+		{[]string{"status", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"history", "--limit", "many"}, `invalid value "many" for flag --limit`},
+		{[]string{"help", "frobnicate"}, `unknown command "frobnicate"`},
+	} {
+		r := cli(t, env, c.args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.says) || !strings.Contains(r.stderr, "usage: antidrift") {
+			t.Errorf("want exit 2 saying %q and the usage line, got %v", c.says, r)
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	env := append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(t.TempDir(), "no-bus"))
+	for _, c := range []struct {
+		args  []string
+		wants []string
+	}{
+		{[]string{"--help"}, []string{"usage: antidrift COMMAND", "start NEXT_ACTION --done-when TEXT --for DURATION", "break-glass REASON", "Exit codes"}},
+		{[]string{"help"}, []string{"usage: antidrift COMMAND"}},
+		{[]string{"help", "start"}, []string{"usage: antidrift start", "--done-when TEXT", "--allow CLASS", "--enforce LEVEL", "--json"}},
+		{[]string{"status", "--help"}, []string{"usage: antidrift status", "--follow", "--format FORMAT", "waybar"}},
+		{[]string{"--version"}, []string{"antidrift dev"}},
+	} {
+		r := cli(t, env, c.args...)
+		if r.code != 0 {
+			t.Errorf("want exit 0, got %v", r)
+		}
+		contains(t, "antidrift "+strings.Join(c.args, " "), r.stdout, c.wants...)
+	}
+}
+
+// Exit 3, with how to start the daemon, when it cannot be reached.
+func TestUnreachableExits3(t *testing.T) {
+	testenv.Need(t, "dbus-daemon")
+	deadSocket := append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(t.TempDir(), "no-bus"))
+	noDaemon := testenv.StartBus(t).Env() // a bus, but no antidriftd and no activation file
+	failing := testenv.StartBus(t)        // activation runs a daemon that fails at once
+	writeFile(t, filepath.Join(failing.ServiceDir, "org.antidrift.service"), "[D-BUS Service]\nName=org.antidrift\nExec=/bin/false\n")
+	for name, env := range map[string][]string{"dead socket": deadSocket, "no daemon": noDaemon, "activation fails": failing.Env()} {
+		for _, args := range [][]string{{"status"}, {"status", "--json"}, {"start", "x", "--done-when", "y", "--for", "1m"}, {"complete"}, {"verify"}} {
+			r := cli(t, env, args...)
+			if r.code != 3 || r.stdout != "" {
+				t.Errorf("%s: want exit 3 and nothing on stdout, got %v", name, r)
+			}
+			contains(t, name+": stderr", r.stderr, "cannot reach antidriftd", "systemctl --user start antidrift")
+		}
+	}
+	if r := cli(t, noDaemon, "status"); !strings.Contains(r.stderr, "org.freedesktop.DBus.Error.ServiceUnknown") {
+		t.Errorf("no daemon: the bus's reason is not shown:\n%s", r.stderr)
+	}
+	if r := cli(t, failing.Env(), "status"); !strings.Contains(r.stderr, "org.freedesktop.DBus.Error.Spawn.") {
+		t.Errorf("activation fails: the bus's reason is not shown:\n%s", r.stderr)
+	}
+}
+
+// The first call starts the daemon through bus activation.
+func TestStatusStartsTheDaemonThroughActivation(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send")
+	// The activated daemon inherits the bus's environment: isolate it as
+	// StartDaemon would.
+	bus := testenv.StartBus(t, "DISPLAY=", "XDG_CONFIG_HOME="+t.TempDir(), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/antidrift-test")
+	service := fmt.Sprintf("[D-BUS Service]\nName=org.antidrift\nExec=%s --state-dir %s\n",
+		testenv.Binary(t, "antidriftd"), filepath.Join(t.TempDir(), "state"))
+	writeFile(t, filepath.Join(bus.ServiceDir, "org.antidrift.service"), service)
+	if pid := bus.OwnerPID(t, "org.antidrift"); pid != 0 {
+		t.Fatalf("org.antidrift owned by %d before any call", pid)
+	}
+	r := cli(t, bus.Env(), "status")
+	if r.code != 0 || !strings.Contains(r.stdout, "locked") || !strings.Contains(r.stdout, "no session") {
+		t.Fatalf("status on a bus that can activate antidriftd: %v", r)
+	}
+	if bus.OwnerPID(t, "org.antidrift") == 0 {
+		t.Fatal("status succeeded but nobody owns org.antidrift")
+	}
+}
+
+// verify exits 1 and names the line once audit.jsonl has been edited.
+func TestVerifyCatchesATamperedAuditLog(t *testing.T) {
+	s := startDaemon(t, "")
+	s.ok(t, "start", "write the intro", "--done-when", "committed", "--for", "10m")
+	s.ok(t, "complete")
+	s.ok(t, "end")
+	contains(t, "verify before tampering", s.ok(t, "verify"), "intact")
+
+	path := filepath.Join(s.d.StateDir, "audit.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte(`"next_action":"write`)
+	i := bytes.Index(data, key)
+	if i < 0 {
+		t.Fatalf("no next_action in %s", data)
+	}
+	data[i+len(key)-5] = 'W' // "write" → "Write"
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	r := s.run(t, "verify")
+	if r.code != 1 || !strings.Contains(r.stderr, "broken") || !strings.Contains(r.stderr, "line 1") || !strings.Contains(r.stderr, "altered") {
+		t.Errorf("verify of a tampered log: want exit 1 naming line 1, got %v", r)
+	}
+	r = s.run(t, "verify", "--json")
+	var v struct {
+		OK      *bool  `json:"ok"`
+		Entries *int   `json:"entries"`
+		Problem string `json:"problem"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || r.code != 1 {
+		t.Fatalf("verify --json of a tampered log: %v (%v)", r, err)
+	}
+	if v.OK == nil || *v.OK || v.Entries == nil || *v.Entries != 0 || !strings.Contains(v.Problem, "line 1") {
+		t.Errorf("verify --json of a tampered log: %s", r.stdout)
+	}
+}
+
+// waybar decodes one waybar line, failing the test if it is not the shape
+// waybar's "return-type": "json" wants.
+func waybar(t *testing.T, line string) (text, tooltip string, class []string, percentage int) {
+	t.Helper()
+	var w struct {
+		Text       *string  `json:"text"`
+		Tooltip    *string  `json:"tooltip"`
+		Class      []string `json:"class"`
+		Percentage *float64 `json:"percentage"`
+	}
+	if err := json.Unmarshal([]byte(line), &w); err != nil || w.Text == nil || w.Tooltip == nil || len(w.Class) == 0 || w.Percentage == nil {
+		t.Fatalf("not a waybar JSON line (%v): %s", err, line)
+	}
+	if *w.Percentage < 0 || *w.Percentage > 100 {
+		t.Fatalf("percentage out of range: %s", line)
+	}
+	return *w.Text, *w.Tooltip, w.Class, int(*w.Percentage)
+}
+
+func TestFollowWaybarAcrossADaemonRestart(t *testing.T) {
+	s := startDaemon(t, "")
+	f := startFollow(t, s.d.Bus.Env(), "--format", "waybar")
+	hasClass := func(want string) func(string) bool {
+		return func(line string) bool {
+			_, _, class, _ := waybar(t, line)
+			return slices.Contains(class, want)
+		}
+	}
+	line := f.next(t, "the first line", func(string) bool { return true })
+	if text, _, class, pct := waybar(t, line); !slices.Contains(class, "locked") || text != "no session" || pct != 0 {
+		t.Fatalf("first line: %s", line)
+	}
+
+	s.ok(t, "start", "write the intro", "--done-when", "committed", "--for", "25m")
+	line = f.next(t, "a line with class active after start", hasClass("active"))
+	text, tooltip, _, _ := waybar(t, line)
+	contains(t, "waybar text", text, "25m", "write the intro")
+	contains(t, "waybar tooltip", tooltip, "write the intro", "committed", "time left")
+
+	s.d.Kill9(t)
+	f.next(t, "a line with class offline after kill -9", hasClass("offline"))
+	s.d.Start(t)
+	line = f.next(t, "a line with class active once the daemon is back", hasClass("active"))
+	if text, _, _, _ := waybar(t, line); !strings.Contains(text, "write the intro") {
+		t.Fatalf("after the restart: %s", line)
+	}
+
+	if code := f.stop(t, syscall.SIGINT); code != 0 {
+		t.Fatalf("status --follow exited %d on SIGINT; stderr:\n%s", code, f.stderr)
+	}
+}
+
+func TestFollowWaitsForTheDaemonToAppear(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send")
+	bus := testenv.StartBus(t) // no daemon yet, no activation file
+	f := startFollow(t, bus.Env(), "--format", "polybar")
+	f.next(t, "an offline line", func(l string) bool { return l == "antidrift offline" })
+	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"))
+	f.next(t, "a line once the daemon owns its name", func(l string) bool { return l == "no session" })
+	if code := f.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("status --follow exited %d on SIGTERM; stderr:\n%s", code, f.stderr)
+	}
+}
+
+func TestFollowFormats(t *testing.T) {
+	s := startDaemon(t, "")
+	env := s.d.Bus.Env()
+	jsonF, polybarF, textF := startFollow(t, env, "--json"), startFollow(t, env, "--format", "polybar"), startFollow(t, env)
+	state := func(line string) string {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("status --follow --json printed a line that is not JSON (%v): %s", err, line)
+		}
+		s, _ := m["state"].(string)
+		return s
+	}
+	jsonF.next(t, "a locked line", func(l string) bool { return state(l) == "locked" })
+	polybarF.next(t, "a locked line", func(l string) bool { return l == "no session" })
+	textF.next(t, "a locked line", func(l string) bool { return strings.HasPrefix(l, "locked") })
+
+	s.ok(t, "start", "50% of the %{F#f00}draft", "--done-when", "drafted", "--for", "90m")
+	jsonF.next(t, "an active line", func(l string) bool { return state(l) == "active" })
+	// Polybar would read %{…} as a formatting tag; it must come out escaped.
+	polybarF.next(t, "an active line", func(l string) bool { return l == "1h30m · 50% of the %%{F#f00}draft" })
+	textF.next(t, "an active line", func(l string) bool {
+		return strings.HasPrefix(l, "active · 50% of the %{F#f00}draft · 1h30m left")
+	})
+	for _, f := range []*follower{jsonF, polybarF, textF} {
+		if code := f.stop(t, syscall.SIGTERM); code != 0 {
+			t.Errorf("exit %d on SIGTERM; stderr:\n%s", code, f.stderr)
+		}
+	}
+}

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// invocation is one run of a subcommand: its parsed arguments, where it
+// prints, and the bus connection, made on first use so that usage errors
+// never need a bus.
+type invocation struct {
+	cmd    *command
+	args   []string
+	json   bool
+	stdout io.Writer
+	c      *client
+}
+
+// arg is the single (or joined) positional argument, "" if none.
+func (x *invocation) arg() string {
+	if len(x.args) == 0 {
+		return ""
+	}
+	return x.args[0]
+}
+
+func (x *invocation) client() (*client, error) {
+	if x.c == nil {
+		c, err := connect()
+		if err != nil {
+			return nil, err
+		}
+		x.c = c
+	}
+	return x.c, nil
+}
+
+func (x *invocation) close() {
+	if x.c != nil {
+		x.c.close()
+	}
+}
+
+func (x *invocation) call(method string, args []any, reply ...any) error {
+	c, err := x.client()
+	if err != nil {
+		return err
+	}
+	return c.call(method, args, reply...)
+}
+
+func (x *invocation) status() (*status, error) {
+	c, err := x.client()
+	if err != nil {
+		return nil, err
+	}
+	return c.properties()
+}
+
+func (x *invocation) printJSON(v any) error { return writeJSON(x.stdout, v) }
+
+// argFunc turns a command's positional argument into the D-Bus argument,
+// or a usage error.
+type argFunc func(x *invocation) (any, error)
+
+func textArg(x *invocation) (any, error) { return x.arg(), nil }
+
+func durationArg(x *invocation) (any, error) {
+	secs, err := parseSeconds(x.arg())
+	if err != nil {
+		return nil, x.cmd.usageError("DURATION %q: %v", x.arg(), err)
+	}
+	return secs, nil
+}
+
+func levelArg(x *invocation) (any, error) {
+	if err := checkLevel(x.arg()); err != nil {
+		return nil, x.cmd.usageError("%v", err)
+	}
+	return x.arg(), nil
+}
+
+// voidCmd is a command for a method that returns nothing: it calls method
+// with its argument (if arg is not nil), then reads the status and says
+// what changed — or, with --json, prints the whole status.
+func voidCmd(method string, arg argFunc) func(*flag.FlagSet) func(*invocation) error {
+	return func(*flag.FlagSet) func(*invocation) error {
+		return func(x *invocation) error {
+			var args []any
+			if arg != nil {
+				a, err := arg(x)
+				if err != nil {
+					return err
+				}
+				args = []any{a}
+			}
+			if err := x.call(method, args); err != nil {
+				return err
+			}
+			return x.showChange(method)
+		}
+	}
+}
+
+// showChange prints, after method succeeded, what it changed as the daemon
+// now reports it; with --json, the whole status.
+func (x *invocation) showChange(method string) error {
+	st, err := x.status()
+	if err != nil {
+		return err
+	}
+	if x.json {
+		return x.printJSON(st.jsonObject())
+	}
+	fmt.Fprintln(x.stdout, confirmation(method, st, time.Now()))
+	return nil
+}
+
+func setupStart(fs *flag.FlagSet) func(*invocation) error {
+	doneWhen := fs.String("done-when", "", "the success condition: `TEXT` saying how you will know it is done (required)")
+	var timebox secondsFlag
+	fs.Var(&timebox, "for", "the timebox, a `DURATION` such as 25m or 1h30m (required)")
+	var allow listFlag
+	fs.Var(&allow, "allow", "a window `CLASS` that counts as on task; repeat for more (default: the configured classes)")
+	level := fs.String("enforce", "", "the enforcement `LEVEL`: "+strings.Join(levels, ", ")+" (default: the planned or configured level)")
+	return func(x *invocation) error {
+		switch {
+		case !timebox.set:
+			return x.cmd.usageError("--for DURATION is required (the timebox, e.g. --for 25m)")
+		case strings.TrimSpace(*doneWhen) == "":
+			return x.cmd.usageError("--done-when TEXT is required (how will you know it is done?)")
+		case *level != "":
+			if err := checkLevel(*level); err != nil {
+				return x.cmd.usageError("--enforce: %v", err)
+			}
+		}
+		var id string
+		if err := x.call("Start", []any{x.arg(), *doneWhen, timebox.secs, *level, append([]string{}, allow...)}, &id); err != nil {
+			return err
+		}
+		if x.json {
+			return x.printJSON(map[string]string{"session_id": id})
+		}
+		return x.showChange("Start")
+	}
+}
+
+// formats are status's output formats.
+var formats = []string{"text", "json", "waybar", "polybar"}
+
+func setupStatus(fs *flag.FlagSet) func(*invocation) error {
+	following := fs.Bool("follow", false, "keep printing a line on every change until interrupted; survives daemon restarts")
+	format := fs.String("format", "", "output `FORMAT`: "+strings.Join(formats, ", ")+" (default text, or json with --json)")
+	return func(x *invocation) error {
+		f := *format
+		switch {
+		case f == "" && x.json:
+			f = "json"
+		case f == "":
+			f = "text"
+		case !slices.Contains(formats, f):
+			return x.cmd.usageError("--format %q: want one of %s", f, strings.Join(formats, ", "))
+		case x.json && f != "json":
+			return x.cmd.usageError("--json and --format %s disagree; give one of them", f)
+		}
+		if *following {
+			c, err := x.client()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			c.ctx = ctx // an interrupt also ends a call in flight
+			return follow(ctx, c, f, x.stdout)
+		}
+		st, err := x.status()
+		if err != nil {
+			return err
+		}
+		if f == "text" {
+			fmt.Fprint(x.stdout, statusText(st, time.Now(), textOpts{colour: useColour(x.stdout)}))
+			return nil
+		}
+		fmt.Fprintln(x.stdout, statusLine(f, st, time.Now()))
+		return nil
+	}
+}
+
+func setupEnd(*flag.FlagSet) func(*invocation) error {
+	return func(x *invocation) error {
+		var hash string
+		if err := x.call("End", nil, &hash); err != nil {
+			return err
+		}
+		if x.json {
+			return x.printJSON(map[string]any{"audit_hash": hash, "sealed": hash != ""})
+		}
+		if hash == "" {
+			fmt.Fprintln(x.stdout, "Ended, but the summary could not be sealed yet: it stays pending and is sealed at the next start or end.\nSee 'antidrift status' for the problem.")
+			return nil
+		}
+		fmt.Fprintln(x.stdout, "Ended and sealed. Audit hash:", hash)
+		return nil
+	}
+}
+
+func setupBreakGlass(*flag.FlagSet) func(*invocation) error {
+	return func(x *invocation) error {
+		var wait uint64
+		if err := x.call("BreakGlass", []any{x.arg()}, &wait); err != nil {
+			return err
+		}
+		if x.json {
+			return x.printJSON(map[string]uint64{"wait_secs": wait})
+		}
+		if wait == 0 {
+			fmt.Fprintln(x.stdout, "The break-glass hold has elapsed: 'antidrift abandon [REASON]' is permitted now.")
+			return nil
+		}
+		d := time.Duration(wait) * time.Second
+		fmt.Fprintf(x.stdout, "Break-glass hold running: 'antidrift abandon' is permitted in %s (at %s).\n", span(d), time.Now().Add(d).Format("15:04:05"))
+		return nil
+	}
+}
+
+func setupHistory(fs *flag.FlagSet) func(*invocation) error {
+	limit := fs.Uint("limit", 0, "show at most `N` sessions (default 50, at most 1000)")
+	return func(x *invocation) error {
+		if *limit > math.MaxUint32 {
+			return x.cmd.usageError("--limit %d is too large", *limit)
+		}
+		var entries []map[string]dbus.Variant
+		if err := x.call("History", []any{uint32(*limit)}, &entries); err != nil {
+			return err
+		}
+		if x.json {
+			out := make([]map[string]any, len(entries))
+			for i, e := range entries {
+				out[i] = plainMap(e)
+			}
+			return x.printJSON(out)
+		}
+		fmt.Fprint(x.stdout, historyText(entries))
+		return nil
+	}
+}
+
+func setupVerify(*flag.FlagSet) func(*invocation) error {
+	return func(x *invocation) error {
+		var (
+			ok      bool
+			entries uint32
+			problem string
+		)
+		if err := x.call("VerifyAudit", nil, &ok, &entries, &problem); err != nil {
+			return err
+		}
+		broken := &exitError{code: exitRefused, msg: fmt.Sprintf("The audit log is broken (%d good entries before the problem): %s", entries, problem)}
+		if x.json {
+			if err := x.printJSON(map[string]any{"ok": ok, "entries": entries, "problem": problem}); err != nil {
+				return err
+			}
+			broken.msg = "" // the JSON says it
+		} else if ok {
+			fmt.Fprintf(x.stdout, "The audit log is intact: %d %s, every hash checks out.\n", entries, plural(int(entries), "entry", "entries"))
+		}
+		if !ok {
+			return broken
+		}
+		return nil
+	}
+}
+
+func setupHelp(*flag.FlagSet) func(*invocation) error {
+	return func(x *invocation) error {
+		if x.arg() == "" {
+			fmt.Fprint(x.stdout, usage())
+			return nil
+		}
+		i := slices.IndexFunc(commands, func(c *command) bool { return c.name == x.arg() })
+		if i < 0 {
+			return x.cmd.usageError("unknown command %q", x.arg())
+		}
+		return commands[i].run([]string{"--help"}, x.stdout)
+	}
+}
+
+// parseSeconds parses a duration (time.ParseDuration syntax) into whole
+// seconds, which is what the API takes.
+func parseSeconds(s string) (uint64, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration (use e.g. 90s, 25m, 1h30m)")
+	}
+	if d < time.Second {
+		return 0, fmt.Errorf("too short: at least 1s")
+	}
+	return uint64(d.Round(time.Second) / time.Second), nil
+}
+
+// secondsFlag is a duration flag held as whole seconds.
+type secondsFlag struct {
+	secs uint64
+	set  bool
+}
+
+func (f *secondsFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return (time.Duration(f.secs) * time.Second).String()
+}
+
+func (f *secondsFlag) Set(s string) (err error) {
+	f.secs, err = parseSeconds(s)
+	f.set = err == nil
+	return err
+}
+
+// listFlag collects a repeated flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func checkLevel(level string) error {
+	if !slices.Contains(levels, level) {
+		return fmt.Errorf("level %q: want one of %s", level, strings.Join(levels, ", "))
+	}
+	return nil
+}
+
+// writeJSON prints v as one line of JSON. HTML characters are left alone:
+// the reader is a script or a panel, not a browser.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+)
+
+// On a real (virtual) desktop, status shows the window you are in, drift
+// with its reason, and where the time went as a bar chart.
+func TestStatusShowsWindowsDriftAndWhereTheTimeWent(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send", "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	x := testenv.StartX(t)
+	editor := x.XTerm(t, "Editor", "main.go - editor")
+	distraction := x.XTerm(t, "Distraction", "cat videos")
+	x.Activate(t, editor)
+	s := startDaemon(t, "drift_grace = \"1s\"\n", "DISPLAY="+x.Name)
+	testenv.WaitUntil(t, wait, "antidriftd to see the Editor window", func() bool {
+		return s.status(t)["current_class"] == "Editor"
+	})
+
+	s.ok(t, "start", "write code", "--done-when", "tests pass", "--for", "10m", "--allow", "Editor", "--enforce", "observe")
+	x.Activate(t, distraction)
+	testenv.WaitUntil(t, wait, "drift on the Distraction window", func() bool { return s.status(t)["drift"] == "drifting" })
+	text := s.ok(t, "status")
+	contains(t, "status while drifting", text, "window       Distraction: cat videos", "drifting")
+	if line := lineWith(text, "drift "); !strings.Contains(line, "Distraction") {
+		t.Errorf("the drift line does not say why: %q", line)
+	}
+
+	x.Activate(t, editor)
+	testenv.WaitUntil(t, wait, "the switch back to Editor", func() bool {
+		st := s.status(t)
+		return st["current_class"] == "Editor" && num(t, st, "switch_count") == 2
+	})
+	text = s.ok(t, "status")
+	t.Logf("antidrift status:\n%s", text)
+	contains(t, "status after switching back", text, "window       Editor: main.go - editor", "switches     2", "time spent")
+	// Distraction held focus longest (the drift grace and more), so its bar
+	// is the full width; Editor has a row too.
+	chart := text[strings.Index(text, "time spent"):]
+	if line := lineWith(chart, "cat videos"); !strings.HasPrefix(strings.TrimSpace(line), "Distraction") || !strings.Contains(line, "████████████████") {
+		t.Errorf("no full bar for Distraction in:\n%s", text)
+	}
+	if line := lineWith(chart, "main.go - editor"); !strings.HasPrefix(strings.TrimSpace(line), "Editor") {
+		t.Errorf("no Editor bucket in:\n%s", text)
+	}
+}
+
+// lineWith is the first line of text containing substr, or "".
+func lineWith(text, substr string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, substr) {
+			return l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// follow is status --follow: it prints a line in format at start and again
+// whenever the line would change, until ctx ends (SIGINT or SIGTERM, which
+// is a normal end: exit 0).
+//
+// A line can change for three reasons, and each is watched:
+//   - a PropertiesChanged from the daemon. All properties are then read
+//     again rather than merged from the signal: a signal queued before a
+//     read would otherwise overwrite newer values with older ones.
+//   - the daemon going away or coming back (NameOwnerChanged for
+//     org.antidrift): gone prints an "offline" line; a new owner is read
+//     afresh, so a restarted (or re-activated) daemon is picked up.
+//   - time passing: the time left and the percentage elapsed move without
+//     any signal (the daemon has no ticker), so the line is re-rendered
+//     every second and printed only if it differs from the last one.
+//
+// The first read may start the daemon through bus activation; later reads
+// do not (FlagNoAutoStart), so watching never revives a daemon that was
+// stopped on purpose.
+func follow(ctx context.Context, c *client, format string, w io.Writer) error {
+	sigs := make(chan *dbus.Signal, 64)
+	c.conn.Signal(sigs)
+	for _, match := range [][]dbus.MatchOption{
+		{dbus.WithMatchObjectPath(objectPath), dbus.WithMatchInterface(propertiesIface),
+			dbus.WithMatchMember("PropertiesChanged"), dbus.WithMatchArg(0, iface)},
+		{dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchObjectPath("/org/freedesktop/DBus"),
+			dbus.WithMatchInterface("org.freedesktop.DBus"), dbus.WithMatchMember("NameOwnerChanged"),
+			dbus.WithMatchArg(0, busName)},
+	} {
+		if err := c.conn.AddMatchSignal(match...); err != nil {
+			return unreachable("cannot watch the session bus (%v)", err)
+		}
+	}
+
+	st, err := readStatus(c)
+	if err != nil {
+		return err
+	}
+	c.flags = dbus.FlagNoAutoStart
+
+	last := ""
+	show := func() error {
+		line := statusLine(format, st, time.Now())
+		if line == last {
+			return nil
+		}
+		last = line
+		_, err := fmt.Fprintln(w, line)
+		return err
+	}
+	if err := show(); err != nil {
+		return err
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case _, ok := <-sigs:
+			// A burst of signals (a window switch, a state change) is one read.
+			for ok && len(sigs) > 0 {
+				_, ok = <-sigs
+			}
+			if !ok {
+				return unreachable("lost the connection to the session bus")
+			}
+			if st, err = readStatus(c); err != nil {
+				return err
+			}
+		case <-tick.C:
+		}
+		if err := show(); err != nil {
+			return err
+		}
+	}
+}
+
+// readStatus reads every property; a daemon that is not there is a nil
+// status (offline), not an error. A refusal (e.g. AccessDenied) is an error.
+func readStatus(c *client) (*status, error) {
+	st, err := c.properties()
+	if isExit(err, exitUnreachable) {
+		return nil, nil
+	}
+	return st, err
+}

@@ -1,0 +1,52 @@
+# bash completion for antidrift, the antidriftd command-line client.
+# Install: copy to /usr/share/bash-completion/completions/antidrift (or
+# ~/.local/share/bash-completion/completions/antidrift), or source it.
+
+_antidrift() {
+    local cur prev
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    COMPREPLY=()
+
+    local commands="plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history verify help"
+    local levels="observe warn block locked"
+    local formats="text json waybar polybar"
+    local durations="15m 25m 30m 45m 50m 1h 90m"
+
+    # The subcommand is the first word that is not a flag (a leading --json
+    # is allowed: antidrift --json status).
+    local cmd="" i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            -*) ;;
+            *) cmd=${COMP_WORDS[i]}; break ;;
+        esac
+    done
+
+    # Values of flags that take one.
+    case $prev in
+        --enforce) COMPREPLY=($(compgen -W "$levels" -- "$cur")); return ;;
+        --format)  COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
+        --for)     COMPREPLY=($(compgen -W "$durations" -- "$cur")); return ;;
+        --done-when|--allow|--limit) return ;;
+    esac
+
+    if [[ -z $cmd ]]; then
+        COMPREPLY=($(compgen -W "$commands --help --version --json" -- "$cur"))
+        return
+    fi
+
+    local flags="--json --help"
+    case $cmd in
+        start)   flags+=" --done-when --for --allow --enforce" ;;
+        status)  flags+=" --follow --format" ;;
+        history) flags+=" --limit" ;;
+        enforce) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$levels" -- "$cur")); return; } ;;
+        extend)  [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m 25m 30m 1h" -- "$cur")); return; } ;;
+        help)    COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$flags" -- "$cur"))
+    fi
+}
+complete -F _antidrift antidrift

@@ -1,0 +1,50 @@
+# fish completion for antidrift, the antidriftd command-line client.
+# Install: copy to ~/.config/fish/completions/antidrift.fish (or
+# /usr/share/fish/vendor_completions.d/).
+
+set -l commands plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history verify help
+set -l levels observe warn block locked
+
+# No file names anywhere.
+complete -c antidrift -f
+
+# Subcommands, offered until one is given.
+set -l none "not __fish_seen_subcommand_from $commands"
+complete -c antidrift -n $none -a plan -d 'Start planning: nothing is committed yet'
+complete -c antidrift -n $none -a cancel-plan -d 'Leave planning without starting'
+complete -c antidrift -n $none -a start -d 'Commit to one next action for a timebox'
+complete -c antidrift -n $none -a status -d 'Show the session'
+complete -c antidrift -n $none -a complete -d 'The success condition is met: go to review'
+complete -c antidrift -n $none -a abandon -d 'Give the session up: go to review'
+complete -c antidrift -n $none -a extend -d 'Add time to the session'
+complete -c antidrift -n $none -a end -d 'Seal the reviewed session into the audit log'
+complete -c antidrift -n $none -a refocus -d 'Acknowledge drift: back to the next action'
+complete -c antidrift -n $none -a allow -d 'Count a window class as on task'
+complete -c antidrift -n $none -a enforce -d 'Set the enforcement level'
+complete -c antidrift -n $none -a break-glass -d 'At level locked: start the hold before abandon'
+complete -c antidrift -n $none -a history -d 'List sealed sessions, newest first'
+complete -c antidrift -n $none -a verify -d 'Check the audit log hash chain'
+complete -c antidrift -n $none -a help -d 'Show help'
+complete -c antidrift -n $none -l version -d 'Show the version'
+
+# Flags every subcommand takes.
+complete -c antidrift -l json -d 'Print parseable JSON on stdout'
+complete -c antidrift -l help -d 'Show help'
+
+# start
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l done-when -x -d 'How you will know it is done'
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l for -x -a '15m 25m 30m 45m 50m 1h 90m' -d 'The timebox'
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l allow -x -d 'A window class that counts as on task'
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l enforce -x -a "$levels" -d 'The enforcement level'
+
+# status
+complete -c antidrift -n '__fish_seen_subcommand_from status' -l follow -d 'Print a line on every change until interrupted'
+complete -c antidrift -n '__fish_seen_subcommand_from status' -l format -x -a 'text json waybar polybar' -d 'Output format'
+
+# positional arguments
+complete -c antidrift -n '__fish_seen_subcommand_from enforce' -a "$levels" -d 'Enforcement level'
+complete -c antidrift -n '__fish_seen_subcommand_from extend' -a '5m 10m 15m 25m 30m 1h' -d 'Duration'
+complete -c antidrift -n '__fish_seen_subcommand_from help' -a "$commands"
+
+# history
+complete -c antidrift -n '__fish_seen_subcommand_from history' -l limit -x -d 'Show at most N sessions'
