@@ -72,7 +72,7 @@ func args(list []introspect.Arg, dir string) string {
 func TestMethodsMatchTheInterfaceXML(t *testing.T) {
 	iface := declared(t)
 	typ := reflect.TypeOf(&methods{})
-	senderType := reflect.TypeOf(dbus.Sender(""))
+	messageType := reflect.TypeOf(dbus.Message{})
 	errType := reflect.TypeOf(&dbus.Error{})
 	seen := map[string]bool{}
 	for _, m := range iface.Methods {
@@ -84,7 +84,7 @@ func TestMethodsMatchTheInterfaceXML(t *testing.T) {
 		}
 		var in, out strings.Builder
 		for i := 1; i < gm.Type.NumIn(); i++ {
-			if p := gm.Type.In(i); p != senderType {
+			if p := gm.Type.In(i); p != messageType {
 				in.WriteString(dbus.SignatureOfType(p).String())
 			}
 		}
@@ -217,5 +217,26 @@ func TestOtherUsersAreRefused(t *testing.T) {
 	}
 	if v := svc.View(); v.State != service.StateLocked {
 		t.Fatalf("a refused caller changed the state to %s", v.State)
+	}
+}
+
+// Arguments of the wrong type are refused by name, never converted: a
+// uint32 where a string belongs would otherwise arrive as "\x00".
+func TestWrongArgumentTypesAreRefused(t *testing.T) {
+	bus, svc, _ := serve(t)
+	for _, c := range [][]string{
+		{"org.freedesktop.DBus.Properties", "GetAll", "u", "0"},
+		{Interface, "Abandon", "u", "0"},
+		{Interface, "Start", "s", "only one"},
+		{Interface, "Extend", "s", "600"},
+	} {
+		_, err := bus.Run(t, "busctl", append([]string{"--user", "--timeout=5", "call", BusName, string(ObjectPath)}, c...)...)
+		// godbus itself turns away what it cannot convert; the gate the rest.
+		if err == nil || !(strings.Contains(err.Error(), "takes arguments of type") || strings.Contains(err.Error(), "Invalid type / number of args")) {
+			t.Errorf("%v: %v", c, err)
+		}
+	}
+	if v := svc.View(); v.State != service.StateLocked {
+		t.Fatalf("a malformed call changed the state: %s", v.State)
 	}
 }

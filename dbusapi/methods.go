@@ -1,6 +1,8 @@
 package dbusapi
 
 import (
+	"fmt"
+
 	"github.com/godbus/dbus/v5"
 
 	"github.com/antidrift/antidrift/service"
@@ -11,72 +13,72 @@ import (
 // caller's user and then hands the call to the core, which decides.
 type methods struct{ s *Server }
 
-func (m *methods) Plan(from dbus.Sender) *dbus.Error {
-	return m.do(from, m.s.svc.Plan)
+func (m *methods) Plan(msg dbus.Message) *dbus.Error {
+	return m.do(msg, m.s.svc.Plan)
 }
 
-func (m *methods) CancelPlan(from dbus.Sender) *dbus.Error {
-	return m.do(from, m.s.svc.CancelPlan)
+func (m *methods) CancelPlan(msg dbus.Message) *dbus.Error {
+	return m.do(msg, m.s.svc.CancelPlan)
 }
 
-func (m *methods) Start(from dbus.Sender, nextAction, successCondition string, timeboxSecs uint64, enforcement string, allowed []string) (string, *dbus.Error) {
-	if err := m.s.peers.check(from); err != nil {
+func (m *methods) Start(msg dbus.Message, nextAction, successCondition string, timeboxSecs uint64, enforcement string, allowed []string) (string, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
 		return "", err
 	}
 	id, err := m.s.svc.Start(nextAction, successCondition, timeboxSecs, enforcement, allowed)
 	return id, dbusError(err)
 }
 
-func (m *methods) Complete(from dbus.Sender) *dbus.Error {
-	return m.do(from, m.s.svc.Complete)
+func (m *methods) Complete(msg dbus.Message) *dbus.Error {
+	return m.do(msg, m.s.svc.Complete)
 }
 
-func (m *methods) Abandon(from dbus.Sender, reason string) *dbus.Error {
-	return m.do(from, func() error { return m.s.svc.Abandon(reason) })
+func (m *methods) Abandon(msg dbus.Message, reason string) *dbus.Error {
+	return m.do(msg, func() error { return m.s.svc.Abandon(reason) })
 }
 
-func (m *methods) Extend(from dbus.Sender, secs uint64) *dbus.Error {
-	return m.do(from, func() error { return m.s.svc.Extend(secs) })
+func (m *methods) Extend(msg dbus.Message, secs uint64) *dbus.Error {
+	return m.do(msg, func() error { return m.s.svc.Extend(secs) })
 }
 
-func (m *methods) End(from dbus.Sender) (string, *dbus.Error) {
-	if err := m.s.peers.check(from); err != nil {
+func (m *methods) End(msg dbus.Message) (string, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
 		return "", err
 	}
 	hash, err := m.s.svc.End()
 	return hash, dbusError(err)
 }
 
-func (m *methods) Refocus(from dbus.Sender) *dbus.Error {
-	return m.do(from, m.s.svc.Refocus)
+func (m *methods) Refocus(msg dbus.Message) *dbus.Error {
+	return m.do(msg, m.s.svc.Refocus)
 }
 
-func (m *methods) Allow(from dbus.Sender, class string) *dbus.Error {
-	return m.do(from, func() error { return m.s.svc.Allow(class) })
+func (m *methods) Allow(msg dbus.Message, class string) *dbus.Error {
+	return m.do(msg, func() error { return m.s.svc.Allow(class) })
 }
 
-func (m *methods) SetEnforcement(from dbus.Sender, level string) *dbus.Error {
-	return m.do(from, func() error { return m.s.svc.SetEnforcement(level) })
+func (m *methods) SetEnforcement(msg dbus.Message, level string) *dbus.Error {
+	return m.do(msg, func() error { return m.s.svc.SetEnforcement(level) })
 }
 
-func (m *methods) BreakGlass(from dbus.Sender, reason string) (uint64, *dbus.Error) {
-	if err := m.s.peers.check(from); err != nil {
+func (m *methods) BreakGlass(msg dbus.Message, reason string) (uint64, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
 		return 0, err
 	}
 	wait, err := m.s.svc.BreakGlass(reason)
 	return wait, dbusError(err)
 }
 
-func (m *methods) VerifyAudit(from dbus.Sender) (bool, uint32, string, *dbus.Error) {
-	if err := m.s.peers.check(from); err != nil {
+func (m *methods) VerifyAudit(msg dbus.Message) (bool, uint32, string, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
 		return false, 0, "", err
 	}
 	r, err := m.s.svc.VerifyAudit()
 	return r.OK, r.Entries, r.Problem, dbusError(err)
 }
 
-func (m *methods) History(from dbus.Sender, limit uint32) ([]map[string]dbus.Variant, *dbus.Error) {
-	if err := m.s.peers.check(from); err != nil {
+func (m *methods) History(msg dbus.Message, limit uint32) ([]map[string]dbus.Variant, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
 		return nil, err
 	}
 	h, err := m.s.svc.History(limit)
@@ -109,8 +111,8 @@ func historyEntry(s service.Summary) map[string]dbus.Variant {
 }
 
 // do runs a call that returns only an error, after the caller check.
-func (m *methods) do(from dbus.Sender, call func() error) *dbus.Error {
-	if err := m.s.peers.check(from); err != nil {
+func (m *methods) do(msg dbus.Message, call func() error) *dbus.Error {
+	if err := m.s.gate(&msg); err != nil {
 		return err
 	}
 	return dbusError(call())
@@ -122,8 +124,8 @@ func (m *methods) do(from dbus.Sender, call func() error) *dbus.Error {
 // per state change.
 type propertiesObject struct{ s *Server }
 
-func (p *propertiesObject) Get(from dbus.Sender, iface, name string) (dbus.Variant, *dbus.Error) {
-	if err := p.s.peers.check(from); err != nil {
+func (p *propertiesObject) Get(msg dbus.Message, iface, name string) (dbus.Variant, *dbus.Error) {
+	if err := p.s.gate(&msg); err != nil {
 		return dbus.Variant{}, err
 	}
 	if err := checkInterface(iface); err != nil {
@@ -131,13 +133,13 @@ func (p *propertiesObject) Get(from dbus.Sender, iface, name string) (dbus.Varia
 	}
 	v, ok := properties(p.s.svc.View())[name]
 	if !ok {
-		return dbus.Variant{}, dbus.NewError("org.freedesktop.DBus.Error.UnknownProperty", []any{"org.antidrift.Session1 has no property " + name})
+		return dbus.Variant{}, dbus.NewError("org.freedesktop.DBus.Error.UnknownProperty", []any{fmt.Sprintf("org.antidrift.Session1 has no property %q", name)})
 	}
 	return v, nil
 }
 
-func (p *propertiesObject) GetAll(from dbus.Sender, iface string) (map[string]dbus.Variant, *dbus.Error) {
-	if err := p.s.peers.check(from); err != nil {
+func (p *propertiesObject) GetAll(msg dbus.Message, iface string) (map[string]dbus.Variant, *dbus.Error) {
+	if err := p.s.gate(&msg); err != nil {
 		return nil, err
 	}
 	if err := checkInterface(iface); err != nil {
@@ -146,19 +148,19 @@ func (p *propertiesObject) GetAll(from dbus.Sender, iface string) (map[string]db
 	return properties(p.s.svc.View()), nil
 }
 
-func (p *propertiesObject) Set(from dbus.Sender, iface, name string, _ dbus.Variant) *dbus.Error {
-	if err := p.s.peers.check(from); err != nil {
+func (p *propertiesObject) Set(msg dbus.Message, iface, name string, _ dbus.Variant) *dbus.Error {
+	if err := p.s.gate(&msg); err != nil {
 		return err
 	}
 	if err := checkInterface(iface); err != nil {
 		return err
 	}
-	return dbus.NewError("org.freedesktop.DBus.Error.PropertyReadOnly", []any{"property " + name + " is read-only: change the session with the methods of org.antidrift.Session1"})
+	return dbus.NewError("org.freedesktop.DBus.Error.PropertyReadOnly", []any{fmt.Sprintf("property %q is read-only: change the session with the methods of org.antidrift.Session1", name)})
 }
 
 func checkInterface(iface string) *dbus.Error {
 	if iface != Interface && iface != "" {
-		return dbus.NewError("org.freedesktop.DBus.Error.UnknownInterface", []any{"this object has properties only on " + Interface + ", not " + iface})
+		return dbus.NewError("org.freedesktop.DBus.Error.UnknownInterface", []any{fmt.Sprintf("this object has properties only on %s, not %q", Interface, iface)})
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/godbus/dbus/v5"
@@ -33,10 +34,11 @@ var ErrNameTaken = errors.New("another antidriftd already owns " + BusName + " o
 
 // Server is the core exported on one bus connection.
 type Server struct {
-	conn  *dbus.Conn
-	svc   *service.Service
-	log   *slog.Logger
-	peers peers
+	conn       *dbus.Conn
+	svc        *service.Service
+	log        *slog.Logger
+	peers      peers
+	signatures map[string]string // "interface.Member" → the in-signature it takes
 
 	emitMu  sync.Mutex
 	emitted map[string]dbus.Variant // what clients were last told
@@ -52,6 +54,7 @@ func Serve(conn *dbus.Conn, svc *service.Service, log *slog.Logger) (*Server, er
 	if err != nil {
 		return nil, err
 	}
+	s.signatures = inSignatures(node)
 	exports := []struct {
 		v     any
 		iface string
@@ -97,6 +100,45 @@ var propertiesIntrospection = introspect.Interface{
 	Signals: []introspect.Signal{
 		{Name: "PropertiesChanged", Args: []introspect.Arg{{Name: "interface_name", Type: "s"}, {Name: "changed_properties", Type: "a{sv}"}, {Name: "invalidated_properties", Type: "as"}}},
 	},
+}
+
+// inSignatures maps every method the object serves to the arguments it
+// takes, from the same introspection data clients see.
+func inSignatures(node *introspect.Node) map[string]string {
+	sigs := map[string]string{}
+	for _, iface := range node.Interfaces {
+		for _, m := range iface.Methods {
+			var in strings.Builder
+			for _, a := range m.Args {
+				if a.Direction == "in" {
+					in.WriteString(a.Type)
+				}
+			}
+			sigs[iface.Name+"."+m.Name] = in.String()
+		}
+	}
+	return sigs
+}
+
+// gate is the door every call goes through before the core sees it: the
+// caller must run as the daemon's own user, and the arguments must have
+// exactly the declared types. (godbus alone would convert what it can: a
+// uint32 where a string belongs would arrive as a one-character string.)
+func (s *Server) gate(msg *dbus.Message) *dbus.Error {
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	if err := s.peers.check(dbus.Sender(sender)); err != nil {
+		return err
+	}
+	iface, _ := msg.Headers[dbus.FieldInterface].Value().(string)
+	member, _ := msg.Headers[dbus.FieldMember].Value().(string)
+	var got string
+	if sig, ok := msg.Headers[dbus.FieldSignature].Value().(dbus.Signature); ok {
+		got = sig.String()
+	}
+	if want, ok := s.signatures[iface+"."+member]; ok && got != want {
+		return dbus.NewError("org.freedesktop.DBus.Error.InvalidArgs", []any{fmt.Sprintf("%s takes arguments of type (%s), not (%s)", member, want, got)})
+	}
+	return nil
 }
 
 // Changed emits one PropertiesChanged carrying every property that differs

@@ -73,6 +73,9 @@ func (s *Service) View() View {
 		Problems:          s.problems.list(),
 		Version:           s.version,
 	}
+	if s.state == StatePlanning && v.Enforcement == "" {
+		v.Enforcement = s.defaultLevel // what Start will use unless told otherwise
+	}
 	if v.AllowedClasses == nil {
 		v.AllowedClasses = []string{}
 	}
