@@ -118,6 +118,7 @@ type fakeStore struct {
 	audit     []Summary
 	failAudit bool
 	failSave  bool
+	broken    string // what VerifyAudit reports; "" = intact
 }
 
 func newFakeStore() *fakeStore { return &fakeStore{events: map[string][]FocusEvent{}} }
@@ -194,6 +195,9 @@ func (f *fakeStore) AuditHead() string {
 func (f *fakeStore) VerifyAudit() AuditReport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.broken != "" {
+		return AuditReport{Entries: 1, Problem: f.broken}
+	}
 	return AuditReport{OK: true, Entries: uint32(len(f.audit))}
 }
 

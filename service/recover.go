@@ -69,8 +69,19 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.lastWall, s.lastMono = now, s.clock.Mono()
 	if live {
 		s.stats = newStats()
+		skipped := 0
 		for _, e := range events {
+			// A line from outside the session's lifetime cannot be an
+			// event of it (a damaged or foreign line): it would credit
+			// decades to a bucket.
+			if at := fromUnixMilli(e.AtUnixMillis); at.Before(s.startedAt.Add(-time.Second)) || at.After(now.Add(time.Minute)) {
+				skipped++
+				continue
+			}
 			s.stats.apply(e)
+		}
+		if skipped > 0 {
+			s.problems.set("replay-"+s.sessionID, fmt.Sprintf("%d line(s) of the raw log of session %s had times outside the session and were not counted; the file is left as it is.", skipped, s.sessionID))
 		}
 		if s.stats.isAway && s.state == StateActive {
 			// Nobody knows whether the person is still away: count the
@@ -98,6 +109,7 @@ func (s *Service) Recover(snap Snapshot) error {
 		w.snapshot = s.snapshotLocked()
 	}
 	s.commit(w)
+	s.checkChain(s.store.VerifyAudit())
 	return nil
 }
 

@@ -506,7 +506,23 @@ func (s *Service) VerifyAudit() (AuditReport, error) {
 	if err := s.permitted(MethodVerifyAudit); err != nil {
 		return AuditReport{}, err
 	}
-	return s.store.VerifyAudit(), nil
+	r := s.store.VerifyAudit()
+	s.checkChain(r)
+	s.mu.Lock()
+	s.commit(writes{}) // Problems may have changed
+	return r, nil
+}
+
+// checkChain keeps a sentence in Problems while the audit chain does not
+// verify. New summaries are still sealed after a damaged line: refusing
+// them would lose sessions to protect a chain that is already broken, and
+// the damage stays in place, named, for a person to look at.
+func (s *Service) checkChain(r AuditReport) {
+	if r.OK {
+		s.problems.clear("chain")
+	} else {
+		s.problems.set("chain", "audit.jsonl does not verify: "+r.Problem+". Sessions are still sealed after it; the damaged line is left as it is.")
+	}
 }
 
 // History returns sealed summaries, newest first. limit 0 means 50.

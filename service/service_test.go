@@ -371,3 +371,45 @@ func isNotPermitted(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Kind == NotPermitted
 }
+
+func TestBrokenChainIsAProblemUntilItVerifies(t *testing.T) {
+	h := newHarness(t)
+	h.store.broken = "line 2 (seq 2): hash does not match its contents (the line was altered)"
+	n := h.restart(t)
+	if p := n.View().Problems; len(p) != 1 || !strings.Contains(p[0], "line 2 (seq 2)") {
+		t.Fatalf("Problems %v", p)
+	}
+	h.store.broken = ""
+	if _, err := n.VerifyAudit(); err != nil {
+		t.Fatal(err)
+	}
+	if p := n.View().Problems; len(p) != 0 {
+		t.Fatalf("the sentence outlived the damage: %v", p)
+	}
+}
+
+func TestImplausibleRawLogLinesAreNotCounted(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "a"))
+	id := h.start(t, LevelWarn)
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(win("Firefox", "b"))
+	// A damaged line decoded as an event from 1970, and one from next year.
+	h.store.events[id] = append(h.store.events[id],
+		FocusEvent{AtUnixMillis: 0, Available: true, Class: "Ghost"},
+		FocusEvent{AtUnixMillis: h.clock.Now().Add(365 * 24 * time.Hour).UnixMilli(), Available: true, Class: "Ghost"})
+	h.clock.Advance(time.Minute)
+	n := h.restart(t)
+	n.RecordWindow(win("Editor", "a"))
+	v := n.View()
+	var total uint64
+	for _, b := range v.Buckets {
+		total += b.Seconds
+		if b.Class == "Ghost" {
+			t.Fatalf("an implausible line was counted: %+v", v.Buckets)
+		}
+	}
+	if total != 120 || len(v.Problems) != 1 || !strings.Contains(v.Problems[0], "2 line(s)") {
+		t.Fatalf("total %d s, problems %v", total, v.Problems)
+	}
+}

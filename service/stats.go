@@ -65,6 +65,9 @@ func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration
 // apply accounts one raw event.
 func (s *stats) apply(e FocusEvent) {
 	at := time.UnixMilli(e.AtUnixMillis)
+	if s.running && at.Before(s.lastAt) {
+		at = s.lastAt // the wall clock stepped back: time never runs backwards here
+	}
 	switch e.Mark {
 	case MarkPause:
 		s.flush(at)
