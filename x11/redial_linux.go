@@ -15,9 +15,8 @@ import (
 // made), waits with backoff (backoffMin doubling to backoffMax, back to
 // backoffMin after a successful connection) and starts over.
 //
-// It is the Sensor's reconnect loop (same backoff, same log lines) with the
-// sensor's reporting turned into optional hooks, so that the Sensor can move
-// onto it; the idle watcher is its first user.
+// The focus sensor and the idle watcher share it; what each tells its
+// consumer about a lost or silent server goes through the optional hooks.
 type redialer struct {
 	display  string
 	log      *slog.Logger

@@ -105,102 +105,39 @@ func (m *mailbox) post(w service.Window) {
 	m.ch <- w // cannot block: only this goroutine fills the slot
 }
 
-// watch connects, follows focus, and reconnects until ctx is done.
+// watch connects, follows focus, and reconnects until ctx is done, saying
+// in the evidence why there is none while it cannot see.
 func (s *Sensor) watch(ctx context.Context, post func(service.Window)) {
 	if s.display == "" {
 		s.log.Warn("x11: focus tracking is off", "reason", reasonNoDisplay)
 		post(unavailable(reasonNoDisplay))
 		return
 	}
-	delay := backoffMin
-	lost := false   // we had a connection and lost it
-	warned := false // the first failure to connect is a warning, retries are debug
-	for {
-		c, err := s.dial(ctx, post)
-		if ctx.Err() != nil {
-			return
-		}
-		if err == nil {
-			if lost {
-				s.log.Info("x11: reconnected to the X server", "display", s.display)
-			}
-			delay = backoffMin
-			err = s.follow(ctx, c, post)
-			c.x.Close()
-			if ctx.Err() != nil {
-				return
-			}
-			lost = true
-			s.log.Warn("x11: lost the X server; reconnecting", "display", s.display, "err", err)
-			post(unavailable(fmt.Sprintf("lost the X server at %s; reconnecting", s.display)))
-		} else if !lost {
-			level := slog.LevelDebug
-			if !warned {
-				level, warned = slog.LevelWarn, true
-			}
-			s.log.Log(ctx, level, "x11: cannot connect to the X display; retrying", "display", s.display, "err", err)
-			post(unavailable(fmt.Sprintf("cannot connect to the X display %s; retrying", s.display)))
-		} else {
-			s.log.Debug("x11: still cannot reach the X server", "display", s.display, "err", err)
-		}
-
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		delay = min(2*delay, backoffMax)
-	}
-}
-
-// dial connects to the display, bounded by ctx. If the server takes more
-// than slowDial to answer the handshake (a stopped X server accepts the
-// connection and says nothing), it reports the evidence unavailable and keeps
-// waiting: retrying would pile up connections to a server that is not reading.
-func (s *Sensor) dial(ctx context.Context, post func(service.Window)) (*conn, error) {
-	type result struct {
-		c   *conn
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		c, err := dial(s.display)
-		ch <- result{c, err}
-	}()
-	slow := time.NewTimer(s.slowDial)
-	defer slow.Stop()
-	for {
-		select {
-		case r := <-ch:
-			return r.c, r.err
-		case <-slow.C:
-			s.log.Warn("x11: the X server does not answer; still waiting", "display", s.display)
+	r := redialer{
+		display:  s.display,
+		log:      s.log,
+		what:     "focus tracking",
+		slowDial: s.slowDial,
+		onSlow: func() {
 			post(unavailable(fmt.Sprintf("the X server at %s does not answer; still waiting", s.display)))
-		case <-ctx.Done():
-			go func() { // close the connection if it ever arrives
-				if r := <-ch; r.c != nil {
-					r.c.x.Close()
-				}
-			}()
-			return nil, ctx.Err()
-		}
+		},
+		onLost: func(error) {
+			post(unavailable(fmt.Sprintf("lost the X server at %s; reconnecting", s.display)))
+		},
+		onDialFailed: func(_ error, lost bool) {
+			if !lost { // after a loss, the reason stays "lost … reconnecting"
+				post(unavailable(fmt.Sprintf("cannot connect to the X display %s; retrying", s.display)))
+			}
+		},
 	}
+	r.run(ctx, func(ctx context.Context, c *conn) error { return s.follow(c, post) })
 }
 
 // follow watches one connection until it fails or ctx is done. It reports the
 // active window now and whenever _NET_ACTIVE_WINDOW changes on the root, or
 // the active window's WM_CLASS or title changes.
-func (s *Sensor) follow(ctx context.Context, c *conn, post func(service.Window)) (err error) {
-	stop := context.AfterFunc(ctx, c.x.Close) // unblocks WaitForEvent
-	defer stop()
-	defer func() {
-		if r := recover(); r != nil { // a malformed reply must not take the daemon down
-			err = fmt.Errorf("x11: internal error: %v", r)
-		}
-	}()
-
+// The redialer closes c when ctx is done and turns a panic into an error.
+func (s *Sensor) follow(c *conn, post func(service.Window)) (err error) {
 	// Listen first, then read, so no change slips in between.
 	err = xproto.ChangeWindowAttributesChecked(c.x, c.root, xproto.CwEventMask,
 		[]uint32{xproto.EventMaskPropertyChange}).Check()
