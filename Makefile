@@ -4,12 +4,41 @@ PREFIX  ?= /usr/local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test vet run clean test-deps
+# The commands to build: the daemon, and the CLI once cmd/antidrift has code.
+CMDS := antidriftd $(if $(wildcard cmd/antidrift/*.go),antidrift)
+# Where build puts them (and install, install-user and demo take them from).
+BUILDDIR ?= bin
+
+# Where `make install` puts things, under $(DESTDIR) (for packagers: the
+# paths baked into the installed files never contain DESTDIR).
+BINDIR      ?= $(PREFIX)/bin
+DATADIR     ?= $(PREFIX)/share
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+DBUSDIR     ?= $(DATADIR)/dbus-1
+
+# Where `make install-user` puts things: the XDG user directories, which the
+# user manager, the session bus and the shells search. As the XDG spec says,
+# an empty or relative XDG_CONFIG_HOME / XDG_DATA_HOME means the default.
+USER_BINDIR ?= $(HOME)/.local/bin
+abs_or       = $(if $(filter /%,$(1)),$(1),$(2))
+USER_CONFIG := $(call abs_or,$(XDG_CONFIG_HOME),$(HOME)/.config)
+USER_DATA   := $(call abs_or,$(XDG_DATA_HOME),$(HOME)/.local/share)
+
+# Shell completions, from dist/completions/ (installed when present).
+COMPLETION_BASH := $(firstword $(wildcard dist/completions/antidrift.bash dist/completions/antidrift))
+COMPLETION_ZSH  := $(firstword $(wildcard dist/completions/_antidrift dist/completions/antidrift.zsh))
+COMPLETION_FISH := $(firstword $(wildcard dist/completions/antidrift.fish))
+
+.PHONY: all build test vet run clean test-deps demo \
+	install uninstall install-user uninstall-user
 
 all: build
 
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/antidriftd ./cmd/antidriftd
+	@for c in $(CMDS); do \
+		echo $(GO) build -ldflags \"$(LDFLAGS)\" -o $(BUILDDIR)/$$c ./cmd/$$c; \
+		$(GO) build -ldflags "$(LDFLAGS)" -o $(BUILDDIR)/$$c ./cmd/$$c || exit 1; \
+	done
 
 # The test command CI runs (.ci/run). It first makes sure the desktop
 # pieces the end-to-end tests drive are installed.
@@ -25,7 +54,87 @@ vet:
 # Run the daemon in the foreground on the current session bus. Without a
 # desktop session: dbus-run-session -- make run
 run: build
-	./bin/antidriftd
+	$(BUILDDIR)/antidriftd
+
+# A guided, headless tour: a private bus, X server, window manager and
+# notification daemon in a temp dir, and a short blocking session driven by
+# the CLI. Touches nothing outside its temp dir.
+demo: test-deps build
+	./scripts/demo.sh $(BUILDDIR)
 
 clean:
 	rm -rf bin
+
+# --- Installing ---------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]   system-wide (as root)
+# make install-user                            into ~/.local and ~/.config
+# Both build first; under sudo, where go is often not on PATH:
+#   sudo env PATH="$PATH" make install
+
+# fill_in writes $(1) to $(2) with @BINDIR@ replaced by $(3), mode 0644.
+define fill_in
+	install -d -m 0755 $(dir $(2))
+	sed -e 's|@BINDIR@|$(3)|g' $(1) > $(2).tmp
+	chmod 0644 $(2).tmp
+	mv -f $(2).tmp $(2)
+endef
+
+install: build
+	install -d -m 0755 $(DESTDIR)$(BINDIR)
+	for c in $(CMDS); do install -m 0755 $(BUILDDIR)/$$c $(DESTDIR)$(BINDIR)/$$c || exit 1; done
+	$(call fill_in,dist/antidrift.service.in,$(DESTDIR)$(USERUNITDIR)/antidrift.service,$(BINDIR))
+	$(call fill_in,dist/org.antidrift.service.in,$(DESTDIR)$(DBUSDIR)/services/org.antidrift.service,$(BINDIR))
+	install -D -m 0644 dist/org.antidrift.Session1.xml $(DESTDIR)$(DBUSDIR)/interfaces/org.antidrift.Session1.xml
+	$(if $(COMPLETION_BASH),install -D -m 0644 $(COMPLETION_BASH) $(DESTDIR)$(DATADIR)/bash-completion/completions/antidrift)
+	$(if $(COMPLETION_ZSH),install -D -m 0644 $(COMPLETION_ZSH) $(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift)
+	$(if $(COMPLETION_FISH),install -D -m 0644 $(COMPLETION_FISH) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish)
+
+# Removes exactly what install puts in place (both binaries, whether or not
+# this checkout builds the CLI), and no directories.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/antidriftd $(DESTDIR)$(BINDIR)/antidrift \
+		$(DESTDIR)$(USERUNITDIR)/antidrift.service \
+		$(DESTDIR)$(DBUSDIR)/services/org.antidrift.service \
+		$(DESTDIR)$(DBUSDIR)/interfaces/org.antidrift.Session1.xml \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/antidrift \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
+
+# reload tells the user manager about the new or removed unit; without one
+# (no session, su, a container) it says what to run later instead of failing.
+define reload
+	@if command -v systemctl >/dev/null 2>&1 && systemctl --user daemon-reload 2>/dev/null; then \
+		echo "systemctl --user daemon-reload: done"; \
+	else \
+		echo "no systemd user manager reachable from here; in your desktop session run:"; \
+		echo "    systemctl --user daemon-reload"; \
+	fi
+endef
+
+install-user: build
+	@case "$(HOME)" in /?*) ;; *) echo "install-user: HOME is not set to an absolute path" >&2; exit 1 ;; esac
+	install -d -m 0755 $(USER_BINDIR)
+	for c in $(CMDS); do install -m 0755 $(BUILDDIR)/$$c $(USER_BINDIR)/$$c || exit 1; done
+	$(call fill_in,dist/antidrift.service.in,$(USER_CONFIG)/systemd/user/antidrift.service,$(USER_BINDIR))
+	$(call fill_in,dist/org.antidrift.service.in,$(USER_DATA)/dbus-1/services/org.antidrift.service,$(USER_BINDIR))
+	install -D -m 0644 dist/org.antidrift.Session1.xml $(USER_DATA)/dbus-1/interfaces/org.antidrift.Session1.xml
+	$(if $(COMPLETION_BASH),install -D -m 0644 $(COMPLETION_BASH) $(USER_DATA)/bash-completion/completions/antidrift)
+	$(if $(COMPLETION_ZSH),install -D -m 0644 $(COMPLETION_ZSH) $(USER_DATA)/zsh/site-functions/_antidrift)
+	$(if $(COMPLETION_FISH),install -D -m 0644 $(COMPLETION_FISH) $(USER_DATA)/fish/vendor_completions.d/antidrift.fish)
+	$(reload)
+	@echo "installed. The daemon starts on the first call to it (D-Bus activation);"
+	@echo "to start it with every graphical session:  systemctl --user enable --now antidrift"
+	@echo "make sure $(USER_BINDIR) is on your PATH$(if $(COMPLETION_ZSH), and $(USER_DATA)/zsh/site-functions in zsh's fpath)."
+
+uninstall-user:
+	@case "$(HOME)" in /?*) ;; *) echo "uninstall-user: HOME is not set to an absolute path" >&2; exit 1 ;; esac
+	-@command -v systemctl >/dev/null 2>&1 && systemctl --user disable --now antidrift.service 2>/dev/null || true
+	rm -f $(USER_BINDIR)/antidriftd $(USER_BINDIR)/antidrift \
+		$(USER_CONFIG)/systemd/user/antidrift.service \
+		$(USER_DATA)/dbus-1/services/org.antidrift.service \
+		$(USER_DATA)/dbus-1/interfaces/org.antidrift.Session1.xml \
+		$(USER_DATA)/bash-completion/completions/antidrift \
+		$(USER_DATA)/zsh/site-functions/_antidrift \
+		$(USER_DATA)/fish/vendor_completions.d/antidrift.fish
+	$(reload)
+	@echo "your sessions' state in $${XDG_STATE_HOME:-$$HOME/.local/state}/antidrift is kept."

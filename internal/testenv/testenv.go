@@ -59,6 +59,8 @@ var aptPackages = map[string]string{
 	"dunstctl":     "dunst",
 	"notify-send":  "libnotify-bin",
 	"xterm":        "xterm",
+
+	"systemd-analyze": "systemd",
 }
 
 // Need skips the test unless every tool is in PATH. With ANTIDRIFT_E2E=require

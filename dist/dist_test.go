@@ -1,0 +1,309 @@
+package dist_test
+
+// Tests of what antidrift installs: the files in dist/ agree with each other
+// and with the daemon, and `make install` / `make uninstall` (and the -user
+// variants) put every file in its place with sane modes and take it away.
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/dist"
+)
+
+// keys parses an ini-style file (systemd unit, D-Bus service file) into
+// section -> key -> values, skipping comments.
+func keys(t *testing.T, path string) map[string]map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string][]string{}
+	section := ""
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";"):
+		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
+			section = line[1 : len(line)-1]
+			if out[section] == nil {
+				out[section] = map[string][]string{}
+			}
+		default:
+			k, v, ok := strings.Cut(line, "=")
+			if !ok || section == "" {
+				t.Fatalf("%s:%d: not a key=value line in a section: %q", path, n+1, line)
+			}
+			out[section][k] = append(out[section][k], v)
+		}
+	}
+	return out
+}
+
+func one(t *testing.T, m map[string]map[string][]string, section, key string) string {
+	t.Helper()
+	v := m[section][key]
+	if len(v) != 1 {
+		t.Fatalf("[%s] %s: want exactly one value, got %q", section, key, v)
+	}
+	return v[0]
+}
+
+// TestActivationFileAndUnitAgree: the bus name, the unit name and the binary
+// are spelled the same way in the unit, the activation file and the daemon.
+func TestActivationFileAndUnitAgree(t *testing.T) {
+	act := keys(t, "org.antidrift.service.in")
+	unit := keys(t, "antidrift.service.in")
+	for _, c := range []struct{ got, want, what string }{
+		{one(t, act, "D-BUS Service", "Name"), dbusapi.BusName, "activation file Name="},
+		{one(t, act, "D-BUS Service", "Exec"), "@BINDIR@/antidriftd", "activation file Exec="},
+		{one(t, act, "D-BUS Service", "SystemdService"), "antidrift.service", "activation file SystemdService="},
+		{one(t, unit, "Service", "Type"), "dbus", "unit Type="},
+		{one(t, unit, "Service", "BusName"), dbusapi.BusName, "unit BusName="},
+		{one(t, unit, "Service", "ExecStart"), "@BINDIR@/antidriftd", "unit ExecStart="},
+		{one(t, unit, "Service", "Restart"), "on-failure", "unit Restart="},
+		// Type=dbus drops notifications unless told otherwise; STATUS= and
+		// the watchdog pings need this.
+		{one(t, unit, "Service", "NotifyAccess"), "main", "unit NotifyAccess="},
+		{one(t, unit, "Unit", "PartOf"), "graphical-session.target", "unit PartOf="},
+		{one(t, unit, "Unit", "After"), "graphical-session.target", "unit After="},
+		{one(t, unit, "Install", "WantedBy"), "graphical-session.target", "unit WantedBy="},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s is %q, want %q", c.what, c.got, c.want)
+		}
+	}
+	if v := one(t, unit, "Service", "WatchdogSec"); v == "" || v == "0" {
+		t.Errorf("WatchdogSec=%q: the daemon pings when asked, so the unit should ask", v)
+	}
+	// Options that would cut the daemon off from the X socket or the bus.
+	for _, k := range []string{"PrivateTmp", "PrivateNetwork", "ProtectHome", "IPAddressDeny"} {
+		if v, ok := unit["Service"][k]; ok {
+			t.Errorf("unit sets %s=%v, which hides the X server or the session bus or cannot work in a user unit", k, v)
+		}
+	}
+	if af := one(t, unit, "Service", "RestrictAddressFamilies"); !strings.Contains(af, "AF_UNIX") {
+		t.Errorf("RestrictAddressFamilies=%s leaves out AF_UNIX: no bus, no X", af)
+	}
+}
+
+// installed is one file make install puts in place, relative to DESTDIR.
+type installed struct {
+	path string
+	mode fs.FileMode
+	// contains must each appear in the file (for rendered templates).
+	contains []string
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("no go.mod in %s", root)
+	}
+	return root
+}
+
+func needMake(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"make", "install", "sed"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("ANTIDRIFT_E2E") == "require" {
+				t.Fatalf("ANTIDRIFT_E2E=require but %s is missing (apt package make / coreutils / sed)", tool)
+			}
+			t.Skipf("%s is missing (apt package make / coreutils / sed)", tool)
+		}
+	}
+}
+
+// runMake runs make in the repository with the given variables and env.
+func runMake(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory", "-C", repoRoot(t)}, args...)...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// hasCLI says whether this checkout builds the antidrift CLI (make installs
+// it only then).
+func hasCLI(t *testing.T) bool {
+	m, _ := filepath.Glob(filepath.Join(repoRoot(t), "cmd", "antidrift", "*.go"))
+	return len(m) > 0
+}
+
+// completions lists the completion files make installs from dist/completions,
+// as install paths under share/, for those that exist in this checkout.
+func completions(t *testing.T) []string {
+	var out []string
+	dir := filepath.Join(repoRoot(t), "dist", "completions")
+	exists := func(names ...string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { _, err := os.Stat(filepath.Join(dir, n)); return err == nil })
+	}
+	if exists("antidrift.bash", "antidrift") {
+		out = append(out, "bash-completion/completions/antidrift")
+	}
+	if exists("_antidrift", "antidrift.zsh") {
+		out = append(out, "zsh/site-functions/_antidrift")
+	}
+	if exists("antidrift.fish") {
+		out = append(out, "fish/vendor_completions.d/antidrift.fish")
+	}
+	return out
+}
+
+// checkTree checks that exactly want is installed under root: every file in
+// place with its mode and contents, no other file, no @VAR@ left anywhere.
+func checkTree(t *testing.T, root string, want []installed) {
+	t.Helper()
+	var got []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.IsDir() {
+			info, _ := d.Info()
+			if p != root && info.Mode().Perm() != 0o755 {
+				t.Errorf("directory %s has mode %v, want 0755", p, info.Mode().Perm())
+			}
+			return nil
+		}
+		got = append(got, strings.TrimPrefix(p, root))
+		return nil
+	})
+	var paths []string
+	for _, w := range want {
+		paths = append(paths, w.path)
+		info, err := os.Stat(filepath.Join(root, w.path))
+		if err != nil {
+			t.Errorf("not installed: %s", w.path)
+			continue
+		}
+		if info.Mode().Perm() != w.mode {
+			t.Errorf("%s has mode %v, want %v", w.path, info.Mode().Perm(), w.mode)
+		}
+		data, _ := os.ReadFile(filepath.Join(root, w.path))
+		if w.mode == 0o644 {
+			if m := regexp.MustCompile(`@[A-Z_]+@`).Find(data); m != nil {
+				t.Errorf("%s still has %s", w.path, m)
+			}
+		}
+		for _, c := range w.contains {
+			if !strings.Contains(string(data), c) {
+				t.Errorf("%s lacks %q", w.path, c)
+			}
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(paths)
+	if !slices.Equal(got, paths) {
+		t.Errorf("installed files:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(paths, "\n"))
+	}
+}
+
+// noFiles checks that nothing but (empty) directories is left under root.
+func noFiles(t *testing.T, root string) {
+	t.Helper()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("left behind after uninstall: %s", p)
+		}
+		return nil
+	})
+}
+
+func TestMakeInstallAndUninstall(t *testing.T) {
+	needMake(t)
+	destdir, build := t.TempDir(), t.TempDir()
+	vars := []string{"DESTDIR=" + destdir, "PREFIX=/usr", "BUILDDIR=" + build}
+	runMake(t, os.Environ(), append([]string{"install"}, vars...)...)
+
+	want := []installed{
+		{path: "/usr/bin/antidriftd", mode: 0o755},
+		{path: "/usr/lib/systemd/user/antidrift.service", mode: 0o644,
+			contains: []string{"\nExecStart=/usr/bin/antidriftd\n", "\nBusName=org.antidrift\n"}},
+		{path: "/usr/share/dbus-1/services/org.antidrift.service", mode: 0o644,
+			contains: []string{"\nExec=/usr/bin/antidriftd\n", "\nName=org.antidrift\n", "\nSystemdService=antidrift.service\n"}},
+		{path: "/usr/share/dbus-1/interfaces/org.antidrift.Session1.xml", mode: 0o644, contains: []string{dist.InterfaceXML}},
+	}
+	if hasCLI(t) {
+		want = append(want, installed{path: "/usr/bin/antidrift", mode: 0o755})
+	}
+	for _, c := range completions(t) {
+		want = append(want, installed{path: "/usr/share/" + c, mode: 0o644})
+	}
+	checkTree(t, destdir, want)
+	// The binaries are the ones just built, and they run.
+	out, err := exec.Command(filepath.Join(destdir, "usr/bin/antidriftd"), "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "antidriftd ") {
+		t.Errorf("installed antidriftd --version: %q %v", out, err)
+	}
+
+	runMake(t, os.Environ(), append([]string{"uninstall"}, vars...)...)
+	noFiles(t, destdir)
+}
+
+// TestMakeInstallUser installs into a stand-in home. Without a reachable
+// user manager it must still succeed and say what to run.
+func TestMakeInstallUser(t *testing.T) {
+	needMake(t)
+	home, build, runtime := t.TempDir(), t.TempDir(), t.TempDir()
+	// Go finds its caches through HOME unless told: keep the real ones, so
+	// the build is not a cold one and the stand-in home holds only the install.
+	goenv, err := exec.Command("go", "env", "GOCACHE", "GOPATH", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	gv := strings.Split(strings.TrimSpace(string(goenv)), "\n")
+	if len(gv) != 3 {
+		t.Fatalf("go env printed %q", goenv)
+	}
+	env := append(os.Environ(), "GOCACHE="+gv[0], "GOPATH="+gv[1], "GOMODCACHE="+gv[2],
+		"HOME="+home, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=",
+		// No user manager and no bus: systemctl --user fails, as in a
+		// container or over su, and never reaches the developer's own.
+		"XDG_RUNTIME_DIR="+runtime, "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(runtime, "nobus"))
+	out := runMake(t, env, "install-user", "BUILDDIR="+build)
+
+	bindir := filepath.Join(home, ".local/bin")
+	want := []installed{
+		{path: "/.local/bin/antidriftd", mode: 0o755},
+		{path: "/.config/systemd/user/antidrift.service", mode: 0o644, contains: []string{"\nExecStart=" + bindir + "/antidriftd\n"}},
+		{path: "/.local/share/dbus-1/services/org.antidrift.service", mode: 0o644, contains: []string{"\nExec=" + bindir + "/antidriftd\n"}},
+		{path: "/.local/share/dbus-1/interfaces/org.antidrift.Session1.xml", mode: 0o644, contains: []string{dist.InterfaceXML}},
+	}
+	if hasCLI(t) {
+		want = append(want, installed{path: "/.local/bin/antidrift", mode: 0o755})
+	}
+	for _, c := range completions(t) {
+		want = append(want, installed{path: "/.local/share/" + c, mode: 0o644})
+	}
+	// The go command keeps its telemetry counters under ~/.config/go; they
+	// are not part of the install.
+	os.RemoveAll(filepath.Join(home, ".config/go"))
+	checkTree(t, home, want)
+	if !strings.Contains(out, "systemctl --user daemon-reload") {
+		t.Errorf("install-user without a user manager does not say to run systemctl --user daemon-reload:\n%s", out)
+	}
+
+	runMake(t, env, "uninstall-user", "BUILDDIR="+build)
+	noFiles(t, home)
+}
