@@ -4,8 +4,8 @@ PREFIX  ?= /usr/local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-# The commands to build: the daemon, and the CLI once cmd/antidrift has code.
-CMDS := antidriftd $(if $(wildcard cmd/antidrift/*.go),antidrift)
+# The commands to build: the daemon and the CLI.
+CMDS := antidriftd antidrift
 # Where build puts them (and install, install-user and demo take them from).
 BUILDDIR ?= bin
 
@@ -24,10 +24,10 @@ abs_or       = $(if $(filter /%,$(1)),$(1),$(2))
 USER_CONFIG := $(call abs_or,$(XDG_CONFIG_HOME),$(HOME)/.config)
 USER_DATA   := $(call abs_or,$(XDG_DATA_HOME),$(HOME)/.local/share)
 
-# Shell completions, from dist/completions/ (installed when present).
-COMPLETION_BASH := $(firstword $(wildcard dist/completions/antidrift.bash dist/completions/antidrift))
-COMPLETION_ZSH  := $(firstword $(wildcard dist/completions/_antidrift dist/completions/antidrift.zsh))
-COMPLETION_FISH := $(firstword $(wildcard dist/completions/antidrift.fish))
+# Shell completions.
+COMPLETION_BASH := dist/completions/antidrift.bash
+COMPLETION_ZSH  := dist/completions/_antidrift
+COMPLETION_FISH := dist/completions/antidrift.fish
 
 .PHONY: all build test vet run clean test-deps demo \
 	install uninstall install-user uninstall-user
@@ -85,12 +85,11 @@ install: build
 	$(call fill_in,dist/antidrift.service.in,$(DESTDIR)$(USERUNITDIR)/antidrift.service,$(BINDIR))
 	$(call fill_in,dist/org.antidrift.service.in,$(DESTDIR)$(DBUSDIR)/services/org.antidrift.service,$(BINDIR))
 	install -D -m 0644 dist/org.antidrift.Session1.xml $(DESTDIR)$(DBUSDIR)/interfaces/org.antidrift.Session1.xml
-	$(if $(COMPLETION_BASH),install -D -m 0644 $(COMPLETION_BASH) $(DESTDIR)$(DATADIR)/bash-completion/completions/antidrift)
-	$(if $(COMPLETION_ZSH),install -D -m 0644 $(COMPLETION_ZSH) $(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift)
-	$(if $(COMPLETION_FISH),install -D -m 0644 $(COMPLETION_FISH) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish)
+	install -D -m 0644 $(COMPLETION_BASH) $(DESTDIR)$(DATADIR)/bash-completion/completions/antidrift
+	install -D -m 0644 $(COMPLETION_ZSH) $(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift
+	install -D -m 0644 $(COMPLETION_FISH) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
 
-# Removes exactly what install puts in place (both binaries, whether or not
-# this checkout builds the CLI), and no directories.
+# Removes exactly what install puts in place, and no directories.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/antidriftd $(DESTDIR)$(BINDIR)/antidrift \
 		$(DESTDIR)$(USERUNITDIR)/antidrift.service \
@@ -118,13 +117,13 @@ install-user: build
 	$(call fill_in,dist/antidrift.service.in,$(USER_CONFIG)/systemd/user/antidrift.service,$(USER_BINDIR))
 	$(call fill_in,dist/org.antidrift.service.in,$(USER_DATA)/dbus-1/services/org.antidrift.service,$(USER_BINDIR))
 	install -D -m 0644 dist/org.antidrift.Session1.xml $(USER_DATA)/dbus-1/interfaces/org.antidrift.Session1.xml
-	$(if $(COMPLETION_BASH),install -D -m 0644 $(COMPLETION_BASH) $(USER_DATA)/bash-completion/completions/antidrift)
-	$(if $(COMPLETION_ZSH),install -D -m 0644 $(COMPLETION_ZSH) $(USER_DATA)/zsh/site-functions/_antidrift)
-	$(if $(COMPLETION_FISH),install -D -m 0644 $(COMPLETION_FISH) $(USER_DATA)/fish/vendor_completions.d/antidrift.fish)
+	install -D -m 0644 $(COMPLETION_BASH) $(USER_DATA)/bash-completion/completions/antidrift
+	install -D -m 0644 $(COMPLETION_ZSH) $(USER_DATA)/zsh/site-functions/_antidrift
+	install -D -m 0644 $(COMPLETION_FISH) $(USER_DATA)/fish/vendor_completions.d/antidrift.fish
 	$(reload)
 	@echo "installed. The daemon starts on the first call to it (D-Bus activation);"
 	@echo "to start it with every graphical session:  systemctl --user enable --now antidrift"
-	@echo "make sure $(USER_BINDIR) is on your PATH$(if $(COMPLETION_ZSH), and $(USER_DATA)/zsh/site-functions in zsh's fpath)."
+	@echo "make sure $(USER_BINDIR) is on your PATH, and $(USER_DATA)/zsh/site-functions in zsh's fpath."
 
 uninstall-user:
 	@case "$(HOME)" in /?*) ;; *) echo "uninstall-user: HOME is not set to an absolute path" >&2; exit 1 ;; esac
