@@ -19,7 +19,7 @@ enforcement = "block"
 allowed_classes = ["Emacs", "kitty"]
 drift_grace = "10s"
 nudge_repeat = "90s"
-break_glass_hold = "0s"
+break_glass_hold = "1s"
 retention = "48h"
 idle_after = "1m30s"
 private_classes = ["KeePassXC", "Signal"]
@@ -48,7 +48,7 @@ func TestLoad(t *testing.T) {
 			c.AllowedClasses = []string{"Emacs", "kitty"}
 			c.DriftGrace = 10 * time.Second
 			c.NudgeRepeat = 90 * time.Second
-			c.BreakGlassHold = 0
+			c.BreakGlassHold = time.Second
 			c.Retention = 48 * time.Hour
 			c.IdleAfter = 90 * time.Second
 			c.PrivateClasses = []string{"KeePassXC", "Signal"}
@@ -122,7 +122,7 @@ func TestBadValues(t *testing.T) {
 		{"duration as a date", "drift_grace", `2024-01-01`, `want a quoted duration such as "5s", got a date or time`},
 		{"inhumane nudges", "nudge_repeat", `"1s"`, `"1s" is too short: the minimum is 10s, to keep nudges humane`},
 		{"zero nudges", "nudge_repeat", `"0s"`, `the minimum is 10s`},
-		{"negative hold", "break_glass_hold", `"-1m"`, `"-1m" is negative`},
+		{"negative hold", "break_glass_hold", `"-1m"`, `"-1m" is too short: the minimum is 1s`},
 		{"short retention", "retention", `"30m"`, `"30m" is too short: the minimum is 1h`},
 		{"short idle", "idle_after", `"500ms"`, `the minimum is 1s`},
 		{"bad regex", "redact_titles", `["ok", "a(b"]`, `item 2, "a(b", is not a valid regular expression: missing closing )`},
@@ -273,7 +273,7 @@ func checkValid(t *testing.T, c Config) {
 	}{
 		{"DriftGrace", c.DriftGrace, 0},
 		{"NudgeRepeat", c.NudgeRepeat, 10 * time.Second},
-		{"BreakGlassHold", c.BreakGlassHold, 0},
+		{"BreakGlassHold", c.BreakGlassHold, time.Second},
 		{"Retention", c.Retention, time.Hour},
 		{"IdleAfter", c.IdleAfter, time.Second},
 	} {

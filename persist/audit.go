@@ -210,7 +210,9 @@ func (s *Store) loadAuditChain() (problem string, err error) {
 // file before audit.jsonl is truncated: no byte is ever lost.
 func (s *Store) setAsideTornAuditTail() (problem string, err error) {
 	path := s.audit.path
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	// Read-only until there is a tail to move: a healthy audit.jsonl on a
+	// read-only file system must not keep the daemon from starting.
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -238,10 +240,15 @@ func (s *Store) setAsideTornAuditTail() (problem string, err error) {
 	if err := writeFileAtomic(side, torn); err != nil {
 		return "", fmt.Errorf("saving the unfinished last line of %s: %w", auditFileName, err)
 	}
-	if err := f.Truncate(keep); err != nil {
+	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
 		return "", err
 	}
-	if err := f.Sync(); err != nil {
+	defer w.Close()
+	if err := w.Truncate(keep); err != nil {
+		return "", err
+	}
+	if err := w.Sync(); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%s ended in an unfinished line (%d bytes, from a crash mid-write); moved it to %s so the chain can continue",

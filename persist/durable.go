@@ -107,14 +107,30 @@ func unusedName(base string) (string, error) {
 }
 
 // appendDurably appends data to path (creating it 0600) in one write and
-// fsyncs it, so the bytes are on disk when it returns nil.
+// fsyncs it, so the bytes are on disk when it returns nil. When it fails
+// it cuts the file back to its old length, so a write that ran out of
+// space halfway leaves no unfinished line behind: those bytes were never
+// acknowledged, and the caller still holds what they said. (If even that
+// fails, the file may end mid-line; the caller must look before trusting
+// it again.)
 func appendDurably(path string, data []byte) error {
 	f, err := openAppend(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return err
 	}
 	if _, err = f.Write(data); err == nil {
 		err = f.Sync()
 	}
-	return errors.Join(err, f.Close())
+	if err != nil {
+		if terr := f.Truncate(info.Size()); terr == nil {
+			f.Sync()
+		}
+		return err
+	}
+	return f.Close()
 }

@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,8 +92,13 @@ func (s *Store) ReplayEvents(sessionID string) ([]service.FocusEvent, error) {
 		events = make([]service.FocusEvent, 0, info.Size()/typicalEventBytes)
 	}
 	err = eachLine(f, func(line []byte, complete bool) error {
+		// An unfinished last line is skipped — unless it is a whole event
+		// that lost only its newline (a prefix of a JSON object is valid
+		// JSON only when it is the whole object). That event was accounted
+		// live, and the next append ends its line, after which it reads as
+		// complete: counting it now keeps every replay the same.
 		var e service.FocusEvent
-		if complete && decodeFocusEvent(line, &e, strs) == nil {
+		if decodeFocusEvent(line, &e, strs) == nil && (complete || bytes.HasSuffix(line, []byte("}"))) {
 			events = append(events, e)
 		}
 		return nil

@@ -88,7 +88,11 @@ func Open(dir string) (st *Store, problems []string, err error) {
 	}
 	problem, err := s.loadAuditChain()
 	if err != nil {
-		return nil, problems, err
+		// The daemon must still start (a read-only or failing disk): the
+		// chain is reloaded, and a torn tail set aside, before its next use,
+		// and until then sealing fails and summaries stay pending.
+		s.audit.stale = true
+		problem = fmt.Sprintf("%s could not be prepared for sealing (%v); ended sessions stay pending in %s until it can", auditFileName, err, stateFileName)
 	}
 	if problem != "" {
 		problems = append(problems, problem)

@@ -121,7 +121,9 @@ func (s *Service) Shutdown() {
 	s.mu.Lock()
 	s.stopTimerLocked()
 	s.stopDriftTimersLocked()
-	var w writes
+	// The last chance to make what is only in memory durable: a summary
+	// that ended while the disk was full is saved and sealed now if it can be.
+	w := writes{flushPending: true, snapshot: s.snapshotLocked()}
 	if s.state == StateActive {
 		s.account(&w, FocusEvent{AtUnixMillis: s.clock.Now().UnixMilli(), Reason: "daemon stopped"})
 	}

@@ -17,5 +17,8 @@ var volatileNumbers = regexp.MustCompile(`-?\d+(([:.]\d+)+%?|%)`)
 // ScrubTitle is a title as a bucket key: volatile numbers removed and the
 // whitespace they leave behind collapsed. The raw log keeps the full title.
 func ScrubTitle(title string) string {
-	return strings.Join(strings.Fields(volatileNumbers.ReplaceAllString(title, "")), " ")
+	// Each match becomes a space, not nothing: removing it outright could
+	// join its neighbours into a new number ("1:-5%3" → "1:3"), and
+	// scrubbing a scrubbed title must change nothing.
+	return strings.Join(strings.Fields(volatileNumbers.ReplaceAllString(title, " ")), " ")
 }

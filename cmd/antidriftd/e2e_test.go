@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -253,5 +254,41 @@ func TestDamagedStateIsSetAsideAndNamed(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(aside[0]); !bytes.Equal(b, garbage) {
 		t.Fatalf("the damaged bytes were not kept: %q", b)
+	}
+}
+
+// The README's ten lines of Python verify a real chain and catch a
+// tampered one: the rule is usable without antidrift.
+func TestREADMEVerifierWorks(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed; the README verifier cannot be run")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```python\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README has no python verifier")
+	}
+	script := filepath.Join(t.TempDir(), "verify.py")
+	if err := os.WriteFile(script, m[1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t)
+	for i := 0; i < 2; i++ {
+		call(t, d, "Start", "sstsas", "task", "done", "60", "", "0")
+		call(t, d, "Complete")
+		call(t, d, "End")
+	}
+	audit := filepath.Join(d.StateDir, "audit.jsonl")
+	if out, err := exec.Command(python, script, audit).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok 2" {
+		t.Fatalf("README verifier on a good chain: %v %s", err, out)
+	}
+	data, _ := os.ReadFile(audit)
+	os.WriteFile(audit, bytes.Replace(data, []byte(`"next_action":"task"`), []byte(`"next_action":"tusk"`), 1), 0o600)
+	if out, err := exec.Command(python, script, audit).CombinedOutput(); err == nil || !strings.Contains(string(out), "line 1: altered") {
+		t.Fatalf("README verifier on a tampered chain: %v %s", err, out)
 	}
 }

@@ -1,0 +1,1192 @@
+package main
+
+// Reliability suites (issue #6): the daemon killed at random moments, its
+// files torn or filled with garbage, its disk full or read-only, its X
+// server gone. Every randomized test logs its seed; ANTIDRIFT_SEED replays
+// it, ANTIDRIFT_SOAK=1 (make soak) runs ten times the rounds.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/service"
+)
+
+const (
+	busName     = "org.antidrift"
+	objectPath  = dbus.ObjectPath("/org/antidrift/Session1")
+	sessionIfc  = "org.antidrift.Session1"
+	callTimeout = 10 * time.Second
+)
+
+// ── A godbus client of the daemon ───────────────────────────────────────
+
+// client calls the daemon in-process: thousands of calls cost what one
+// busctl process does. It addresses the well-known name, so it follows the
+// daemon across restarts.
+type client struct {
+	conn *dbus.Conn
+	obj  dbus.BusObject
+}
+
+func dialDaemon(t testing.TB, d *testenv.Daemon) *client {
+	t.Helper()
+	conn := d.Bus.Dial(t)
+	return &client{conn: conn, obj: conn.Object(busName, objectPath)}
+}
+
+// do calls member (interface.method) with a timeout, so a wedged daemon
+// fails the test rather than hanging it.
+func (c *client) do(member string, args ...any) *dbus.Call {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	return c.obj.CallWithContext(ctx, member, 0, args...)
+}
+
+// call calls a method of org.antidrift.Session1.
+func (c *client) call(method string, args ...any) *dbus.Call {
+	return c.do(sessionIfc+"."+method, args...)
+}
+
+// must calls method and fails the test unless it succeeds; out receives
+// the reply.
+func (c *client) must(t testing.TB, method string, args []any, out ...any) {
+	t.Helper()
+	call := c.call(method, args...)
+	if call.Err != nil {
+		t.Fatalf("%s%v: %v", method, args, call.Err)
+	}
+	if len(out) > 0 {
+		if err := call.Store(out...); err != nil {
+			t.Fatalf("%s reply: %v", method, err)
+		}
+	}
+}
+
+// start starts a session and returns its id.
+func (c *client) start(t testing.TB, timebox uint64, level string, allowed ...string) string {
+	t.Helper()
+	if allowed == nil {
+		allowed = []string{}
+	}
+	var id string
+	c.must(t, "Start", []any{"reliability", "it holds", timebox, level, allowed}, &id)
+	return id
+}
+
+// end calls End and returns the hash it gave.
+func (c *client) end(t testing.TB) string {
+	t.Helper()
+	var hash string
+	c.must(t, "End", nil, &hash)
+	return hash
+}
+
+type auditReport struct {
+	OK      bool
+	Entries uint32
+	Problem string
+}
+
+func (c *client) verifyAudit(t testing.TB) auditReport {
+	t.Helper()
+	var r auditReport
+	c.must(t, "VerifyAudit", nil, &r.OK, &r.Entries, &r.Problem)
+	return r
+}
+
+// view is every property, read with one GetAll.
+type view struct {
+	State, SessionID, NextAction, SuccessCondition string
+	TimeboxSeconds                                 uint64
+	StartedAt, Deadline                            int64
+	Outcome, Enforcement                           string
+	AllowedClasses                                 []string
+	Drift, DriftReason                             string
+	Enforced                                       bool
+	MinimizeCount                                  uint32
+	CurrentClass, CurrentTitle                     string
+	EvidenceAvailable                              bool
+	EvidenceReason                                 string
+	SwitchCount                                    uint32
+	Buckets                                        []bucketProp
+	BreakGlassAt                                   int64
+	AuditHead                                      string
+	AuditPending                                   uint32
+	Problems                                       []string
+	Version                                        string
+}
+
+type bucketProp struct {
+	Class, Title string
+	Seconds      uint64
+}
+
+func (c *client) view(t testing.TB) view {
+	t.Helper()
+	v, err := c.tryView()
+	if err != nil {
+		t.Fatalf("reading the properties: %v", err)
+	}
+	return v
+}
+
+func (c *client) tryView() (view, error) {
+	var m map[string]dbus.Variant
+	if err := c.do("org.freedesktop.DBus.Properties.GetAll", sessionIfc).Store(&m); err != nil {
+		return view{}, err
+	}
+	return parseView(m)
+}
+
+func parseView(m map[string]dbus.Variant) (view, error) {
+	var v view
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{
+		{"State", &v.State}, {"SessionId", &v.SessionID}, {"NextAction", &v.NextAction},
+		{"SuccessCondition", &v.SuccessCondition}, {"TimeboxSeconds", &v.TimeboxSeconds},
+		{"StartedAt", &v.StartedAt}, {"Deadline", &v.Deadline}, {"Outcome", &v.Outcome},
+		{"Enforcement", &v.Enforcement}, {"AllowedClasses", &v.AllowedClasses}, {"Drift", &v.Drift},
+		{"DriftReason", &v.DriftReason}, {"Enforced", &v.Enforced}, {"MinimizeCount", &v.MinimizeCount},
+		{"CurrentClass", &v.CurrentClass}, {"CurrentTitle", &v.CurrentTitle},
+		{"EvidenceAvailable", &v.EvidenceAvailable}, {"EvidenceReason", &v.EvidenceReason},
+		{"SwitchCount", &v.SwitchCount}, {"Buckets", &v.Buckets}, {"BreakGlassAt", &v.BreakGlassAt},
+		{"AuditHead", &v.AuditHead}, {"AuditPending", &v.AuditPending}, {"Problems", &v.Problems},
+		{"Version", &v.Version},
+	} {
+		val, ok := m[f.name]
+		if !ok {
+			return v, fmt.Errorf("GetAll has no property %s", f.name)
+		}
+		if err := dbus.Store([]any{val.Value()}, f.dst); err != nil {
+			return v, fmt.Errorf("property %s (%s): %v", f.name, val.Signature(), err)
+		}
+	}
+	return v, nil
+}
+
+// errName is the D-Bus error name of a failed call, "" for other errors.
+func errName(err error) string {
+	var e dbus.Error
+	if errors.As(err, &e) {
+		return e.Name
+	}
+	var p *dbus.Error
+	if errors.As(err, &p) && p != nil {
+		return p.Name
+	}
+	return ""
+}
+
+// waitFor polls cond until it holds, like testenv.WaitUntil, but on
+// timeout fails with the last detail cond gave: what it saw instead.
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	var detail string
+	deadline := time.Now().Add(timeout)
+	for {
+		var ok bool
+		if ok, detail = cond(); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s; last seen: %s", timeout, what, detail)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ── The audit chain, checked by the README's rule ──────────────────────
+
+type auditEntry struct {
+	Seq        uint64 `json:"seq"`
+	PrevHash   string `json:"prev_hash"`
+	SessionID  string `json:"session_id"`
+	Outcome    string `json:"outcome"`
+	BreakGlass bool   `json:"break_glass"`
+	Hash       string `json:"hash"`
+}
+
+var genesis = strings.Repeat("0", 64)
+
+// lineHash is the README's hash rule: SHA-256 of prev_hash followed by the
+// line with its hash value emptied. ok is false when the line has no
+// "hash":" to empty.
+func lineHash(prev string, line []byte) (string, bool) {
+	i := bytes.LastIndex(line, []byte(`"hash":"`))
+	if i < 0 {
+		return "", false
+	}
+	body := append(append([]byte(prev), line[:i]...), `"hash":""}`...)
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:]), true
+}
+
+// chainOf walks audit.jsonl's bytes as README's ten lines of Python do,
+// independently of persist. entries are the lines that verify, in order;
+// bad is the 1-based number of the first line that does not (0: none) and
+// why says what is wrong with it.
+func chainOf(data []byte) (entries []auditEntry, bad int, why string) {
+	prev := genesis
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for n, raw := range lines {
+		if len(raw) == 0 {
+			break // after the last newline
+		}
+		no := n + 1
+		if !bytes.HasSuffix(raw, []byte("\n")) {
+			return entries, no, "unfinished (no newline)"
+		}
+		line := raw[:len(raw)-1]
+		var e auditEntry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return entries, no, "not JSON: " + err.Error()
+		}
+		if e.Seq != uint64(no) || e.PrevHash != prev {
+			return entries, no, fmt.Sprintf("chain broken: seq %d prev_hash %.8s…, want seq %d prev_hash %.8s…", e.Seq, e.PrevHash, no, prev)
+		}
+		if h, ok := lineHash(prev, line); !ok || h != e.Hash {
+			return entries, no, "altered: the hash does not match"
+		}
+		entries = append(entries, e)
+		prev = e.Hash
+	}
+	return entries, 0, ""
+}
+
+// checkChain asserts that audit.jsonl verifies both over the bus and by
+// the test's own reading of the hash rule, and that the two agree on the
+// count. It returns session id → hash.
+func checkChain(t testing.TB, c *client, dir string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	entries, bad, why := chainOf(data)
+	if bad != 0 {
+		t.Fatalf("audit.jsonl line %d does not verify by the README's rule: %s\n%s", bad, why, data)
+	}
+	r := c.verifyAudit(t)
+	if !r.OK || int(r.Entries) != len(entries) {
+		t.Fatalf("VerifyAudit = %+v; the test's own walk found %d good entries", r, len(entries))
+	}
+	sealed := map[string]string{}
+	for _, e := range entries {
+		if _, dup := sealed[e.SessionID]; dup {
+			t.Fatalf("session %s is sealed twice in audit.jsonl", e.SessionID)
+		}
+		sealed[e.SessionID] = e.Hash
+	}
+	return sealed
+}
+
+// ── Buckets, recomputed from the raw log ───────────────────────────────
+
+type bucketKey struct{ class, title string }
+
+// rawEvent is one line of sessions/<id>.jsonl as README describes it.
+type rawEvent struct {
+	At        *int64 `json:"at_unix_millis"`
+	Class     string `json:"class"`
+	Title     string `json:"title"`
+	Available bool   `json:"available"`
+	OffTask   bool   `json:"off_task"`
+	Mark      string `json:"mark"`
+	Reason    string `json:"reason"`
+}
+
+// replayBuckets recomputes a session's buckets from its raw log by the
+// README's rules, independently of the daemon's code: time between two
+// events accrues to the earlier one's bucket (class + scrubbed title, or
+// "(evidence unavailable)"), a pause mark stops accounting until the next
+// focus event, and away/back marks send the time in between to "(away)" or
+// "(suspended)". A line that is not an event (unfinished, not JSON, no
+// at_unix_millis) is skipped. It also returns how many lines it skipped.
+func replayBuckets(t testing.TB, data []byte) (map[bucketKey]time.Duration, int) {
+	t.Helper()
+	out := map[bucketKey]time.Duration{}
+	var (
+		running, away   bool
+		cur, awayKey    bucketKey
+		lastAt          int64
+		skipped         int
+		unavailable     = bucketKey{"", service.UnavailableTitle}
+		awayK, suspendK = bucketKey{"", "(away)"}, bucketKey{"", "(suspended)"}
+	)
+	flush := func(at int64) {
+		if !running {
+			return
+		}
+		if d := at - lastAt; d > 0 {
+			k := cur
+			if away {
+				k = awayKey
+			}
+			out[k] += time.Duration(d) * time.Millisecond
+		}
+		lastAt = at
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for _, raw := range lines {
+		if len(raw) == 0 {
+			continue
+		}
+		var e rawEvent
+		// An unfinished last line counts only if it is a whole event that
+		// lost its newline (README: a torn line is skipped).
+		whole := bytes.HasSuffix(raw, []byte("\n")) || bytes.HasSuffix(raw, []byte("}"))
+		if !whole || json.Unmarshal(raw, &e) != nil || e.At == nil {
+			if len(bytes.TrimSpace(raw)) > 0 {
+				skipped++
+			}
+			continue
+		}
+		at := *e.At
+		switch e.Mark {
+		case service.MarkPause:
+			flush(at)
+			running, away = false, false
+		case service.MarkVerdict:
+			flush(at)
+		case service.MarkMinimized:
+		case "away":
+			flush(at)
+			away, awayKey = true, awayK
+			if e.Reason == "suspended" {
+				awayKey = suspendK
+			}
+		case "back":
+			flush(at)
+			away = false
+		case "":
+			flush(at)
+			cur = unavailable
+			if e.Available {
+				cur = bucketKey{e.Class, service.ScrubTitle(e.Title)}
+			}
+			running, lastAt = true, at
+		default:
+			t.Fatalf("the raw log has a mark %q that replayBuckets (reliability_test.go) does not know; teach it", e.Mark)
+		}
+	}
+	return out, skipped
+}
+
+func roundSeconds(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return uint64(d.Round(time.Second) / time.Second)
+}
+
+// bucketsDiffer compares the Buckets property with a replay, within the
+// rounding of whole seconds; "" when they agree.
+func bucketsDiffer(prop []bucketProp, replay map[bucketKey]time.Duration) string {
+	got := map[bucketKey]uint64{}
+	for _, b := range prop {
+		got[bucketKey{b.Class, b.Title}] = b.Seconds
+	}
+	want := map[bucketKey]uint64{}
+	for k, d := range replay {
+		want[k] = roundSeconds(d)
+	}
+	if len(want) > service.TopBuckets {
+		// The property carries the top 20; compare those.
+		keys := make([]bucketKey, 0, len(want))
+		for k := range want {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return replay[keys[i]] > replay[keys[j]] })
+		for _, k := range keys[service.TopBuckets:] {
+			delete(want, k)
+		}
+	}
+	var diffs []string
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok || g+1 < w || w+1 < g {
+			diffs = append(diffs, fmt.Sprintf("%q/%q: property %d s (present %v), raw log %d s", k.class, k.title, g, ok, w))
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%q/%q: property %d s, not in the raw log", k.class, k.title, g))
+		}
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, "; ")
+}
+
+// checkBuckets waits until the Buckets property of the live session
+// equals a replay of its raw log (a focus event may still be landing),
+// and checks that the buckets add up to no more than the wall-clock time
+// since the session started.
+func checkBuckets(t testing.TB, c *client, dir string) {
+	t.Helper()
+	waitFor(t, wait, "Buckets to match a replay of the raw log", func() (bool, string) {
+		v := c.view(t)
+		if v.State != "active" && v.State != "review" {
+			return true, ""
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "sessions", v.SessionID+".jsonl"))
+		if err != nil {
+			return false, err.Error()
+		}
+		replay, _ := replayBuckets(t, data)
+		var total uint64
+		for _, b := range v.Buckets {
+			total += b.Seconds
+		}
+		if wall := time.Now().Unix() - v.StartedAt + 2; int64(total) > wall {
+			return false, fmt.Sprintf("the buckets add up to %d s, but the session started only %d s ago: %v", total, wall, v.Buckets)
+		}
+		if diff := bucketsDiffer(v.Buckets, replay); diff != "" {
+			return false, diff
+		}
+		return true, ""
+	})
+}
+
+// ── Crash anywhere ─────────────────────────────────────────────────────
+
+// crashModel is what the test knows of the daemon: the state the last
+// acknowledged call left, and the call that was in flight when the daemon
+// died (which may or may not have taken effect).
+type crashModel struct {
+	state    string // locked, active, review
+	id       string
+	deadline int64 // 0 when not read before the crash
+	short    bool  // a short timebox: the session is left to expire
+	inflight string
+	ended    map[string]string // every End that returned: session id → hash
+}
+
+// crashRig is one daemon (and maybe a desktop) under SIGKILL.
+type crashRig struct {
+	t      *testing.T
+	rng    *rand.Rand
+	d      *testenv.Daemon
+	c      *client
+	x      *testenv.Display
+	wins   []uint32
+	killed chan struct{}
+	m      crashModel
+}
+
+func TestCrashAnywhere(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send")
+	seed := testenv.Seed(t)
+	rounds := testenv.Scale(20)
+	withX := max(rounds/4, 1)
+	t.Run("x11", func(t *testing.T) {
+		testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+		crashRounds(t, seed, withX, true)
+	})
+	t.Run("nox", func(t *testing.T) { crashRounds(t, seed+1, rounds-withX, false) })
+}
+
+func crashRounds(t *testing.T, seed uint64, rounds int, withX bool) {
+	r := &crashRig{t: t, rng: rand.New(rand.NewPCG(seed, seed>>1^0x9e3779b97f4a7c15))}
+	r.m.state, r.m.ended = "locked", map[string]string{}
+	bus := testenv.StartBus(t)
+	var env []string
+	maxDelay := 300 * time.Millisecond
+	if withX {
+		r.x = testenv.StartX(t)
+		r.wins = []uint32{r.x.XTerm(t, "Editor", "main.go - editor"), r.x.XTerm(t, "Distraction", "video 12:30 / 45:00")}
+		r.x.Activate(t, r.wins[0])
+		env = append(env, "DISPLAY="+r.x.Name)
+		maxDelay = 1500 * time.Millisecond
+	}
+	r.d = testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), env...)
+	r.c = dialDaemon(t, r.d)
+	during := map[string]int{}
+	for round := range rounds {
+		delay := time.Duration(r.rng.Int64N(int64(maxDelay)))
+		r.killAfter(delay)
+		r.m.inflight = ""
+		for r.m.inflight == "" {
+			r.step()
+		}
+		<-r.killed
+		testenv.WaitUntil(t, wait, "the killed daemon to be gone", func() bool { return !r.d.Alive() })
+		before := r.m.state
+		during[r.m.inflight]++
+		r.d.Start(t)
+		r.checkRecovered()
+		t.Logf("round %d: killed after %v during %s (was %s), recovered %s %s", round, delay.Round(time.Millisecond), r.m.inflight, before, r.m.state, r.m.id)
+	}
+	// Every End that ever returned a hash is in the chain, with that hash.
+	sealed := checkChain(t, r.c, r.d.StateDir)
+	for id, h := range r.m.ended {
+		if sealed[id] != h {
+			t.Errorf("End returned %s for session %s; audit.jsonl has %q", h, id, sealed[id])
+		}
+	}
+	t.Logf("%d sessions sealed over %d rounds; killed during: %v", len(sealed), rounds, during)
+}
+
+// killAfter SIGKILLs the daemon after delay, from a timer: a moment chosen
+// by the seed, not by the test's progress.
+func (r *crashRig) killAfter(delay time.Duration) {
+	pid, killed := r.d.PID(), make(chan struct{})
+	r.killed = killed
+	time.AfterFunc(delay, func() {
+		syscall.Kill(pid, syscall.SIGKILL)
+		close(killed)
+	})
+}
+
+// failed records that call failed. It must be because the daemon was
+// killed: any other failure fails the test.
+func (r *crashRig) failed(call string, err error) {
+	r.t.Helper()
+	if strings.HasPrefix(errName(err), "org.antidrift.") {
+		r.t.Fatalf("%s was refused by the daemon, not cut off by the kill: %v", call, err)
+	}
+	select {
+	case <-r.killed:
+	case <-time.After(5 * time.Second):
+		r.t.Fatalf("%s failed while the daemon was not being killed: %v\n%s", call, err, r.d.Output())
+	}
+	r.m.inflight = call
+}
+
+// step takes the next step of the scripted sessions from the state the
+// model is in. A failed call ends the round.
+func (r *crashRig) step() {
+	m, c := &r.m, r.c
+	switch m.state {
+	case "locked":
+		m.short = r.rng.IntN(60) == 0
+		timebox := uint64(3600)
+		if m.short {
+			timebox = 1
+		}
+		level := []string{"observe", "warn", "block", "locked"}[r.rng.IntN(4)]
+		var id string
+		if err := c.call("Start", "crash anywhere", "state survives", timebox, level, []string{"Editor"}).Store(&id); err != nil {
+			r.failed("Start", err)
+			return
+		}
+		m.state, m.id, m.deadline = "active", id, 0
+		v, err := c.tryView()
+		if err != nil {
+			r.failed("GetAll", err)
+			return
+		}
+		m.deadline = v.Deadline
+	case "active":
+		if r.x != nil && r.rng.IntN(3) != 0 {
+			w := r.wins[r.rng.IntN(len(r.wins))]
+			if r.rng.IntN(4) == 0 {
+				r.x.SetTitle(r.t, w, fmt.Sprintf("title %d at %d:%02d", r.rng.IntN(5), r.rng.IntN(24), r.rng.IntN(60)))
+			}
+			r.x.Activate(r.t, w)
+			return
+		}
+		if m.short {
+			for {
+				v, err := c.tryView()
+				if err != nil {
+					r.failed("waiting for expiry", err)
+					return
+				}
+				if v.State == "review" {
+					m.state = "review"
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		if err := c.call("Complete").Err; err != nil {
+			r.failed("Complete", err)
+			return
+		}
+		m.state = "review"
+	case "review":
+		var hash string
+		if err := c.call("End").Store(&hash); err != nil {
+			r.failed("End", err)
+			return
+		}
+		if hash == "" {
+			r.t.Fatalf("End returned no hash on a healthy disk\n%s", r.d.Output())
+		}
+		m.ended[m.id] = hash
+		m.state, m.id = "locked", ""
+	}
+}
+
+// checkRecovered holds the restarted daemon to what the model allows, then
+// adopts what it found.
+func (r *crashRig) checkRecovered() {
+	t, m := r.t, &r.m
+	t.Helper()
+	sealed := checkChain(t, r.c, r.d.StateDir)
+	for id, h := range m.ended {
+		if sealed[id] != h {
+			t.Fatalf("End returned %s for session %s, but audit.jsonl has %q", h, id, sealed[id])
+		}
+	}
+	v := r.c.view(t)
+	if v.AuditPending != 0 || len(v.Problems) != 0 {
+		t.Fatalf("after a crash on a healthy disk: AuditPending %d, Problems %q", v.AuditPending, v.Problems)
+	}
+	now := time.Now().Unix()
+	switch m.state {
+	case "locked":
+		// Only an in-flight Start can have made a session we never heard of.
+		if v.State != "locked" && !(m.inflight == "Start" && (v.State == "active" || v.State == "review") && m.ended[v.SessionID] == "") {
+			t.Fatalf("was locked (in flight: %s); after the restart %s %s", m.inflight, v.State, v.SessionID)
+		}
+	case "active":
+		switch {
+		case v.SessionID != m.id:
+			t.Fatalf("session %s was active (in flight: %s); after the restart %s has %q", m.id, m.inflight, v.State, v.SessionID)
+		case m.deadline != 0 && v.Deadline != m.deadline:
+			t.Fatalf("session %s resumed with deadline %d, it was %d", m.id, v.Deadline, m.deadline)
+		case v.State == "active":
+		case v.State == "review" && v.Outcome == "completed" && m.inflight == "Complete":
+		case v.State == "review" && v.Outcome == "expired" && now >= v.Deadline:
+		default:
+			t.Fatalf("session %s was active (deadline %d, in flight: %s); after the restart %s/%s at %d", m.id, m.deadline, m.inflight, v.State, v.Outcome, now)
+		}
+	case "review":
+		switch {
+		case v.State == "review" && v.SessionID == m.id:
+		case v.State == "locked" && m.inflight == "End" && sealed[m.id] != "":
+			m.ended[m.id] = sealed[m.id] // End took effect; its reply was lost
+		default:
+			t.Fatalf("session %s was in review (in flight: %s); after the restart %s %q, sealed: %v", m.id, m.inflight, v.State, v.SessionID, sealed[m.id] != "")
+		}
+	}
+	m.state, m.id = v.State, v.SessionID
+	if m.deadline == 0 || v.State == "locked" {
+		m.deadline = v.Deadline
+	}
+	if v.State == "active" && v.TimeboxSeconds < 60 {
+		m.short = true
+	}
+	checkBuckets(t, r.c, r.d.StateDir)
+}
+
+// ── Torn and damaged files ─────────────────────────────────────────────
+
+// fixture is a state directory as a real daemon left it: sealed sessions,
+// an active one whose raw log holds focus events, stopped cleanly.
+type fixture struct {
+	dir      string
+	activeID string
+	sealed   int
+}
+
+func makeFixture(t *testing.T, bus *testenv.Bus) fixture {
+	t.Helper()
+	f := fixture{dir: filepath.Join(t.TempDir(), "fixture"), sealed: 3}
+	d := testenv.StartDaemon(t, bus, f.dir)
+	c := dialDaemon(t, d)
+	for range f.sealed {
+		c.start(t, 3600, "warn", "Editor")
+		c.must(t, "Complete", nil)
+		c.end(t)
+	}
+	f.activeID = c.start(t, 3600, "block", "Editor")
+	d.Stop(t)
+	// Focus events as the X sensor writes them, after the "daemon stopped"
+	// line: a raw log with windows in it, titles and all.
+	raw := filepath.Join(f.dir, "sessions", f.activeID+".jsonl")
+	data, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, _ := replayEvents(data)
+	at := events[len(events)-1].At
+	var add []byte
+	for i, w := range []struct{ class, title string }{
+		{"Editor", "main.go - editor"}, {"Distraction", "video 1:02 / 45:00"}, {"Editor", "main.go - editor"},
+		{"", ""}, {"Editor", "notes.txt"}, {"Distraction", "video 3:04 / 45:00"},
+	} {
+		e := map[string]any{"at_unix_millis": at + int64(i+1)*37, "class": w.class, "title": w.title, "available": w.class != "", "reason": ""}
+		if w.class == "" {
+			e["reason"] = "no window has focus"
+		}
+		line, _ := json.Marshal(e)
+		add = append(append(add, line...), '\n')
+	}
+	f2, err := os.OpenFile(raw, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	if _, err := f2.Write(add); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// replayEvents parses the complete event lines of a raw log.
+func replayEvents(data []byte) (events []struct{ At int64 }, skipped int) {
+	for _, raw := range bytes.SplitAfter(data, []byte("\n")) {
+		var e rawEvent
+		if bytes.HasSuffix(raw, []byte("\n")) && json.Unmarshal(raw, &e) == nil && e.At != nil {
+			events = append(events, struct{ At int64 }{*e.At})
+		} else if len(raw) > 0 {
+			skipped++
+		}
+	}
+	return events, skipped
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		if e.IsDir() {
+			return os.MkdirAll(to, 0o700)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// damage is one way of hurting one file.
+type damage struct {
+	name string
+	file string // relative to the state dir; "RAW" is the active session's raw log
+	hurt func(rng *rand.Rand, data []byte) []byte
+}
+
+func truncateAt(rng *rand.Rand, data []byte) []byte {
+	return data[:rng.IntN(len(data))]
+}
+
+func garbage(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.UintN(256))
+	}
+	return b
+}
+
+// replaceLine returns data with its line n (0-based) replaced by with.
+func replaceLine(data []byte, n int, with []byte) []byte {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	var out []byte
+	for i, l := range lines {
+		if i == n {
+			out = append(out, with...)
+			continue
+		}
+		out = append(out, l...)
+	}
+	return out
+}
+
+func damages() []damage {
+	return []damage{
+		{"state/truncated", "state.json", truncateAt},
+		{"state/empty", "state.json", func(*rand.Rand, []byte) []byte { return nil }},
+		{"state/garbage", "state.json", func(rng *rand.Rand, d []byte) []byte { return garbage(rng, len(d)) }},
+		{"audit/truncated", "audit.jsonl", truncateAt},
+		{"audit/torn-garbage-tail", "audit.jsonl", func(rng *rand.Rand, d []byte) []byte {
+			return append(slices.Clone(d), bytes.ReplaceAll(garbage(rng, 1+rng.IntN(200)), []byte("\n"), []byte("x"))...)
+		}},
+		{"audit/garbage-middle-line", "audit.jsonl", func(rng *rand.Rand, d []byte) []byte {
+			return replaceLine(d, 1, []byte("\x00garbage where a summary was\n"))
+		}},
+		{"audit/garbage-overwrite", "audit.jsonl", func(rng *rand.Rand, d []byte) []byte {
+			d = slices.Clone(d)
+			at := rng.IntN(len(d) - 8)
+			copy(d[at:], garbage(rng, min(8+rng.IntN(64), len(d)-at)))
+			return d
+		}},
+		{"raw/truncated", "RAW", truncateAt},
+		// A whole last line that lost only its newline: the next append
+		// ends it, so it must count before that append as after.
+		{"raw/last-newline-lost", "RAW", func(_ *rand.Rand, d []byte) []byte { return d[:len(d)-1] }},
+		{"raw/garbage-middle", "RAW", func(rng *rand.Rand, d []byte) []byte {
+			return replaceLine(d, 2, append(bytes.ReplaceAll(garbage(rng, 40), []byte("\n"), []byte("x")), '\n'))
+		}},
+		// A line of valid JSON that is not an event (another program's, a
+		// future format's, a bit flip that kept the braces): it has no time.
+		{"raw/json-not-an-event", "RAW", func(rng *rand.Rand, d []byte) []byte {
+			return replaceLine(d, 3, []byte("{}\n"))
+		}},
+	}
+}
+
+func TestDamagedFilesAreSetAsideNeverDeleted(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send")
+	seed := testenv.Seed(t)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	bus := testenv.StartBus(t)
+	fx := makeFixture(t, bus)
+	for rep := range testenv.Scale(1) {
+		for _, dm := range damages() {
+			t.Run(fmt.Sprintf("%s/%d", dm.name, rep), func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "state")
+				copyTree(t, fx.dir, dir)
+				file := dm.file
+				if file == "RAW" {
+					file = filepath.Join("sessions", fx.activeID+".jsonl")
+				}
+				path := filepath.Join(dir, file)
+				orig, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				damaged := dm.hurt(rng, orig)
+				if err := os.WriteFile(path, damaged, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				checkDamage(t, bus, dir, file, damaged, fx)
+			})
+		}
+	}
+}
+
+// checkDamage starts a daemon on dir whose file holds damaged bytes.
+func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byte, fx fixture) {
+	d := testenv.StartDaemon(t, bus, dir)
+	defer d.Stop(t)
+	c := dialDaemon(t, d)
+	v := c.view(t)
+	path := filepath.Join(dir, file)
+
+	// No byte is lost: the damaged bytes are found again, in place (maybe
+	// followed by new lines) or set aside whole, or split between the two.
+	aside, _ := filepath.Glob(path + ".*-*")
+	kept, _ := os.ReadFile(path)
+	switch {
+	case len(aside) > 1:
+		t.Fatalf("%s was set aside more than once: %v", file, aside)
+	case len(aside) == 1:
+		side, err := os.ReadFile(aside[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := len(damaged) - len(side)
+		if !bytes.Equal(side, damaged) && (head < 0 || !bytes.Equal(side, damaged[head:]) || !bytes.HasPrefix(kept, damaged[:head])) {
+			t.Fatalf("%s: the damaged bytes are not in %s (%d bytes) + %s (%d bytes)\ndamaged: %q\nkept: %q\naside: %q",
+				file, file, len(kept), filepath.Base(aside[0]), len(side), damaged, kept, side)
+		}
+		base := filepath.Base(aside[0])
+		why := strings.TrimPrefix(base, filepath.Base(file)+".")
+		if !strings.HasPrefix(why, "damaged-") && !strings.HasPrefix(why, "torn-") {
+			t.Errorf("set aside as %s: the name should say damaged or torn", base)
+		}
+		if !strings.Contains(strings.Join(v.Problems, "\n"), base) {
+			t.Errorf("%s was set aside as %s, but Problems does not name it: %q", file, base, v.Problems)
+		}
+	case file != "state.json" && !bytes.HasPrefix(kept, damaged):
+		t.Fatalf("%s was changed in place: the damaged bytes are no longer a prefix\ndamaged: %q\nnow: %q", file, damaged, kept)
+	}
+
+	switch {
+	case file == "state.json":
+		var snap service.Snapshot
+		usable := json.Unmarshal(damaged, &snap) == nil && snap.Version == service.SnapshotVersion && slices.Contains(service.States, snap.State)
+		if usable != (len(aside) == 0) {
+			t.Fatalf("state.json (usable: %v) set aside: %v; Problems %q", usable, aside, v.Problems)
+		}
+		if !usable && (v.State != "locked" || v.SessionID != "") {
+			t.Fatalf("after a damaged state.json the daemon is %s %q, want locked", v.State, v.SessionID)
+		}
+	case file == "audit.jsonl":
+		entries, bad, why := chainOf(kept)
+		r := c.verifyAudit(t)
+		if r.OK != (bad == 0) || int(r.Entries) != len(entries) {
+			t.Fatalf("VerifyAudit %+v; the README's rule finds %d good entries, then line %d: %s", r, len(entries), bad, why)
+		}
+		if bad != 0 {
+			if !strings.Contains(r.Problem, fmt.Sprintf("line %d", bad)) {
+				t.Errorf("VerifyAudit's problem %q does not name line %d", r.Problem, bad)
+			}
+			// A chain that no longer verifies is damage the person must hear
+			// of without asking: Problems says so from the start.
+			if !strings.Contains(strings.Join(v.Problems, "\n"), "audit.jsonl") {
+				t.Errorf("audit.jsonl does not verify from line %d (%s), but Problems is silent: %q", bad, why, v.Problems)
+			}
+		}
+	default: // the raw log
+		if v.State != "active" || v.SessionID != fx.activeID {
+			t.Fatalf("a damaged raw log must not cost the session: %s %q", v.State, v.SessionID)
+		}
+		checkBuckets(t, c, dir)
+	}
+
+	// Life goes on: a session can still be sealed, and it links to the
+	// last line that was in the chain.
+	if v.State == "active" {
+		c.must(t, "Complete", nil)
+	}
+	if v.State != "locked" {
+		c.end(t)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	c.start(t, 60, "")
+	c.must(t, "Complete", nil)
+	hash := c.end(t)
+	after, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	if !bytes.HasPrefix(after, before) {
+		t.Fatalf("sealing rewrote audit.jsonl instead of appending")
+	}
+	newLine := bytes.TrimSuffix(after[len(before):], []byte("\n"))
+	var e auditEntry
+	if err := json.Unmarshal(newLine, &e); err != nil || e.Hash != hash {
+		t.Fatalf("the new audit line %q does not carry End's hash %s (%v)", newLine, hash, err)
+	}
+	prevHash := genesis
+	for _, l := range bytes.Split(bytes.TrimSuffix(before, []byte("\n")), []byte("\n")) {
+		var p auditEntry
+		if json.Unmarshal(l, &p) == nil && p.Hash != "" {
+			prevHash = p.Hash
+		}
+	}
+	if h, _ := lineHash(e.PrevHash, newLine); e.PrevHash != prevHash || h != hash {
+		t.Fatalf("the new line links to %.12s…, the last line before it has %.12s…; its hash recomputes to %.12s…", e.PrevHash, prevHash, h)
+	}
+	if _, bad, _ := chainOf(before); bad == 0 {
+		checkChain(t, c, dir)
+	}
+}
+
+// ── Full and read-only disks ───────────────────────────────────────────
+
+// sealsLater checks that summaries left pending are all sealed now.
+func sealsLater(t *testing.T, c *client, dir string, ids ...string) {
+	t.Helper()
+	v := c.view(t)
+	if v.AuditPending != 0 {
+		t.Fatalf("AuditPending %d after space came back; Problems %q", v.AuditPending, v.Problems)
+	}
+	for _, p := range v.Problems {
+		if strings.Contains(p, "audit.jsonl") || strings.Contains(p, "state.json") {
+			t.Errorf("a storage problem outlived the storage failure: %q", p)
+		}
+	}
+	sealed := checkChain(t, c, dir)
+	for _, id := range ids {
+		if sealed[id] == "" {
+			t.Errorf("session %s, ended while the disk failed, is not in audit.jsonl", id)
+		}
+	}
+}
+
+// endWhileFailing runs a whole session on a failing disk: every transition
+// completes, End returns "" and the summary is pending.
+func endWhileFailing(t *testing.T, c *client, pending uint32) string {
+	t.Helper()
+	id := c.start(t, 3600, "warn", "Editor")
+	if v := c.view(t); v.State != "active" || v.SessionID != id {
+		t.Fatalf("Start on a failing disk: %s %q", v.State, v.SessionID)
+	}
+	c.must(t, "Complete", nil)
+	if hash := c.end(t); hash != "" {
+		t.Fatalf("End on a failing disk returned hash %s", hash)
+	}
+	v := c.view(t)
+	if v.State != "locked" || v.AuditPending != pending {
+		t.Fatalf("after End on a failing disk: %s, AuditPending %d (want %d)", v.State, v.AuditPending, pending)
+	}
+	if !strings.Contains(strings.Join(v.Problems, "\n"), "could not be sealed") {
+		t.Fatalf("Problems does not say the summary could not be sealed: %q", v.Problems)
+	}
+	return id
+}
+
+// leaveNoSlack seals a session sized so that the last page of audit.jsonl
+// has no room for another line. A file system allocates whole pages, so a
+// "full" disk still takes an append that fits the last page's slack; the
+// test wants the next seal to need a page the disk cannot give.
+func leaveNoSlack(t *testing.T, c *client, dir string) {
+	t.Helper()
+	const page, margin = 4096, 60
+	path := filepath.Join(dir, "audit.jsonl")
+	for range 8 {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slack := (page - len(data)%page) % page
+		lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+		var last struct {
+			NextAction string `json:"next_action"`
+		}
+		if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
+			t.Fatal(err)
+		}
+		fixed := len(lines[len(lines)-1]) + 1 - len(last.NextAction) // a line with an empty next action
+		if slack < fixed+margin {
+			return // no line fits any more
+		}
+		n := min(slack-fixed-margin/2, 500)
+		var id string
+		c.must(t, "Start", []any{strings.Repeat("n", n), "it holds", uint64(3600), "warn", []string{}}, &id)
+		c.must(t, "Complete", nil)
+		c.end(t)
+	}
+	t.Fatal("could not fill the last page of audit.jsonl")
+}
+
+func TestFullDiskKeepsSummariesPending(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send")
+	mnt := testenv.Tmpfs(t, "64k")
+	d := testenv.StartDaemon(t, testenv.StartBus(t), mnt.Dir)
+	c := dialDaemon(t, d)
+	sealedBefore := c.start(t, 3600, "warn")
+	c.must(t, "Complete", nil)
+	c.end(t)
+
+	ballast := filepath.Join(mnt.Dir, "ballast")
+	leaveNoSlack(t, c, mnt.Dir)
+	t.Logf("ballast: %d bytes", testenv.Fill(t, ballast))
+	a := endWhileFailing(t, c, 1)
+	b := endWhileFailing(t, c, 2)
+
+	// Space comes back; the next End seals everything pending, in order.
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	c.start(t, 3600, "warn")
+	c.must(t, "Complete", nil)
+	if c.end(t) == "" {
+		t.Fatal("End returned no hash once space came back")
+	}
+	sealsLater(t, c, mnt.Dir, sealedBefore, a, b)
+	data, _ := os.ReadFile(filepath.Join(mnt.Dir, "audit.jsonl"))
+	if entries, _, _ := chainOf(data); len(entries) < 4 || entries[len(entries)-3].SessionID != a || entries[len(entries)-2].SessionID != b {
+		t.Fatalf("the chain does not hold the four sessions in the order they ended:\n%s", data)
+	}
+
+	// And a restart seals them too: the disk fills, a session ends pending,
+	// space comes back, the daemon is stopped and started again.
+	leaveNoSlack(t, c, mnt.Dir)
+	testenv.Fill(t, ballast)
+	x := endWhileFailing(t, c, 1)
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	d.Stop(t)
+	d.Start(t)
+	if v := c.view(t); v.State != "locked" {
+		t.Errorf("session %s ended before the restart, but after it the daemon is %s %q", x, v.State, v.SessionID)
+	}
+	sealsLater(t, c, mnt.Dir, x)
+}
+
+func TestReadOnlyStateDir(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send")
+	mnt := testenv.Tmpfs(t, "1m")
+	d := testenv.StartDaemon(t, testenv.StartBus(t), mnt.Dir)
+	c := dialDaemon(t, d)
+	c.start(t, 3600, "warn")
+	c.must(t, "Complete", nil)
+	c.end(t)
+
+	// Read-only under a running daemon (idle: no raw log is open).
+	mnt.ReadOnly(t)
+	a := endWhileFailing(t, c, 1)
+	mnt.ReadWrite(t)
+	c.start(t, 3600, "warn")
+	c.must(t, "Complete", nil)
+	if c.end(t) == "" {
+		t.Fatal("End returned no hash once the disk was writable again")
+	}
+	sealsLater(t, c, mnt.Dir, a)
+
+	// A daemon started on a read-only state directory (a full home
+	// remounted read-only by the kernel after an error) still serves.
+	d.Stop(t)
+	mnt.ReadOnly(t)
+	d.Start(t)
+	if v := c.view(t); len(v.Problems) == 0 {
+		t.Errorf("started on a read-only state dir, Problems is empty")
+	}
+	b := endWhileFailing(t, c, 1)
+	mnt.ReadWrite(t)
+	c.start(t, 3600, "warn")
+	c.must(t, "Complete", nil)
+	c.end(t)
+	sealsLater(t, c, mnt.Dir, a, b)
+}
+
+// ── Peers going away ───────────────────────────────────────────────────
+
+// The X server dies and comes back under a running session: the daemon
+// stays up, says evidence is unavailable and why, accounts the gap to
+// "(evidence unavailable)", and follows the new server. (The notification
+// server coming and going is TestNotificationServerComingAndGoing.)
+func TestXServerGoingAwayAndComingBack(t *testing.T) {
+	k := startDesktop(t, false, "")
+	c := dialDaemon(t, k.d)
+	pid := k.d.PID()
+	id := c.start(t, 3600, "block", "Editor")
+	k.x.Activate(t, k.distraction)
+	k.waitProp(t, "CurrentClass", `s "Distraction"`)
+
+	k.x.Kill()
+	waitFor(t, wait, "evidence to be unavailable, with the reason", func() (bool, string) {
+		v := c.view(t)
+		return !v.EvidenceAvailable && strings.Contains(v.EvidenceReason, "X server") && v.Drift == "unknown",
+			fmt.Sprintf("available %v, reason %q, drift %s", v.EvidenceAvailable, v.EvidenceReason, v.Drift)
+	})
+	if !k.d.Alive() || k.bus.OwnerPID(t, busName) != pid {
+		t.Fatalf("the daemon did not survive the X server\n%s", k.d.Output())
+	}
+
+	k.x.Restart(t)
+	w := k.x.XTerm(t, "Editor", "after the restart")
+	k.x.Activate(t, w)
+	waitFor(t, wait, "evidence to come back from the new X server", func() (bool, string) {
+		v := c.view(t)
+		return v.EvidenceAvailable && v.CurrentClass == "Editor" && v.CurrentTitle == "after the restart",
+			fmt.Sprintf("available %v, class %q, title %q, reason %q", v.EvidenceAvailable, v.CurrentClass, v.CurrentTitle, v.EvidenceReason)
+	})
+	v := c.view(t)
+	if v.SessionID != id || v.State != "active" || v.Drift != "on_task" {
+		t.Fatalf("after the X server came back: %s %q drift %s", v.State, v.SessionID, v.Drift)
+	}
+	var gap bool
+	for _, b := range v.Buckets {
+		gap = gap || b.Title == service.UnavailableTitle
+	}
+	if !gap {
+		t.Errorf("the time without an X server is in no (evidence unavailable) bucket: %v", v.Buckets)
+	}
+	checkBuckets(t, c, k.d.StateDir)
+	if k.bus.OwnerPID(t, busName) != pid {
+		t.Fatal("the daemon was replaced")
+	}
+}

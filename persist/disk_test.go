@@ -1,0 +1,126 @@
+package persist
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+)
+
+// A state directory that turned read-only (the kernel remounts a file
+// system read-only after an I/O error) must not keep the daemon from
+// starting: Open only reads until there is something to repair.
+func TestOpenOnAReadOnlyDirectory(t *testing.T) {
+	mnt := testenv.Tmpfs(t, "1m")
+	dir := filepath.Join(mnt.Dir, "antidrift")
+	s := openStore(t, dir)
+	if _, err := s.AppendAudit(sampleSummary(1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	mnt.ReadOnly(t)
+	s = openStore(t, dir) // no problems: a healthy chain needs no repair
+	if r := s.VerifyAudit(); !r.OK || r.Entries != 1 {
+		t.Fatalf("VerifyAudit on a read-only chain: %+v", r)
+	}
+	if _, err := s.AppendAudit(sampleSummary(2)); err == nil {
+		t.Fatal("appending to a read-only audit.jsonl succeeded")
+	}
+	mnt.ReadWrite(t)
+	if _, err := s.AppendAudit(sampleSummary(2)); err != nil {
+		t.Fatalf("appending once writable again: %v", err)
+	}
+	if r := s.VerifyAudit(); !r.OK || r.Entries != 2 {
+		t.Fatalf("VerifyAudit: %+v", r)
+	}
+}
+
+// A torn tail found on a read-only disk cannot be set aside yet: the store
+// opens anyway, says so, and sets it aside before the next append.
+func TestTornTailOnAReadOnlyDirectoryWaitsForTheDisk(t *testing.T) {
+	mnt := testenv.Tmpfs(t, "1m")
+	dir := filepath.Join(mnt.Dir, "antidrift")
+	s := openStore(t, dir)
+	if _, err := s.AppendAudit(sampleSummary(1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	path := filepath.Join(dir, auditFileName)
+	whole := readFile(t, path)
+	appendToFile(t, path, []byte(`{"seq":2,"prev_ha`))
+
+	mnt.ReadOnly(t)
+	s, problems, err := Open(dir)
+	if err != nil {
+		t.Fatalf("Open on a read-only directory with a torn audit tail: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if len(problems) != 1 || !strings.Contains(problems[0], auditFileName) {
+		t.Fatalf("problems %q", problems)
+	}
+	if _, err := s.AppendAudit(sampleSummary(2)); err == nil {
+		t.Fatal("appended on a read-only disk")
+	}
+
+	mnt.ReadWrite(t)
+	sealed, err := s.AppendAudit(sampleSummary(2))
+	if err != nil {
+		t.Fatalf("appending once writable again: %v", err)
+	}
+	if sealed.Seq != 2 {
+		t.Fatalf("sealed as seq %d", sealed.Seq)
+	}
+	if r := s.VerifyAudit(); !r.OK || r.Entries != 2 {
+		t.Fatalf("VerifyAudit: %+v", r)
+	}
+	aside, _ := filepath.Glob(path + ".torn-*")
+	if len(aside) != 1 || string(readFile(t, aside[0])) != `{"seq":2,"prev_ha` {
+		t.Fatalf("the torn bytes were not kept: %v", aside)
+	}
+	if got := readFile(t, path); !strings.HasPrefix(string(got), string(whole)) {
+		t.Fatal("the sealed lines changed")
+	}
+}
+
+// A seal that runs out of space halfway leaves audit.jsonl as it was: no
+// unfinished line for the next start to mistake for a crash, nothing to
+// set aside once there is room again.
+func TestFullDiskLeavesTheChainAsItWas(t *testing.T) {
+	mnt := testenv.Tmpfs(t, "64k")
+	dir := filepath.Join(mnt.Dir, "antidrift")
+	s := openStore(t, dir)
+	path := filepath.Join(dir, auditFileName)
+	// Seal until the last page cannot take another line, then fill the rest.
+	for i := 0; ; i++ {
+		if _, err := s.AppendAudit(sampleSummary(i)); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(readFile(t, path)); 4096-n%4096 < 600 {
+			break
+		}
+	}
+	before := readFile(t, path)
+	ballast := filepath.Join(mnt.Dir, "ballast")
+	testenv.Fill(t, ballast)
+	if _, err := s.AppendAudit(sampleSummary(100)); err == nil {
+		t.Fatal("sealed on a full disk")
+	}
+	if got := readFile(t, path); string(got) != string(before) {
+		t.Fatalf("a failed seal left %d bytes behind", len(got)-len(before))
+	}
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendAudit(sampleSummary(100)); err != nil {
+		t.Fatal(err)
+	}
+	if aside, _ := filepath.Glob(path + ".torn-*"); len(aside) != 0 {
+		t.Fatalf("set aside %v after a failed seal", aside)
+	}
+	if r := s.VerifyAudit(); !r.OK {
+		t.Fatalf("VerifyAudit: %+v", r)
+	}
+}
