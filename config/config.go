@@ -194,7 +194,7 @@ var fields = map[string]field{
 	"allowed_classes":  classes(func(c *Config) *[]string { return &c.AllowedClasses }),
 	"drift_grace":      duration(func(c *Config) *time.Duration { return &c.DriftGrace }, "0s", ""),
 	"nudge_repeat":     duration(func(c *Config) *time.Duration { return &c.NudgeRepeat }, "10s", "to keep nudges humane"),
-	"break_glass_hold": duration(func(c *Config) *time.Duration { return &c.BreakGlassHold }, "1s", "or locked would be the same as block"),
+	"break_glass_hold": duration(func(c *Config) *time.Duration { return &c.BreakGlassHold }, "0s", ""),
 	"retention":        duration(func(c *Config) *time.Duration { return &c.Retention }, "1h", ""),
 	"idle_after":       duration(func(c *Config) *time.Duration { return &c.IdleAfter }, "1s", "below that every pause between keystrokes would be away"),
 	"private_classes":  classes(func(c *Config) *[]string { return &c.PrivateClasses }),

@@ -122,7 +122,7 @@ func TestBadValues(t *testing.T) {
 		{"duration as a date", "drift_grace", `2024-01-01`, `want a quoted duration such as "5s", got a date or time`},
 		{"inhumane nudges", "nudge_repeat", `"1s"`, `"1s" is too short: the minimum is 10s, to keep nudges humane`},
 		{"zero nudges", "nudge_repeat", `"0s"`, `the minimum is 10s`},
-		{"negative hold", "break_glass_hold", `"-1m"`, `"-1m" is too short: the minimum is 1s`},
+		{"negative hold", "break_glass_hold", `"-1m"`, `"-1m" is negative`},
 		{"short retention", "retention", `"30m"`, `"30m" is too short: the minimum is 1h`},
 		{"short idle", "idle_after", `"500ms"`, `the minimum is 1s`},
 		{"bad regex", "redact_titles", `["ok", "a(b"]`, `item 2, "a(b", is not a valid regular expression: missing closing )`},
@@ -273,7 +273,7 @@ func checkValid(t *testing.T, c Config) {
 	}{
 		{"DriftGrace", c.DriftGrace, 0},
 		{"NudgeRepeat", c.NudgeRepeat, 10 * time.Second},
-		{"BreakGlassHold", c.BreakGlassHold, time.Second},
+		{"BreakGlassHold", c.BreakGlassHold, 0},
 		{"Retention", c.Retention, time.Hour},
 		{"IdleAfter", c.IdleAfter, time.Second},
 	} {

@@ -258,7 +258,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{clock: newFakeClock(), store: newFakeStore()}
-	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet})
+	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute})
 	h.rec = &recorder{s: h.Service}
 	h.AddListener(h.rec)
 	if err := h.Recover(Snapshot{}); err != nil {
@@ -272,7 +272,7 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) restart(t *testing.T) *harness {
 	t.Helper()
 	n := &harness{clock: h.clock, store: h.store}
-	n.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet})
+	n.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute})
 	n.rec = &recorder{s: n.Service}
 	n.AddListener(n.rec)
 	if err := n.Recover(h.store.last()); err != nil {

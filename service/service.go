@@ -21,7 +21,7 @@ type Options struct {
 
 	DefaultLevel   Level         // used when Start passes ""; default warn
 	DefaultAllowed []string      // used when Start passes no classes
-	BreakGlassHold time.Duration // default 5 minutes
+	BreakGlassHold time.Duration // the wait before a locked session may be abandoned; zero is none
 	DriftGrace     time.Duration // how long an off-task window may hold focus before it is drift; 0 = at once
 	NudgeRepeat    time.Duration // how often a nudge repeats while drift lasts; default 2 minutes
 
@@ -127,9 +127,6 @@ func New(o Options) *Service {
 	}
 	if s.defaultLevel == "" {
 		s.defaultLevel = LevelWarn
-	}
-	if s.breakGlassHold == 0 {
-		s.breakGlassHold = 5 * time.Minute
 	}
 	if s.nudgeRepeat <= 0 {
 		s.nudgeRepeat = 2 * time.Minute
