@@ -28,11 +28,24 @@ type rawLog struct {
 	// midLine is true when the file ends without "\n" (the previous daemon
 	// died mid-append), so the next append must end that torn line first.
 	midLine bool
+	// sync is the pending fsync of lines written since the last one (nil
+	// when all is on disk); syncErr is its failure, reported by the next
+	// append.
+	sync    *time.Timer
+	syncErr error
 }
 
-// AppendEvent appends one event as a JSON line to the session's raw log and
-// fsyncs it before returning, so a crash loses at most the event being
-// written, and replay after a crash sees every event the core accounted.
+// rawLogSyncDelay bounds what a power loss can take from a raw log: lines
+// are fsynced at most this long after they are written. A crash of the
+// daemon itself loses nothing, since written lines are in the kernel's
+// page cache; and an idle session costs no timer at all.
+const rawLogSyncDelay = time.Second
+
+// AppendEvent appends one event as a JSON line to the session's raw log
+// before returning, so a crash of the daemon loses nothing and replay sees
+// every event the core accounted; the line reaches the disk within
+// rawLogSyncDelay. Focus changes come in bursts, and an fsync each would
+// cost more than everything else the daemon does per change.
 func (s *Store) AppendEvent(sessionID string, e service.FocusEvent) error {
 	if err := checkSessionID(sessionID); err != nil {
 		return err
@@ -56,18 +69,43 @@ func (s *Store) AppendEvent(sessionID string, e service.FocusEvent) error {
 	if log.midLine {
 		line = append([]byte{'\n'}, line...)
 	}
-	if _, err = log.f.Write(line); err == nil {
-		err = log.f.Sync()
+	if err = log.syncErr; err == nil {
+		_, err = log.f.Write(line)
 	}
 	if err != nil {
 		// The file may now end mid-line. Forget it; the next append
 		// reopens it and checks its last byte again.
-		log.f.Close()
+		log.close()
 		delete(r.open, sessionID)
 		return fmt.Errorf("appending to the raw log of session %s: %w", sessionID, err)
 	}
 	log.midLine = false
+	if log.sync == nil {
+		log.sync = time.AfterFunc(rawLogSyncDelay, func() { r.syncLater(sessionID, log) })
+	}
 	return nil
+}
+
+// syncLater is the delayed fsync of a log's recent lines.
+func (r *rawLogs) syncLater(sessionID string, log *rawLog) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.open[sessionID] != log || log.sync == nil {
+		return // closed (and synced) meanwhile
+	}
+	log.sync = nil
+	log.syncErr = log.f.Sync()
+}
+
+// close fsyncs what is pending and closes the file. Called with r.mu held.
+func (log *rawLog) close() error {
+	var err error
+	if log.sync != nil {
+		log.sync.Stop()
+		log.sync = nil
+		err = log.f.Sync()
+	}
+	return errors.Join(err, log.syncErr, log.f.Close())
 }
 
 // ReplayEvents reads a session's raw log in order. It is the recovery source
@@ -75,22 +113,28 @@ func (s *Store) AppendEvent(sessionID string, e service.FocusEvent) error {
 // and any unparsable line are skipped rather than failing the replay. A
 // session with no log has no events.
 func (s *Store) ReplayEvents(sessionID string) ([]service.FocusEvent, error) {
+	var events []service.FocusEvent
+	err := s.EachEvent(sessionID, func(e service.FocusEvent) { events = append(events, e) })
+	return events, err
+}
+
+// EachEvent calls fn with each event of a session's raw log, in order,
+// without holding the log in memory: a restart on a session of a million
+// focus changes costs the stats, not the file. Lines are read as
+// ReplayEvents describes.
+func (s *Store) EachEvent(sessionID string, fn func(service.FocusEvent)) error {
 	if err := checkSessionID(sessionID); err != nil {
-		return nil, err
+		return err
 	}
 	f, err := os.Open(s.raw.path(sessionID))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	var events []service.FocusEvent
 	strs := newInterner()
-	if info, err := f.Stat(); err == nil {
-		events = make([]service.FocusEvent, 0, info.Size()/typicalEventBytes)
-	}
 	err = eachLine(f, func(line []byte, complete bool) error {
 		// An unfinished last line is skipped — unless it is a whole event
 		// that lost only its newline (a prefix of a JSON object is valid
@@ -99,18 +143,15 @@ func (s *Store) ReplayEvents(sessionID string) ([]service.FocusEvent, error) {
 		// complete: counting it now keeps every replay the same.
 		var e service.FocusEvent
 		if decodeFocusEvent(line, &e, strs) == nil && (complete || bytes.HasSuffix(line, []byte("}"))) {
-			events = append(events, e)
+			fn(e)
 		}
 		return nil
 	})
 	if err != nil {
-		return events, fmt.Errorf("replaying session %s: %w", sessionID, err)
+		return fmt.Errorf("replaying session %s: %w", sessionID, err)
 	}
-	return events, nil
+	return nil
 }
-
-// typicalEventBytes sizes ReplayEvents' result up front; a guess is enough.
-const typicalEventBytes = 128
 
 // CloseSession closes the session's raw log if it is open. Appending again
 // reopens it.
@@ -123,7 +164,7 @@ func (s *Store) CloseSession(sessionID string) error {
 		return nil
 	}
 	delete(r.open, sessionID)
-	return log.f.Close()
+	return log.close()
 }
 
 // PruneSessions removes the raw logs of sessions last written before
@@ -206,7 +247,7 @@ func (r *rawLogs) get(sessionID string) (*rawLog, error) {
 func (r *rawLogs) closeAll() error {
 	var errs []error
 	for id, log := range r.open {
-		errs = append(errs, log.f.Close())
+		errs = append(errs, log.close())
 		delete(r.open, id)
 	}
 	return errors.Join(errs...)

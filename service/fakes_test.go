@@ -146,10 +146,14 @@ func (f *fakeStore) AppendEvent(id string, e FocusEvent) error {
 	return nil
 }
 
-func (f *fakeStore) ReplayEvents(id string) ([]FocusEvent, error) {
+func (f *fakeStore) EachEvent(id string, fn func(FocusEvent)) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]FocusEvent(nil), f.events[id]...), nil
+	events := append([]FocusEvent(nil), f.events[id]...)
+	f.mu.Unlock()
+	for _, e := range events {
+		fn(e)
+	}
+	return nil
 }
 
 func (f *fakeStore) CloseSession(string) error { return nil }

@@ -19,9 +19,10 @@ type Store interface {
 	// AppendEvent appends one line to sessions/<sessionID>.jsonl and makes it
 	// durable before returning.
 	AppendEvent(sessionID string, e FocusEvent) error
-	// ReplayEvents reads a session's raw log in order. A torn last line is
-	// skipped.
-	ReplayEvents(sessionID string) ([]FocusEvent, error)
+	// EachEvent calls fn with each event of a session's raw log, in order,
+	// streaming (a long session's log need not fit in memory). A torn last
+	// line is skipped.
+	EachEvent(sessionID string, fn func(FocusEvent)) error
 	// CloseSession releases whatever the store keeps open for a session's
 	// raw log. Appending again reopens it.
 	CloseSession(sessionID string) error

@@ -40,14 +40,8 @@ func (s *Service) expire(id string) {
 // stats exactly, re-arms the deadline or expires the session if it passed
 // meanwhile, and seals summaries left pending.
 func (s *Service) Recover(snap Snapshot) error {
-	var events []FocusEvent
 	live := snap.State == StateActive || snap.State == StateReview
-	if live && snap.SessionID != "" {
-		var err error
-		if events, err = s.store.ReplayEvents(snap.SessionID); err != nil {
-			s.problems.set("replay", fmt.Sprintf("The raw log of session %s could not be read (%v); its time is counted as evidence unavailable.", snap.SessionID, err))
-		}
-	}
+	replayed, counted := s.replay(snap)
 
 	s.mu.Lock()
 	s.io.Lock()
@@ -68,27 +62,13 @@ func (s *Service) Recover(snap Snapshot) error {
 	now := s.clock.Now()
 	s.lastWall, s.lastMono = now, s.clock.Mono()
 	if live {
-		s.stats = newStats()
-		skipped := 0
-		for _, e := range events {
-			// A line from outside the session's lifetime cannot be an
-			// event of it (a damaged or foreign line): it would credit
-			// decades to a bucket.
-			if at := fromUnixMilli(e.AtUnixMillis); at.Before(s.startedAt.Add(-time.Second)) || at.After(now.Add(time.Minute)) {
-				skipped++
-				continue
-			}
-			s.stats.apply(e)
-		}
-		if skipped > 0 {
-			s.problems.set("replay-"+s.sessionID, fmt.Sprintf("%d line(s) of the raw log of session %s had times outside the session and were not counted; the file is left as it is.", skipped, s.sessionID))
-		}
+		s.stats = replayed
 		if s.stats.isAway && s.state == StateActive {
 			// Nobody knows whether the person is still away: count the
 			// downtime as away and let the sources say so again.
 			s.account(&w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkBack})
 		}
-		if len(events) == 0 {
+		if counted == 0 {
 			s.account(&w, FocusEvent{AtUnixMillis: s.startedAt.UnixMilli(), Reason: "the raw log of this session was missing"})
 			if s.state == StateReview {
 				s.account(&w, FocusEvent{AtUnixMillis: s.endedAt.UnixMilli(), Mark: MarkPause})
@@ -131,4 +111,33 @@ func (s *Service) Shutdown() {
 	if s.nudges != nil {
 		s.nudges.stop()
 	}
+}
+
+// replay rebuilds a live session's stats from its raw log, streaming it
+// through the same accounting the live events went through. It runs before
+// the core's lock is taken: it is disk work, and nothing else runs yet.
+func (s *Service) replay(snap Snapshot) (st *stats, counted int) {
+	st = newStats()
+	if (snap.State != StateActive && snap.State != StateReview) || snap.SessionID == "" {
+		return st, 0
+	}
+	started, now := fromUnixMilli(snap.StartedUnixMilli), s.clock.Now()
+	skipped := 0
+	err := s.store.EachEvent(snap.SessionID, func(e FocusEvent) {
+		// A line from outside the session's lifetime cannot be an event of
+		// it (a damaged or foreign line): it would credit decades to a bucket.
+		if at := fromUnixMilli(e.AtUnixMillis); at.Before(started.Add(-time.Second)) || at.After(now.Add(time.Minute)) {
+			skipped++
+			return
+		}
+		st.apply(e)
+		counted++
+	})
+	if err != nil {
+		s.problems.set("replay", fmt.Sprintf("The raw log of session %s could not be read (%v); its time is counted as evidence unavailable.", snap.SessionID, err))
+	}
+	if skipped > 0 {
+		s.problems.set("replay-"+snap.SessionID, fmt.Sprintf("%d line(s) of the raw log of session %s had times outside the session and were not counted; the file is left as it is.", skipped, snap.SessionID))
+	}
+	return st, counted
 }
