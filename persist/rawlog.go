@@ -97,6 +97,22 @@ func (r *rawLogs) syncLater(sessionID string, log *rawLog) {
 	log.syncErr = log.f.Sync()
 }
 
+// syncPending fsyncs every log with lines not yet on disk, now.
+func (r *rawLogs) syncPending() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	for _, log := range r.open {
+		if log.sync != nil {
+			log.sync.Stop()
+			log.sync = nil
+			log.syncErr = log.f.Sync()
+			errs = append(errs, log.syncErr)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // close fsyncs what is pending and closes the file. Called with r.mu held.
 func (log *rawLog) close() error {
 	var err error
@@ -135,13 +151,17 @@ func (s *Store) EachEvent(sessionID string, fn func(service.FocusEvent)) error {
 	}
 	defer f.Close()
 	strs := newInterner()
+	// One event for the whole walk: &e escapes into the decoder (its
+	// encoding/json fallback), so declared per line it cost a heap
+	// allocation per line.
+	var e service.FocusEvent
 	err = eachLine(f, func(line []byte, complete bool) error {
 		// An unfinished last line is skipped — unless it is a whole event
 		// that lost only its newline (a prefix of a JSON object is valid
 		// JSON only when it is the whole object). That event was accounted
 		// live, and the next append ends its line, after which it reads as
 		// complete: counting it now keeps every replay the same.
-		var e service.FocusEvent
+		e = service.FocusEvent{}
 		if decodeFocusEvent(line, &e, strs) == nil && (complete || bytes.HasSuffix(line, []byte("}"))) {
 			fn(e)
 		}

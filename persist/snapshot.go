@@ -22,6 +22,12 @@ func (s *Store) SaveSnapshot(snap service.Snapshot) error {
 	}
 	data = append(data, '\n')
 
+	// Raw-log lines are fsynced within a second; state.json must not reach
+	// the disk ahead of the lines it follows (a power loss would leave a
+	// snapshot saying review with the pause line before it lost).
+	if err := s.raw.syncPending(); err != nil {
+		return fmt.Errorf("saving %s: %w", stateFileName, err)
+	}
 	s.snapshotMu.Lock()
 	defer s.snapshotMu.Unlock()
 	if s.closed.Load() {

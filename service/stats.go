@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -58,6 +59,8 @@ type stats struct {
 	isAway  bool      // the person is away: time accrues to awayAt, never to the window or drift
 	awayAt  bucketKey // (away) or (suspended)
 	lastAt  time.Time // when the open segment started
+
+	top []Bucket // topN's answer, nil when a credit made it stale
 }
 
 func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration)} }
@@ -138,6 +141,47 @@ func (s *stats) credit(k bucketKey, d time.Duration) {
 		}
 	}
 	s.buckets[k] += d
+	s.top = nil
+}
+
+// lessKD orders buckets longest first, ties by class then title, as sorted.
+func lessKD(ak bucketKey, ad time.Duration, bk bucketKey, bd time.Duration) bool {
+	if ad != bd {
+		return ad > bd
+	}
+	if ak.class != bk.class {
+		return ak.class < bk.class
+	}
+	return ak.title < bk.title
+}
+
+// topN is sorted(n) by one pass that keeps the n best, cached until the
+// next credit: every listener asks for it on every change.
+func (s *stats) topN(n int) []Bucket {
+	if s.top == nil {
+		type kd struct {
+			k bucketKey
+			d time.Duration
+		}
+		best := make([]kd, 0, n+1)
+		for k, d := range s.buckets {
+			if len(best) == n && !lessKD(k, d, best[n-1].k, best[n-1].d) {
+				continue
+			}
+			i := sort.Search(len(best), func(i int) bool { return lessKD(k, d, best[i].k, best[i].d) })
+			best = append(best, kd{})
+			copy(best[i+1:], best[i:])
+			best[i] = kd{k, d}
+			if len(best) > n {
+				best = best[:n]
+			}
+		}
+		s.top = make([]Bucket, len(best))
+		for i, x := range best {
+			s.top[i] = Bucket{Class: x.k.class, Title: x.k.title, Seconds: seconds(x.d)}
+		}
+	}
+	return slices.Clone(s.top)
 }
 
 // total is all accounted time (the open segment excluded).

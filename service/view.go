@@ -82,7 +82,7 @@ func (s *Service) View() View {
 	v.Buckets = []Bucket{}
 	if s.stats != nil {
 		v.SwitchCount = s.stats.switches
-		v.Buckets = s.stats.sorted(TopBuckets)
+		v.Buckets = s.stats.topN(TopBuckets)
 	}
 	if s.state == StateActive && s.awayMarked != "" {
 		v.Drift, v.DriftReason = DriftAway, awayDrift(s.awayMarked, s.idleAfter)

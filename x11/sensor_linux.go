@@ -153,6 +153,7 @@ func (s *Sensor) follow(c *conn, post func(service.Window)) (err error) {
 		if ev == nil && xerr == nil {
 			return errConnClosed
 		}
+		t.rootChanged = false
 		dirty := t.relevant(ev, xerr)
 		// Drain what is already queued so a burst costs one refresh.
 		for {
@@ -163,7 +164,16 @@ func (s *Sensor) follow(c *conn, post func(service.Window)) (err error) {
 			dirty = t.relevant(ev, xerr) || dirty
 		}
 		if dirty {
-			if err := t.refresh(); err != nil {
+			var err error
+			if t.rootChanged || t.watching == 0 {
+				err = t.refresh()
+			} else {
+				// Only the active window's own properties changed: it is
+				// still the active one (a change of _NET_ACTIVE_WINDOW
+				// would be in this batch too), so skip re-reading the root.
+				err = t.describe(t.watching)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -176,6 +186,8 @@ type tracker struct {
 	post     func(service.Window)
 	log      *slog.Logger
 	watching xproto.Window // the window whose properties we listen to; 0 if none
+	// rootChanged: _NET_ACTIVE_WINDOW changed in the batch being handled.
+	rootChanged bool
 }
 
 // relevant reports whether an event calls for a new snapshot.
@@ -190,7 +202,11 @@ func (t *tracker) relevant(ev any, xerr error) bool {
 		return false
 	}
 	if e.Window == t.c.root {
-		return e.Atom == t.c.netActiveWindow
+		if e.Atom == t.c.netActiveWindow {
+			t.rootChanged = true
+			return true
+		}
+		return false
 	}
 	return e.Window == t.watching &&
 		(e.Atom == t.c.netWMName || e.Atom == xproto.AtomWmName || e.Atom == xproto.AtomWmClass)
@@ -212,6 +228,11 @@ func (t *tracker) refresh() error {
 		t.post(unavailable(reasonNoFocus))
 		return nil
 	}
+	return t.describe(id)
+}
+
+// describe reads window id's class and title and posts them.
+func (t *tracker) describe(id xproto.Window) error {
 	w, err := t.c.describe(id)
 	if isBadWindow(err) {
 		t.log.Debug("x11: the active window vanished", "window", fmt.Sprintf("%#x", uint32(id)))
