@@ -136,6 +136,9 @@ func (f *fakeStore) SaveSnapshot(s Snapshot) error {
 func (f *fakeStore) last() Snapshot {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.snapshots) == 0 {
+		return Snapshot{} // nothing was ever saved: a first start
+	}
 	return f.snapshots[len(f.snapshots)-1]
 }
 

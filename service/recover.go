@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 )
@@ -85,12 +86,24 @@ func (s *Service) Recover(snap Snapshot) error {
 			w.sessionID, w.snapshot = expired.sessionID, expired.snapshot
 		}
 	}
-	if w.snapshot == nil {
-		w.snapshot = s.snapshotLocked()
+	// Rewrite state.json only if recovery changed something: it is two
+	// fsyncs on the way to owning the bus name, which bus activation waits for.
+	if cur := s.snapshotLocked(); w.snapshot == nil && (len(w.events) > 0 || len(snap.Pending) > 0 || !sameSnapshot(*cur, snap)) {
+		w.snapshot = cur
 	}
 	s.commit(w)
 	s.checkChain(s.store.VerifyAudit())
 	return nil
+}
+
+// sameSnapshot reports whether recovering a changed nothing b would record.
+func sameSnapshot(a, b Snapshot) bool {
+	a.Version, b.Version = SnapshotVersion, SnapshotVersion
+	a.Pending, b.Pending = nil, nil
+	if len(a.AllowedClasses) == 0 && len(b.AllowedClasses) == 0 {
+		a.AllowedClasses, b.AllowedClasses = nil, nil
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // Shutdown records that the daemon is stopping, so the downtime is not

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/antidrift/antidrift/config"
@@ -19,6 +20,12 @@ import (
 var version = "dev"
 
 func main() {
+	// A soft memory limit keeps the heap near its working size (a few MB)
+	// instead of letting it double before each collection; GOMEMLIMIT in
+	// the environment still wins. See BENCHMARKS.md.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(8 << 20)
+	}
 	os.Exit(run(os.Args[1:]))
 }
 
