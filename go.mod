@@ -3,11 +3,10 @@ module github.com/antidrift/antidrift
 go 1.24
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
-	github.com/esiqveland/notify v0.13.3 // indirect
-	github.com/godbus/dbus/v5 v5.2.4 // indirect
-	github.com/google/uuid v1.6.0 // indirect
-	github.com/jezek/xgb v1.1.1 // indirect
-	golang.org/x/sys v0.27.0 // indirect
+	github.com/BurntSushi/toml v1.6.0
+	github.com/coreos/go-systemd/v22 v22.7.0
+	github.com/godbus/dbus/v5 v5.2.4
+	github.com/google/uuid v1.6.0
+	github.com/jezek/xgb v1.1.1
+	golang.org/x/sys v0.27.0
 )
