@@ -98,3 +98,15 @@ func decodeSnapshot(data []byte) (snap service.Snapshot, why string) {
 }
 
 func (s *Store) statePath() string { return filepath.Join(s.dir, stateFileName) }
+
+// CheckWritable creates and removes a probe file in the state directory:
+// the cheapest honest answer to "would a save work now?" (a read-only or
+// otherwise refusing file system says no; nothing is fsynced).
+func (s *Store) CheckWritable() error {
+	f, err := os.CreateTemp(s.dir, ".probe-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	return errors.Join(f.Close(), os.Remove(name))
+}

@@ -133,6 +133,15 @@ func (f *fakeStore) SaveSnapshot(s Snapshot) error {
 	return nil
 }
 
+func (f *fakeStore) CheckWritable() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failSave {
+		return errors.New("read-only file system")
+	}
+	return nil
+}
+
 func (f *fakeStore) last() Snapshot {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -16,6 +16,9 @@ import (
 type Store interface {
 	// SaveSnapshot replaces state.json atomically.
 	SaveSnapshot(Snapshot) error
+	// CheckWritable says whether the state directory takes writes now,
+	// without changing anything in it.
+	CheckWritable() error
 	// AppendEvent appends one line to sessions/<sessionID>.jsonl and makes it
 	// durable before returning.
 	AppendEvent(sessionID string, e FocusEvent) error

@@ -90,6 +90,9 @@ func (s *Service) Recover(snap Snapshot) error {
 	// fsyncs on the way to owning the bus name, which bus activation waits for.
 	if cur := s.snapshotLocked(); w.snapshot == nil && (len(w.events) > 0 || len(snap.Pending) > 0 || !sameSnapshot(*cur, snap)) {
 		w.snapshot = cur
+	} else if err := s.store.CheckWritable(); err != nil {
+		// Nothing to save yet, but say now that nothing could be.
+		s.problems.set("snapshot", fmt.Sprintf("The state directory cannot be written (%v); changes are kept in memory and saved once it can be.", err))
 	}
 	s.commit(w)
 	s.checkChain(s.store.VerifyAudit())

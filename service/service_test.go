@@ -413,3 +413,17 @@ func TestImplausibleRawLogLinesAreNotCounted(t *testing.T) {
 		t.Fatalf("total %d s, problems %v", total, v.Problems)
 	}
 }
+
+func TestReadOnlyStateDirIsAProblemFromTheStart(t *testing.T) {
+	h := newHarness(t)
+	h.store.failSave = true
+	n := h.restart(t) // nothing to save at start, but nothing could be
+	if p := n.View().Problems; len(p) != 1 || !strings.Contains(p[0], "cannot be written") {
+		t.Fatalf("Problems %v", p)
+	}
+	h.store.failSave = false
+	must(t, n.Plan())
+	if p := n.View().Problems; len(p) != 0 {
+		t.Fatalf("the sentence outlived the read-only disk: %v", p)
+	}
+}
