@@ -86,7 +86,7 @@ func (s *Service) tickLocked(w *writes) time.Time {
 	}
 	s.lastWall, s.lastMono = now, mono
 	if s.state == StateActive && !now.Before(s.deadline) {
-		s.log.Info("session expired while the machine slept", "session_id", s.sessionID, "state", StateReview)
+		s.log.Info("session expired", "session_id", s.sessionID, "state", StateReview)
 		w.merge(s.toReviewLocked(OutcomeExpired, s.deadline))
 	}
 	return now

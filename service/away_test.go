@@ -180,3 +180,43 @@ func TestPrivateClassesAndRedaction(t *testing.T) {
 		}
 	}
 }
+
+// The first call after an unannounced suspend is not a window change but
+// an Allow from a nudge: the sleep is still (suspended), not drift.
+func TestSuspendBeforeAnAllowIsNotDrift(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(editor)
+	_, err := h.Start("a", "b", 3*3600, "warn", []string{"Editor"})
+	must(t, err)
+	h.RecordWindow(browser) // drifting
+	h.clock.Advance(time.Minute)
+	h.clock.Suspend(time.Hour)
+	must(t, h.Allow("Firefox"))
+	h.clock.Advance(time.Minute)
+	must(t, h.Complete())
+	_, err = h.End()
+	must(t, err)
+	s := h.store.sealed()[0]
+	if s.DriftSeconds != 60 || s.AwaySeconds != 3600 {
+		t.Fatalf("drift_seconds %d away_seconds %d, want 60 and 3600", s.DriftSeconds, s.AwaySeconds)
+	}
+}
+
+// Refocus while away starts no episode: nothing nudges or iconifies a
+// person who is not there.
+func TestRefocusWhileAwayStartsNoEpisode(t *testing.T) {
+	h, g, n := newDriftHarness(t, driftOpts{grace: 5 * time.Second})
+	h.RecordWindow(editor)
+	h.start(t, LevelBlock, "Editor")
+	h.RecordWindow(distraction)
+	h.SetAway("screensaver", AwayLocked, true)
+	must(t, h.Refocus())
+	h.clock.Advance(time.Minute)
+	h.settle()
+	if shown, _ := n.history(); len(shown) != 0 {
+		t.Fatalf("nudged while away: %+v", shown)
+	}
+	if m, _ := g.calls(); len(m) != 0 {
+		t.Fatalf("iconified while away: %v", m)
+	}
+}

@@ -60,11 +60,14 @@ func (s *Service) commit(w writes) (hash string) {
 		}
 	}
 	s.pendingCount.Store(uint32(len(s.pending)))
-	s.io.Unlock()
-
+	// Effects only enqueue or start goroutines, so they run under io: that
+	// keeps them in the order the changes were made (a "close the nudge"
+	// must never overtake the "show" of the commit before it).
 	for _, effect := range w.effects {
 		effect()
 	}
+	s.io.Unlock()
+
 	for _, l := range listeners {
 		for _, n := range w.nudged {
 			l.Nudged(n[0], n[1])

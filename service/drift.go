@@ -85,7 +85,10 @@ func (s *Service) lateVerdict(id string, seq uint64, key judgeKey, v Verdict) {
 		return
 	}
 	var w writes
-	s.recordVerdictLocked(&w, v, s.clock.Now())
+	now := s.tickLocked(&w)
+	if s.state == StateActive {
+		s.recordVerdictLocked(&w, v, now)
+	}
 	s.commit(w)
 }
 
@@ -153,7 +156,7 @@ func (s *Service) closeNoticeLocked(w *writes) {
 
 func (s *Service) graceElapsed(id string, episode uint64) {
 	s.mu.Lock()
-	if s.state != StateActive || s.sessionID != id || s.drift.episode != episode || s.drift.drifting || s.drift.offSince.IsZero() {
+	if s.state != StateActive || s.sessionID != id || s.drift.episode != episode || s.drift.drifting || s.drift.offSince.IsZero() || s.awayMarked != "" {
 		s.mu.Unlock()
 		return
 	}
@@ -277,6 +280,11 @@ func (s *Service) handBack(ctx context.Context, back Window) {
 // onGuard runs act on its own goroutine, never under the lock, bounded by
 // enforceTimeout so a wedged X server holds nothing up.
 func (s *Service) onGuard(act func(ctx context.Context)) {
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	if s.bgStopped {
+		return // shutting down: nothing new starts
+	}
 	s.background.Add(1)
 	go func() {
 		defer s.background.Done()
@@ -293,7 +301,10 @@ func (s *Service) recordMinimize(id string) {
 		return
 	}
 	var w writes
-	s.account(&w, FocusEvent{AtUnixMillis: s.clock.Now().UnixMilli(), Mark: MarkMinimized})
+	now := s.tickLocked(&w)
+	if s.state == StateActive {
+		s.account(&w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkMinimized})
+	}
 	s.commit(w)
 }
 

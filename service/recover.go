@@ -81,9 +81,7 @@ func (s *Service) Recover(snap Snapshot) error {
 			s.armTimerLocked()
 		} else {
 			s.log.Info("session expired while the daemon was down", "session_id", s.sessionID)
-			expired := s.toReviewLocked(OutcomeExpired, s.deadline)
-			w.events = append(w.events, expired.events...)
-			w.sessionID, w.snapshot = expired.sessionID, expired.snapshot
+			w.merge(s.toReviewLocked(OutcomeExpired, s.deadline)) // its "Time's up" too
 		}
 	}
 	// Rewrite state.json only if recovery changed something: it is two
@@ -113,7 +111,12 @@ func sameSnapshot(a, b Snapshot) bool {
 // credited to the last window, and stops the deadline timer. The process
 // is expected to exit after it.
 func (s *Service) Shutdown() {
-	defer s.background.Wait()
+	defer func() {
+		s.bgMu.Lock()
+		s.bgStopped = true
+		s.bgMu.Unlock()
+		s.background.Wait()
+	}()
 	s.mu.Lock()
 	s.stopTimerLocked()
 	s.stopDriftTimersLocked()

@@ -66,6 +66,8 @@ type Service struct {
 	privacy        privacy
 	nudges         *nudger        // nil without a notifier
 	background     sync.WaitGroup // enforcement goroutines
+	bgMu           sync.Mutex     // orders background.Add before Shutdown's Wait
+	bgStopped      bool
 
 	mu           sync.Mutex
 	listeners    []Listener
@@ -255,8 +257,8 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.armTimerLocked()
 	s.lastWall, s.lastMono, s.awayMarked = now, s.clock.Mono(), ""
 	w := writes{snapshot: s.snapshotLocked()}
+	s.syncAwayLocked(&w, now) // away before the first judgement: nothing is judged while away
 	s.observeLocked(&w, now)
-	s.syncAwayLocked(&w, now)
 	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level)
 	s.commit(w)
 	return id.String(), nil
@@ -329,8 +331,8 @@ func (s *Service) Extend(secs uint64) error {
 	if s.state == StateReview {
 		s.state, s.outcome, s.endedAt, s.deadline = StateActive, OutcomeNone, time.Time{}, now.Add(add)
 		s.closeDeadlineLocked(&w)
-		s.observeLocked(&w, now)
 		s.syncAwayLocked(&w, now)
+		s.observeLocked(&w, now)
 	} else {
 		s.deadline = s.deadline.Add(add)
 	}
@@ -395,19 +397,20 @@ func (s *Service) clearSessionLocked() {
 // Refocus acknowledges drift while active.
 func (s *Service) Refocus() error {
 	s.mu.Lock()
+	var w writes
+	now := s.tickLocked(&w)
 	if err := s.permit(MethodRefocus, ""); err != nil {
-		s.mu.Unlock()
+		s.commit(w)
 		return err
 	}
-	var w writes
 	s.endEpisodeLocked(&w)
 	s.closeNoticeLocked(&w)
 	if back := s.drift.onTask; s.guard != nil && back.ID != 0 && back.ID != s.window.ID {
 		w.effects = append(w.effects, func() { s.activate(back) })
 	}
-	if s.drift.verdict.Task == TaskOff {
+	if s.drift.verdict.Task == TaskOff && s.awayMarked == "" {
 		// Still looking at the distraction: a fresh episode, grace and all.
-		s.startEpisodeLocked(&w, s.clock.Now())
+		s.startEpisodeLocked(&w, now)
 	}
 	s.commit(w)
 	return nil
@@ -420,23 +423,25 @@ func (s *Service) Allow(class string) error {
 		return err
 	}
 	s.mu.Lock()
+	var w writes
+	now := s.tickLocked(&w)
 	if err := s.permit(MethodAllow, ""); err != nil {
-		s.mu.Unlock()
+		s.commit(w)
 		return err
 	}
 	if containsFold(s.allowed, class) {
-		s.mu.Unlock()
+		s.commit(w)
 		return nil
 	}
 	if len(s.allowed) >= MaxAllowed {
-		s.mu.Unlock()
+		s.commit(w)
 		return invalid("window_class: this session already allows %d classes, the most there can be", MaxAllowed)
 	}
 	s.allowed = append(s.allowed, class)
 	clear(s.drift.cache)
-	w := writes{snapshot: s.snapshotLocked()}
+	w.snapshot = s.snapshotLocked()
 	if v := s.judgeLocked(); v != s.drift.verdict {
-		s.recordVerdictLocked(&w, v, s.clock.Now())
+		s.recordVerdictLocked(&w, v, now)
 	}
 	if s.drift.offSince.IsZero() {
 		s.closeNoticeLocked(&w) // it offered to allow what is now allowed
