@@ -35,25 +35,7 @@ func startIdleWatcher(t *testing.T, w *IdleWatcher) *idleRun {
 	t.Helper()
 	r := &idleRun{reports: make(chan bool, 64), sources: make(chan string, 64)}
 	w.onSource = func(s string) { r.sources <- s }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		w.Run(ctx, func(idle bool) {
-			select {
-			case r.reports <- idle:
-			case <-ctx.Done():
-			}
-		})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(waitTimeout):
-			t.Errorf("IdleWatcher.Run did not return after its context was cancelled")
-		}
-	})
+	runUntilCleanup(t, "IdleWatcher.Run", r.reports, w.Run)
 	return r
 }
 

@@ -32,23 +32,16 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// snapshots runs a sensor on display until the test ends and returns the
-// channel its reports arrive on.
-type snapshots struct {
-	ch   chan service.Window
-	seen []service.Window // everything taken from ch so far, for failure messages
-}
-
-func startSensor(t *testing.T, display string) *snapshots {
-	t.Helper()
+// runUntilCleanup runs a watcher's Run until the test ends, delivering its
+// reports on ch, and fails the test if Run does not return once cancelled.
+func runUntilCleanup[T any](t *testing.T, what string, ch chan T, run func(context.Context, func(T))) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &snapshots{ch: make(chan service.Window, 1024)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		NewSensor(display, testLogger()).Run(ctx, func(w service.Window) {
+		run(ctx, func(v T) {
 			select {
-			case s.ch <- w:
+			case ch <- v:
 			case <-ctx.Done():
 			}
 		})
@@ -58,9 +51,22 @@ func startSensor(t *testing.T, display string) *snapshots {
 		select {
 		case <-done:
 		case <-time.After(waitTimeout):
-			t.Errorf("Sensor.Run did not return after its context was cancelled")
+			t.Errorf("%s did not return after its context was cancelled", what)
 		}
 	})
+}
+
+// snapshots runs a sensor on display until the test ends and returns the
+// channel its reports arrive on.
+type snapshots struct {
+	ch   chan service.Window
+	seen []service.Window // everything taken from ch so far, for failure messages
+}
+
+func startSensor(t *testing.T, display string) *snapshots {
+	t.Helper()
+	s := &snapshots{ch: make(chan service.Window, 1024)}
+	runUntilCleanup(t, "Sensor.Run", s.ch, NewSensor(display, testLogger()).Run)
 	return s
 }
 
