@@ -380,7 +380,7 @@ func (s *Service) summaryLocked() Summary {
 		AwaySeconds:      seconds(s.stats.away),
 		MinimizeCount:    s.stats.minimizes,
 		BreakGlass:       !s.breakGlassAt.IsZero(),
-		Buckets:          s.stats.sorted(0),
+		Buckets:          s.stats.sorted(),
 	}
 }
 

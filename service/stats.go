@@ -144,42 +144,48 @@ func (s *stats) credit(k bucketKey, d time.Duration) {
 	s.top = nil
 }
 
-// lessKD orders buckets longest first, ties by class then title, as sorted.
-func lessKD(ak bucketKey, ad time.Duration, bk bucketKey, bd time.Duration) bool {
-	if ad != bd {
-		return ad > bd
-	}
-	if ak.class != bk.class {
-		return ak.class < bk.class
-	}
-	return ak.title < bk.title
+// timed is a bucket key with its time, in the order buckets are shown:
+// longest first, ties by class then title so the order is stable.
+type timed struct {
+	k bucketKey
+	d time.Duration
 }
 
-// topN is sorted(n) by one pass that keeps the n best, cached until the
-// next credit: every listener asks for it on every change.
+func (a timed) before(b timed) bool {
+	if a.d != b.d {
+		return a.d > b.d
+	}
+	if a.k.class != b.k.class {
+		return a.k.class < b.k.class
+	}
+	return a.k.title < b.k.title
+}
+
+func toBuckets(list []timed) []Bucket {
+	out := make([]Bucket, len(list))
+	for i, x := range list {
+		out[i] = Bucket{Class: x.k.class, Title: x.k.title, Seconds: seconds(x.d)}
+	}
+	return out
+}
+
+// topN is the n first of sorted by one pass that keeps the n best, cached
+// until the next credit: every listener asks for it on every change.
 func (s *stats) topN(n int) []Bucket {
 	if s.top == nil {
-		type kd struct {
-			k bucketKey
-			d time.Duration
-		}
-		best := make([]kd, 0, n+1)
+		best := make([]timed, 0, n+1)
 		for k, d := range s.buckets {
-			if len(best) == n && !lessKD(k, d, best[n-1].k, best[n-1].d) {
+			x := timed{k, d}
+			if len(best) == n && !x.before(best[n-1]) {
 				continue
 			}
-			i := sort.Search(len(best), func(i int) bool { return lessKD(k, d, best[i].k, best[i].d) })
-			best = append(best, kd{})
-			copy(best[i+1:], best[i:])
-			best[i] = kd{k, d}
+			i := sort.Search(len(best), func(i int) bool { return x.before(best[i]) })
+			best = slices.Insert(best, i, x)
 			if len(best) > n {
 				best = best[:n]
 			}
 		}
-		s.top = make([]Bucket, len(best))
-		for i, x := range best {
-			s.top[i] = Bucket{Class: x.k.class, Title: x.k.title, Seconds: seconds(x.d)}
-		}
+		s.top = toBuckets(best)
 	}
 	return slices.Clone(s.top)
 }
@@ -193,35 +199,14 @@ func (s *stats) total() time.Duration {
 	return t
 }
 
-// sorted returns the buckets by time, longest first; ties by class then
-// title so the order is stable. limit <= 0 means all.
-func (s *stats) sorted(limit int) []Bucket {
-	type kd struct {
-		k bucketKey
-		d time.Duration
-	}
-	all := make([]kd, 0, len(s.buckets))
+// sorted returns every bucket in the order they are shown (see timed).
+func (s *stats) sorted() []Bucket {
+	all := make([]timed, 0, len(s.buckets))
 	for k, d := range s.buckets {
-		all = append(all, kd{k, d})
+		all = append(all, timed{k, d})
 	}
-	sort.Slice(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.d != b.d {
-			return a.d > b.d
-		}
-		if a.k.class != b.k.class {
-			return a.k.class < b.k.class
-		}
-		return a.k.title < b.k.title
-	})
-	if limit > 0 && len(all) > limit {
-		all = all[:limit]
-	}
-	out := make([]Bucket, len(all))
-	for i, x := range all {
-		out[i] = Bucket{Class: x.k.class, Title: x.k.title, Seconds: seconds(x.d)}
-	}
-	return out
+	sort.Slice(all, func(i, j int) bool { return all[i].before(all[j]) })
+	return toBuckets(all)
 }
 
 // seconds rounds a duration to whole seconds for display and the summary.
