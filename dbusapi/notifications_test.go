@@ -286,16 +286,13 @@ func TestNotificationsWithoutServer(t *testing.T) {
 	bus := testenv.StartBus(t)
 	c := newClient(t, bus)
 
-	start := time.Now()
+	// ErrNoNotificationServer, not the context's deadline: the bus said so at once.
 	_, err := c.n.Notify(timeout(t, 2*time.Second), driftNote("Drifting"))
 	if !errors.Is(err, ErrNoNotificationServer) {
 		t.Fatalf("Notify without a server: %v, want ErrNoNotificationServer", err)
 	}
 	if err := c.n.Close(timeout(t, 2*time.Second), 7); !errors.Is(err, ErrNoNotificationServer) {
 		t.Fatalf("Close without a server: %v, want ErrNoNotificationServer", err)
-	}
-	if took := time.Since(start); took >= 2*time.Second {
-		t.Errorf("failing took %v; with nothing to start the bus answers at once", took)
 	}
 }
 
@@ -308,14 +305,11 @@ func TestNotifyDoesNotWaitPastCtxForActivation(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t, bus)
-	start := time.Now()
+	// The context's deadline, not the bus's own (dbus-daemon would wait 25 s
+	// for the service and then answer with an error of its own).
 	_, err := c.n.Notify(timeout(t, time.Second), driftNote("Drifting"))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Notify while the server is starting: %v, want the context's deadline", err)
-	}
-	// dbus-daemon itself would wait 25s for the service.
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("Notify returned after %v, its deadline was 1s", took)
 	}
 }
 
@@ -373,15 +367,12 @@ func TestNotificationsAcrossDunstRestart(t *testing.T) {
 	waitDisplayed(t, bus, 1)
 
 	dunst.Kill()
-	start := time.Now()
-	if _, err := c.n.Notify(timeout(t, 2*time.Second), driftNote("Drifting")); err == nil {
-		t.Fatal("Notify with dunst gone succeeded")
+	// Failing, and not by running out the context: the absence is known at once.
+	if _, err := c.n.Notify(timeout(t, 2*time.Second), driftNote("Drifting")); err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Notify with dunst gone: %v", err)
 	}
-	if err := c.n.Close(timeout(t, 2*time.Second), old); err == nil {
-		t.Fatal("Close with dunst gone succeeded")
-	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("failing with dunst gone took %v", took)
+	if err := c.n.Close(timeout(t, 2*time.Second), old); err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close with dunst gone: %v", err)
 	}
 
 	dunst.Restart(t)

@@ -321,13 +321,12 @@ func TestLogindUnreachable(t *testing.T) {
 		t.Parallel()
 		system := testenv.StartBus(t)
 		h := newPresenceHarness(t, system, logindFence)
-		start := time.Now()
 		stop, err := WatchLogind(h.conn, h.logs.logger(), h.rec.report)
 		if !errors.Is(err, ErrNoLogind) || stop != nil {
 			t.Fatalf("WatchLogind without logind = (stop set: %v, %v), want ErrNoLogind", stop != nil, err)
 		}
-		if took := time.Since(start); took >= presenceCallTimeout {
-			t.Errorf("failing took %v; with nothing to start the bus answers at once", took)
+		if errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("WatchLogind waited out its bound (%v); with nothing to start the bus answers at once", err)
 		}
 		t.Logf("the error the daemon logs: %v", err)
 	})
@@ -337,13 +336,11 @@ func TestLogindUnreachable(t *testing.T) {
 		system := testenv.StartBus(t)
 		startHungLogind(t, system)
 		h := newPresenceHarness(t, system, logindFence)
-		start := time.Now()
+		// ErrNoLogind and our own deadline: the hung logind was not waited for
+		// past presenceCallTimeout (the bus's default is 25 s).
 		stop, err := WatchLogind(h.conn, h.logs.logger(), h.rec.report)
 		if !errors.Is(err, ErrNoLogind) || !errors.Is(err, context.DeadlineExceeded) || stop != nil {
 			t.Fatalf("WatchLogind with a hung logind = (stop set: %v, %v), want ErrNoLogind and a deadline", stop != nil, err)
-		}
-		if took := time.Since(start); took > presenceCallTimeout+5*time.Second {
-			t.Errorf("failing took %v, the bound is %v", took, presenceCallTimeout)
 		}
 	})
 }
