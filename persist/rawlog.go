@@ -97,20 +97,18 @@ func (r *rawLogs) syncLater(sessionID string, log *rawLog) {
 	log.syncErr = log.f.Sync()
 }
 
-// syncPending fsyncs every log with lines not yet on disk, now.
-func (r *rawLogs) syncPending() error {
+// syncPending fsyncs every log with lines not yet on disk, now. A failure
+// is kept for that log's next append to report.
+func (r *rawLogs) syncPending() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var errs []error
 	for _, log := range r.open {
 		if log.sync != nil {
 			log.sync.Stop()
 			log.sync = nil
 			log.syncErr = log.f.Sync()
-			errs = append(errs, log.syncErr)
 		}
 	}
-	return errors.Join(errs...)
 }
 
 // close fsyncs what is pending and closes the file. Called with r.mu held.

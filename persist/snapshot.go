@@ -24,10 +24,11 @@ func (s *Store) SaveSnapshot(snap service.Snapshot) error {
 
 	// Raw-log lines are fsynced within a second; state.json must not reach
 	// the disk ahead of the lines it follows (a power loss would leave a
-	// snapshot saying review with the pause line before it lost).
-	if err := s.raw.syncPending(); err != nil {
-		return fmt.Errorf("saving %s: %w", stateFileName, err)
-	}
+	// snapshot saying review with the pause line before it lost). A raw log
+	// that fails its fsync does not hold state.json back: its error goes to
+	// that log's next append, and the snapshot may be the only record of a
+	// pending summary.
+	s.raw.syncPending()
 	s.snapshotMu.Lock()
 	defer s.snapshotMu.Unlock()
 	if s.closed.Load() {

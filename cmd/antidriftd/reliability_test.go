@@ -1099,11 +1099,15 @@ func TestFullDiskKeepsSummariesPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Stop(t)
+	stopped := d.Output() // what the stopping daemon said about saving and sealing
 	d.Start(t)
 	if v := c.view(t); v.State != "locked" {
 		t.Errorf("session %s ended before the restart, but after it the daemon is %s %q", x, v.State, v.SessionID)
 	}
 	sealsLater(t, c, mnt.Dir, x)
+	if t.Failed() {
+		t.Logf("the daemon before the restart:\n%s", stopped)
+	}
 }
 
 func TestReadOnlyStateDir(t *testing.T) {
