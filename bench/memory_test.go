@@ -192,14 +192,14 @@ func feedCore(dir string, events, titles int) error {
 	if _, err := svc.Start("feed the core", "RSS is flat", 24*3600, "observe", allowed); err != nil {
 		return err
 	}
-	svc.RecordWindow(service.Window{ID: 1, Class: "Code", Instance: "code", Title: "main.go", Available: true})
+	svc.RecordWindow(service.Window{ID: "1", Class: "Code", Instance: "code", Title: "main.go", Available: true})
 	runtime.GC()
 	start := rssKB()
 	maxRSS, tenth := start, int64(0)
 	t0 := time.Now()
 	for i := range events {
 		class, instance, title := titleOf(i, titles)
-		svc.RecordWindow(service.Window{ID: uint32(i%97 + 2), Class: class, Instance: instance, Title: title, Available: true})
+		svc.RecordWindow(service.Window{ID: strconv.Itoa(i%97 + 2), Class: class, Instance: instance, Title: title, Available: true})
 		if i%(events/20+1) == 0 {
 			maxRSS = max(maxRSS, rssKB())
 		}

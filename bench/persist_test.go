@@ -292,7 +292,7 @@ func BenchmarkCoreView(b *testing.B) {
 		b.Run(fmt.Sprintf("buckets=%d", buckets), func(b *testing.B) {
 			for i := range buckets + 1 {
 				class, instance, title := titleOf(i, buckets)
-				svc.RecordWindow(service.Window{ID: 7, Class: class, Instance: instance, Title: title, Available: true})
+				svc.RecordWindow(service.Window{ID: "7", Class: class, Instance: instance, Title: title, Available: true})
 				time.Sleep(1100 * time.Microsecond) // events are stamped in ms: give every bucket time
 			}
 			const views = 1000

@@ -37,7 +37,13 @@ type Config struct {
 	IdleAfter      time.Duration    // idle_after: no input for this long is away
 	PrivateClasses []string         // private_classes (used by a later feature)
 	RedactTitles   []*regexp.Regexp // redact_titles
+	Evidence       string           // evidence: one of EvidenceSources
 }
+
+// EvidenceSources are the values of the evidence key: where the daemon
+// sees windows and acts on them. "auto" picks by the session's displays
+// and the compositor's interfaces (see cmd/antidriftd).
+var EvidenceSources = []string{"auto", "x11", "wlroots", "kwin", "gnome-shell", "none"}
 
 // Default is the config of a missing or empty file.
 func Default() Config {
@@ -48,6 +54,7 @@ func Default() Config {
 		BreakGlassHold: 5 * time.Minute,
 		Retention:      720 * time.Hour,
 		IdleAfter:      3 * time.Minute,
+		Evidence:       "auto",
 	}
 }
 
@@ -199,23 +206,40 @@ var fields = map[string]field{
 	"idle_after":       duration(func(c *Config) *time.Duration { return &c.IdleAfter }, "1s", "below that every pause between keystrokes would be away"),
 	"private_classes":  classes(func(c *Config) *[]string { return &c.PrivateClasses }),
 	"redact_titles":    redactTitles,
+	"evidence":         evidence,
 }
 
 func level(c *Config, v any) error {
-	s, err := text(v, `a quoted level such as "warn"`)
+	names := make([]string, len(service.Levels))
+	for i, x := range service.Levels {
+		names[i] = string(x)
+	}
+	s, err := oneOf(v, "level", `"warn"`, names)
+	if err == nil {
+		c.Enforcement = service.Level(s)
+	}
+	return err
+}
+
+func evidence(c *Config, v any) error {
+	s, err := oneOf(v, "evidence source", `"auto"`, EvidenceSources)
+	if err == nil {
+		c.Evidence = s
+	}
+	return err
+}
+
+// oneOf is v as one of names, or an error saying what was wanted: a quoted
+// what such as example.
+func oneOf(v any, what, example string, names []string) (string, error) {
+	s, err := text(v, "a quoted "+what+" such as "+example)
 	if err != nil {
-		return err
+		return "", err
 	}
-	l := service.Level(s)
-	if !slices.Contains(service.Levels, l) {
-		names := make([]string, len(service.Levels))
-		for i, x := range service.Levels {
-			names[i] = string(x)
-		}
-		return fmt.Errorf("%q is not a level (use one of %s)", s, strings.Join(names, ", "))
+	if !slices.Contains(names, s) {
+		return "", fmt.Errorf("%q is not %s (use one of %s)", s, article(what), strings.Join(names, ", "))
 	}
-	c.Enforcement = l
-	return nil
+	return s, nil
 }
 
 // duration is a key holding a Go duration string of at least least (itself
@@ -405,3 +429,11 @@ type locator struct{}
 var errLocate = errors.New("locate")
 
 func (locator) UnmarshalTOML(any) error { return errLocate }
+
+// article is what with "a" or "an" before it.
+func article(what string) string {
+	if strings.ContainsRune("aeiou", rune(what[0])) {
+		return "an " + what
+	}
+	return "a " + what
+}

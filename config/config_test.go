@@ -24,6 +24,7 @@ retention = "48h"
 idle_after = "1m30s"
 private_classes = ["KeePassXC", "Signal"]
 redact_titles = ['\d{4}-\d{4}', "(?i)bank"]
+evidence = "wlroots"
 `
 
 // want is a problem a test expects: the key, the line, and a piece of the
@@ -53,6 +54,7 @@ func TestLoad(t *testing.T) {
 			c.IdleAfter = 90 * time.Second
 			c.PrivateClasses = []string{"KeePassXC", "Signal"}
 			c.RedactTitles = regexps(`\d{4}-\d{4}`, `(?i)bank`)
+			c.Evidence = "wlroots"
 		}},
 		{name: "unicode classes", file: ptr("allowed_classes = [\"Скайп\", \"微信\", \"🦊\"]\n"), config: func(c *Config) {
 			c.AllowedClasses = []string{"Скайп", "微信", "🦊"}
@@ -116,6 +118,7 @@ func TestBadValues(t *testing.T) {
 	for _, bad := range []struct{ name, key, value, want string }{
 		{"bad level", "enforcement", `"strict"`, `"strict" is not a level`},
 		{"level of wrong type", "enforcement", `3`, `want a quoted level such as "warn", got the number 3`},
+		{"unknown evidence source", "evidence", `"wayland"`, `"wayland" is not an evidence source (use one of auto, x11, wlroots, kwin, gnome-shell, none)`},
 		{"not a duration", "drift_grace", `"5 seconds"`, `"5 seconds" is not a duration (use Go syntax such as 5s, 2m, 1h30m)`},
 		{"negative duration", "drift_grace", `"-5s"`, `"-5s" is negative`},
 		{"duration as a number", "drift_grace", `5`, `want a quoted duration such as "5s", got the number 5`},

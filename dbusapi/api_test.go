@@ -21,39 +21,54 @@ import (
 )
 
 // declared is org.antidrift.Session1 as the interface XML declares it.
-func declared(t *testing.T) introspect.Interface {
+func declared(t *testing.T) introspect.Interface { return declaredInterface(t, Interface) }
+
+// declaredInterface is interface name as the interface XML declares it.
+func declaredInterface(t *testing.T, name string) introspect.Interface {
 	t.Helper()
 	var node introspect.Node
 	if err := xml.Unmarshal([]byte(dist.InterfaceXML), &node); err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range node.Interfaces {
-		if i.Name == Interface {
+		if i.Name == name {
 			return i
 		}
 	}
-	t.Fatalf("the interface XML does not declare %s", Interface)
+	t.Fatalf("the interface XML does not declare %s", name)
 	return introspect.Interface{}
+}
+
+// exported are the interfaces of ours the object serves, with the Go value
+// that implements each.
+var exported = []struct {
+	iface string
+	impl  any
+}{
+	{Interface, &methods{}},
+	{EvidenceInterface, &evidenceObject{}},
 }
 
 // The sweep: a method nobody classified would be refused in every state,
 // which is safe but broken; this names it so it cannot go unnoticed.
 func TestEveryExportedMethodIsInThePermissionTable(t *testing.T) {
-	iface := declared(t)
-	if len(iface.Methods) == 0 {
-		t.Fatal("no methods declared")
-	}
-	for _, m := range iface.Methods {
-		if !service.Classified(m.Name) {
-			t.Errorf("%s.%s is exported but not in service's permission table: add it to permissions in service/permissions.go, saying why", Interface, m.Name)
+	for _, e := range exported {
+		iface := declaredInterface(t, e.iface)
+		if len(iface.Methods) == 0 {
+			t.Fatalf("%s: no methods declared", e.iface)
 		}
-	}
-	// And the live object exports exactly the declared methods.
-	typ := reflect.TypeOf(&methods{})
-	for i := 0; i < typ.NumMethod(); i++ {
-		name := typ.Method(i).Name
-		if !service.Classified(name) {
-			t.Errorf("%s is a method of the exported object but not in the permission table", name)
+		for _, m := range iface.Methods {
+			if !service.Classified(m.Name) {
+				t.Errorf("%s.%s is exported but not in service's permission table: add it to permissions in service/permissions.go, saying why", e.iface, m.Name)
+			}
+		}
+		// And the live object exports exactly the declared methods.
+		typ := reflect.TypeOf(e.impl)
+		for i := 0; i < typ.NumMethod(); i++ {
+			name := typ.Method(i).Name
+			if !service.Classified(name) {
+				t.Errorf("%s is a method of the exported object but not in the permission table", name)
+			}
 		}
 	}
 }
@@ -70,8 +85,13 @@ func args(list []introspect.Arg, dir string) string {
 
 // The Go methods implement exactly the declared signatures.
 func TestMethodsMatchTheInterfaceXML(t *testing.T) {
-	iface := declared(t)
-	typ := reflect.TypeOf(&methods{})
+	for _, e := range exported {
+		methodsMatch(t, declaredInterface(t, e.iface), reflect.TypeOf(e.impl))
+	}
+}
+
+func methodsMatch(t *testing.T, iface introspect.Interface, typ reflect.Type) {
+	t.Helper()
 	messageType := reflect.TypeOf(dbus.Message{})
 	errType := reflect.TypeOf(&dbus.Error{})
 	seen := map[string]bool{}
@@ -166,21 +186,21 @@ func TestLiveObjectIntrospectsAsTheInterfaceXML(t *testing.T) {
 	if err := xml.Unmarshal([]byte(out), &node); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var live *introspect.Interface
+	live := map[string]introspect.Interface{}
 	var names []string
-	for i := range node.Interfaces {
-		names = append(names, node.Interfaces[i].Name)
-		if node.Interfaces[i].Name == Interface {
-			live = &node.Interfaces[i]
-		}
+	for _, i := range node.Interfaces {
+		names = append(names, i.Name)
+		live[i.Name] = i
 	}
 	sort.Strings(names)
-	if want := []string{"org.antidrift.Session1", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer", "org.freedesktop.DBus.Properties"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"org.antidrift.Evidence1", "org.antidrift.Session1", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer", "org.freedesktop.DBus.Properties"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("interfaces %v, want %v", names, want)
 	}
-	decl := declared(t)
-	if !reflect.DeepEqual(live.Methods, decl.Methods) || !reflect.DeepEqual(live.Properties, decl.Properties) || !reflect.DeepEqual(live.Signals, decl.Signals) {
-		t.Fatalf("the live interface differs from the XML:\nlive %+v\nxml  %+v", *live, decl)
+	for _, e := range exported {
+		decl, got := declaredInterface(t, e.iface), live[e.iface]
+		if !reflect.DeepEqual(got.Methods, decl.Methods) || !reflect.DeepEqual(got.Properties, decl.Properties) || !reflect.DeepEqual(got.Signals, decl.Signals) {
+			t.Fatalf("the live interface %s differs from the XML:\nlive %+v\nxml  %+v", e.iface, got, decl)
+		}
 	}
 }
 

@@ -40,6 +40,7 @@ var propertyList = []struct {
 	{"CurrentTitle", func(v *service.View) any { return v.CurrentTitle }},
 	{"EvidenceAvailable", func(v *service.View) any { return v.EvidenceAvailable }},
 	{"EvidenceReason", func(v *service.View) any { return v.EvidenceReason }},
+	{"EvidenceSource", func(v *service.View) any { return v.EvidenceSource }},
 	{"SwitchCount", func(v *service.View) any { return v.SwitchCount }},
 	{"Buckets", func(v *service.View) any { return buckets(v.Buckets) }},
 	{"BreakGlassAt", func(v *service.View) any { return v.BreakGlassAt }},

@@ -39,6 +39,7 @@ type Server struct {
 	log        *slog.Logger
 	peers      peers
 	signatures map[string]string // "interface.Member" → the in-signature it takes
+	evidence   evidenceGate
 
 	emitMu  sync.Mutex
 	emitted map[string]dbus.Variant // what clients were last told
@@ -48,7 +49,7 @@ type Server struct {
 // order, so the first caller activated by the name finds the object). It
 // registers the server as the core's listener.
 func Serve(conn *dbus.Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
-	s := &Server{conn: conn, svc: svc, log: log, peers: peers{conn: conn, uid: uint32(os.Getuid())}}
+	s := &Server{conn: conn, svc: svc, log: log, peers: peers{conn: conn, uid: uint32(os.Getuid())}, evidence: evidenceGate{conn: conn}}
 	s.emitted = properties(svc.View())
 	node, err := introspection()
 	if err != nil {
@@ -60,6 +61,7 @@ func Serve(conn *dbus.Conn, svc *service.Service, log *slog.Logger) (*Server, er
 		iface string
 	}{
 		{&methods{s}, Interface},
+		{&evidenceObject{s}, EvidenceInterface},
 		{&propertiesObject{s}, propertiesInterface},
 		{introspect.NewIntrospectable(node), "org.freedesktop.DBus.Introspectable"},
 	}

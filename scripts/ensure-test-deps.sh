@@ -18,13 +18,22 @@ for pair in $pairs; do
 		case " $missing " in *" $pkg "*) ;; *) missing="$missing $pkg" ;; esac
 	fi
 done
-[ -z "$missing" ] && exit 0
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "installing test dependencies:$missing"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+	else
+		echo "end-to-end tests need:$missing" >&2
+		echo "install with: sudo apt-get install -y$missing" >&2
+	fi
+fi
 
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-	echo "installing test dependencies:$missing"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
-else
-	echo "end-to-end tests need:$missing" >&2
-	echo "install with: sudo apt-get install -y$missing" >&2
+# The Wayland compositors run from a Debian 13 rootfs, built once and cached
+# outside the checkout (scripts/desktop-rootfs.sh says how and where).
+here=$(dirname "$0")
+if [ "$(id -u)" = 0 ]; then
+	"$here/desktop-rootfs.sh" >/dev/null
+elif ! "$here/desktop-rootfs.sh" --path >/dev/null 2>&1; then
+	echo "the Wayland end-to-end tests need a Debian 13 rootfs: run sudo $here/desktop-rootfs.sh" >&2
 fi

@@ -160,12 +160,12 @@ func TestPrivateClassesAndRedaction(t *testing.T) {
 	must(t, s.Recover(Snapshot{}))
 	id, err := s.Start("a", "b", 600, "", []string{"Editor"})
 	must(t, err)
-	s.RecordWindow(Window{ID: 1, Class: "KeePassXC", Instance: "keepassxc", Title: "bank password - KeePassXC", Available: true})
+	s.RecordWindow(Window{ID: "1", Class: "KeePassXC", Instance: "keepassxc", Title: "bank password - KeePassXC", Available: true})
 	if v := s.View(); v.CurrentTitle != "" || v.CurrentClass != "KeePassXC" {
 		t.Fatalf("a private class's title is shown: %q", v.CurrentTitle)
 	}
 	clock.Advance(time.Second)
-	s.RecordWindow(Window{ID: 2, Class: "Thunderbird", Title: "Mail from alice@example.com", Available: true})
+	s.RecordWindow(Window{ID: "2", Class: "Thunderbird", Title: "Mail from alice@example.com", Available: true})
 	if v := s.View(); v.CurrentTitle != "Mail from …" {
 		t.Fatalf("redacted title %q", v.CurrentTitle)
 	}

@@ -183,7 +183,7 @@ func (s *Service) confirmDriftLocked(w *writes) {
 		s.drift.noticeUp = true
 	}
 	s.armRepeatLocked()
-	if (s.level == LevelBlock || s.level == LevelLocked) && s.guard != nil && win.ID != 0 {
+	if (s.level == LevelBlock || s.level == LevelLocked) && s.guard != nil && win.ID != "" {
 		id, back := s.sessionID, s.drift.onTask
 		w.effects = append(w.effects, func() { s.enforce(id, win, back) })
 		s.drift.enforced = true
@@ -260,7 +260,7 @@ func (s *Service) enforce(id string, target, back Window) {
 			return
 		}
 		s.recordMinimize(id)
-		if back.ID != 0 {
+		if back.ID != "" {
 			s.handBack(ctx, back)
 		}
 	})

@@ -10,9 +10,9 @@ import (
 )
 
 var (
-	editor      = winID(10, "Editor")
-	distraction = winID(20, "Distraction")
-	browser     = winID(30, "Firefox")
+	editor      = winID("10", "Editor")
+	distraction = winID("20", "Distraction")
+	browser     = winID("30", "Firefox")
 )
 
 func actionKeys(n Notification) []string {
@@ -106,7 +106,7 @@ func TestBlockIconifiesTheJudgedWindowAndHandsFocusBack(t *testing.T) {
 			h.clock.Advance(time.Second)
 			h.settle()
 			m, a := g.calls()
-			if !reflect.DeepEqual(m, []uint32{20}) || !reflect.DeepEqual(a, []uint32{10}) {
+			if !reflect.DeepEqual(m, []string{"20"}) || !reflect.DeepEqual(a, []string{"10"}) {
 				t.Fatalf("minimized %v activated %v, want [20] then [10]", m, a)
 			}
 			v := h.View()
@@ -274,7 +274,7 @@ func TestRefocusActivatesLastOnTaskWindow(t *testing.T) {
 	_, ids := n.history()
 	h.NotificationAction(ids[0], "refocus")
 	h.settle()
-	if _, a := g.calls(); !reflect.DeepEqual(a, []uint32{10}) {
+	if _, a := g.calls(); !reflect.DeepEqual(a, []string{"10"}) {
 		t.Fatalf("Refocus activated %v, want the editor", a)
 	}
 	if v := h.View(); v.Drift != DriftOnTask || len(n.onScreen()) != 0 {

@@ -314,18 +314,18 @@ func must(t *testing.T, err error) {
 }
 
 func win(class, title string) Window {
-	return Window{ID: 1, Class: class, Instance: class, Title: title, Available: true}
+	return Window{ID: "1", Class: class, Instance: class, Title: title, Available: true}
 }
 
 // fakeGuard records what it was asked to do.
 type fakeGuard struct {
 	mu        sync.Mutex
-	minimized []uint32
-	activated []uint32
+	minimized []string
+	activated []string
 	err       error // returned by MinimizeWindow
 }
 
-func (g *fakeGuard) MinimizeWindow(_ context.Context, id uint32) error {
+func (g *fakeGuard) MinimizeWindow(_ context.Context, id string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.err != nil {
@@ -335,17 +335,17 @@ func (g *fakeGuard) MinimizeWindow(_ context.Context, id uint32) error {
 	return nil
 }
 
-func (g *fakeGuard) ActivateWindow(_ context.Context, id uint32) error {
+func (g *fakeGuard) ActivateWindow(_ context.Context, id string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.activated = append(g.activated, id)
 	return nil
 }
 
-func (g *fakeGuard) calls() (minimized, activated []uint32) {
+func (g *fakeGuard) calls() (minimized, activated []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]uint32(nil), g.minimized...), append([]uint32(nil), g.activated...)
+	return append([]string(nil), g.minimized...), append([]string(nil), g.activated...)
 }
 
 // fakeNotifier is a notification server that honours replaces_id.
@@ -433,7 +433,7 @@ func newDriftHarness(t *testing.T, o driftOpts) (*harness, *fakeGuard, *fakeNoti
 	return h, g, n
 }
 
-func winID(id uint32, class string) Window {
+func winID(id string, class string) Window {
 	return Window{ID: id, Class: class, Instance: strings.ToLower(class), Title: class + " window", Available: true}
 }
 

@@ -23,6 +23,11 @@ const (
 	MethodBreakGlass     Method = "BreakGlass"
 	MethodVerifyAudit    Method = "VerifyAudit"
 	MethodHistory        Method = "History"
+
+	// MethodReportFocus is org.antidrift.Evidence1.ReportFocus: a
+	// compositor-side helper (the KWin script, the GNOME Shell extension)
+	// reporting the focused window.
+	MethodReportFocus Method = "ReportFocus"
 )
 
 // What each state permits, and at which enforcement level.
@@ -46,6 +51,9 @@ var permissions = []struct {
 	// refused ("" to permit). It sees the call's target level for the one
 	// method whose answer depends on its argument (SetEnforcement).
 	only func(s *Service, target Level) string
+	// source marks a call only an evidence source makes: it is left out of
+	// the "what works now" a refusal offers a person.
+	source bool
 }{
 	// ── Committing. The way in. ─────────────────────────────────────────
 	// Planning is optional: Start works straight from locked, because a
@@ -87,6 +95,13 @@ var permissions = []struct {
 	// ── Reads of the sealed past. Change nothing, so every state. ───────
 	{method: MethodVerifyAudit, states: States},
 	{method: MethodHistory, states: States},
+
+	// ── Evidence from the compositor. ───────────────────────────────────
+	// Which window has focus is a fact, not a step of the person's, so
+	// every state takes it (the core accounts it only while active). Who
+	// may report it is not a question of state: dbusapi believes only the
+	// connection that owns the compositor's bus name.
+	{method: MethodReportFocus, states: States, source: true},
 }
 
 // Classified reports whether the permission table has an entry for name.
@@ -177,7 +192,7 @@ func (s *Service) refuse(m Method, why string) *Error {
 func (s *Service) permittedNow() []string {
 	var out []string
 	for _, p := range permissions {
-		if containsState(p.states, s.state) && (p.only == nil || p.only(s, "") == "") {
+		if !p.source && containsState(p.states, s.state) && (p.only == nil || p.only(s, "") == "") {
 			out = append(out, string(p.method))
 		}
 	}

@@ -99,10 +99,10 @@ type Guard interface {
 	// window. It returns nil only when it did iconify; ErrNotActive when the
 	// window is no longer active (the person moved on between judgement and
 	// action), and another error when it could not act.
-	MinimizeWindow(ctx context.Context, id uint32) error
+	MinimizeWindow(ctx context.Context, id string) error
 	// ActivateWindow asks the window manager to give window id focus, if it
 	// still exists.
-	ActivateWindow(ctx context.Context, id uint32) error
+	ActivateWindow(ctx context.Context, id string) error
 }
 
 // ErrNotActive is the Guard's answer when the window it was asked to

@@ -18,6 +18,10 @@ type Options struct {
 	Clock   Clock        // default SystemClock
 	Logger  *slog.Logger // default slog.Default()
 	Version string
+	// EvidenceSource names where window evidence comes from (x11,
+	// wlroots, kwin, gnome-shell, none), for the EvidenceSource property.
+	// The core never branches on it.
+	EvidenceSource string
 
 	DefaultLevel   Level         // used when Start passes ""; default warn
 	DefaultAllowed []string      // used when Start passes no classes
@@ -55,6 +59,7 @@ type Service struct {
 	clock          Clock
 	log            *slog.Logger
 	version        string
+	evidenceSource string
 	defaultLevel   Level
 	defaultAllowed []string
 	breakGlassHold time.Duration
@@ -108,6 +113,7 @@ func New(o Options) *Service {
 		clock:          o.Clock,
 		log:            o.Logger,
 		version:        o.Version,
+		evidenceSource: o.EvidenceSource,
 		defaultLevel:   o.DefaultLevel,
 		defaultAllowed: slices.Clone(o.DefaultAllowed),
 		breakGlassHold: o.BreakGlassHold,
@@ -405,7 +411,7 @@ func (s *Service) Refocus() error {
 	}
 	s.endEpisodeLocked(&w)
 	s.closeNoticeLocked(&w)
-	if back := s.drift.onTask; s.guard != nil && back.ID != 0 && back.ID != s.window.ID {
+	if back := s.drift.onTask; s.guard != nil && back.ID != "" && back.ID != s.window.ID {
 		w.effects = append(w.effects, func() { s.activate(back) })
 	}
 	if s.drift.verdict.Task == TaskOff && s.awayMarked == "" {

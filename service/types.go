@@ -69,7 +69,11 @@ func (l Level) rank() int {
 // none to see. Title is the raw title; it is private and never logged above
 // debug level.
 type Window struct {
-	ID        uint32 // X window id; 0 when unknown
+	// ID is an opaque handle that only the evidence source that made it
+	// interprets (an X11 window id, a Wayland foreign-toplevel handle, KWin's
+	// internalId, a Mutter window id); "" when unknown. The core compares
+	// handles and hands them back to the Guard, nothing more.
+	ID        string
 	Class     string // WM_CLASS class part, e.g. "Firefox"
 	Instance  string // WM_CLASS instance part, e.g. "Navigator"
 	Title     string // _NET_WM_NAME (or WM_NAME), unscrubbed

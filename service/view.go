@@ -38,6 +38,7 @@ type View struct {
 	CurrentTitle      string
 	EvidenceAvailable bool
 	EvidenceReason    string
+	EvidenceSource    string
 	SwitchCount       uint32
 	Buckets           []Bucket // top TopBuckets, as of the last focus event
 	BreakGlassAt      int64
@@ -67,6 +68,7 @@ func (s *Service) View() View {
 		CurrentTitle:      s.window.Title,
 		EvidenceAvailable: s.window.Available,
 		EvidenceReason:    s.window.Reason,
+		EvidenceSource:    s.evidenceSource,
 		BreakGlassAt:      unixSeconds(s.breakGlassAt),
 		AuditHead:         s.auditHead.Load().(string),
 		AuditPending:      s.pendingCount.Load(),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -135,7 +136,7 @@ func (c *conn) describe(id xproto.Window) (service.Window, error) {
 		}
 	}
 
-	w := service.Window{ID: uint32(id), Available: true}
+	w := service.Window{ID: handle(id), Available: true}
 	if r[0] != nil {
 		// "instance\0class\0"
 		parts := strings.SplitN(strings.TrimRight(text(r[0]), "\x00"), "\x00", 3)
@@ -197,4 +198,21 @@ func isConnLost(err error) bool {
 
 func unavailable(reason string) service.Window {
 	return service.Window{Reason: reason}
+}
+
+// handle is the opaque service.Window.ID of an X window: its id in hex, as
+// xprop and xdotool print it.
+func handle(id xproto.Window) string {
+	return "0x" + strconv.FormatUint(uint64(id), 16)
+}
+
+// parseHandle reads back a handle made by handle. Handles of other evidence
+// sources (a Wayland toplevel, a KWin window) are refused, not guessed at.
+func parseHandle(h string) (xproto.Window, error) {
+	hex, ok := strings.CutPrefix(h, "0x")
+	id, err := strconv.ParseUint(hex, 16, 32)
+	if !ok || err != nil || id == 0 {
+		return 0, fmt.Errorf("x11: %q is not an X window handle", h)
+	}
+	return xproto.Window(id), nil
 }

@@ -49,9 +49,10 @@ func NewGuard(display string, logger *slog.Logger) *Guard {
 
 // MinimizeWindow iconifies window id if it is still the active window. It
 // returns service.ErrNotActive, and does nothing, when it is not.
-func (g *Guard) MinimizeWindow(ctx context.Context, id uint32) error {
-	if id == 0 {
-		return errors.New("x11: no window to minimize")
+func (g *Guard) MinimizeWindow(ctx context.Context, h string) error {
+	id, err := parseHandle(h)
+	if err != nil {
+		return err
 	}
 	return g.do(ctx, func(c *conn) error {
 		active, ok, err := c.activeWindow()
@@ -61,7 +62,7 @@ func (g *Guard) MinimizeWindow(ctx context.Context, id uint32) error {
 		if !ok {
 			return errors.New("x11: " + reasonNoEWMH)
 		}
-		if uint32(active) != id {
+		if active != id {
 			return service.ErrNotActive
 		}
 		// ICCCM 4.1.4: ask the window manager to iconify.
@@ -71,15 +72,15 @@ func (g *Guard) MinimizeWindow(ctx context.Context, id uint32) error {
 
 // ActivateWindow asks the window manager to give window id focus, raising
 // and de-iconifying it, if the window still exists.
-func (g *Guard) ActivateWindow(ctx context.Context, id uint32) error {
-	if id == 0 {
-		return errors.New("x11: no window to activate")
+func (g *Guard) ActivateWindow(ctx context.Context, h string) error {
+	w, err := parseHandle(h)
+	if err != nil {
+		return err
 	}
 	return g.do(ctx, func(c *conn) error {
-		w := xproto.Window(id)
 		if _, err := xproto.GetWindowAttributes(c.x, w).Reply(); err != nil {
 			if isBadWindow(err) {
-				return fmt.Errorf("x11: window %#x no longer exists", id)
+				return fmt.Errorf("x11: window %s no longer exists", h)
 			}
 			return err
 		}

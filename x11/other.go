@@ -41,10 +41,10 @@ var _ service.Guard = (*Guard)(nil)
 func NewGuard(display string, logger *slog.Logger) *Guard { return &Guard{} }
 
 // MinimizeWindow does nothing.
-func (*Guard) MinimizeWindow(ctx context.Context, id uint32) error { return nil }
+func (*Guard) MinimizeWindow(ctx context.Context, id string) error { return nil }
 
 // ActivateWindow does nothing.
-func (*Guard) ActivateWindow(ctx context.Context, id uint32) error { return nil }
+func (*Guard) ActivateWindow(ctx context.Context, id string) error { return nil }
 
 // Available is always false here.
 func (*Guard) Available() bool { return false }

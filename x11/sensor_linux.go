@@ -242,7 +242,7 @@ func (t *tracker) describe(id xproto.Window) error {
 	if err != nil {
 		return err
 	}
-	t.log.Debug("x11: active window", "window", fmt.Sprintf("%#x", w.ID),
+	t.log.Debug("x11: active window", "window", w.ID,
 		"class", w.Class, "instance", w.Instance, "title", w.Title)
 	t.post(w)
 	return nil

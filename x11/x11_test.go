@@ -95,8 +95,11 @@ func (s *snapshots) dump() string {
 	return b.String()
 }
 
+// xh is the sensor's handle of X window id.
+func xh(id uint32) string { return handle(xproto.Window(id)) }
+
 func isWindow(id uint32) func(service.Window) bool {
-	return func(w service.Window) bool { return w.Available && w.ID == id }
+	return func(w service.Window) bool { return w.Available && w.ID == xh(id) }
 }
 
 func TestSensorFollowsFocusAndTitles(t *testing.T) {
@@ -108,13 +111,13 @@ func TestSensorFollowsFocusAndTitles(t *testing.T) {
 
 	// Whatever is active at start is reported first.
 	first := s.next(t, "the window active at start", func(service.Window) bool { return true })
-	if !first.Available || (first.ID != editor && first.ID != distraction) {
+	if !first.Available || (first.ID != xh(editor) && first.ID != xh(distraction)) {
 		t.Errorf("first snapshot = %+v, want one of the two xterms", first)
 	}
 
 	d.Activate(t, editor)
 	w := s.next(t, "the editor", isWindow(editor))
-	want := service.Window{ID: editor, Class: "Editor", Instance: "xterm", Title: "main.go - editor", Available: true}
+	want := service.Window{ID: xh(editor), Class: "Editor", Instance: "xterm", Title: "main.go - editor", Available: true}
 	if w != want {
 		t.Errorf("editor snapshot = %+v, want %+v", w, want)
 	}
@@ -123,7 +126,7 @@ func TestSensorFollowsFocusAndTitles(t *testing.T) {
 	// openbox publishes _NET_ACTIVE_WINDOW = None for a moment between two
 	// windows, so "no window has focus" may come in between.
 	w = s.next(t, "the distraction", isWindow(distraction))
-	want = service.Window{ID: distraction, Class: "Distraction", Instance: "xterm", Title: "cat videos", Available: true}
+	want = service.Window{ID: xh(distraction), Class: "Distraction", Instance: "xterm", Title: "cat videos", Available: true}
 	if w != want {
 		t.Errorf("distraction snapshot = %+v, want %+v", w, want)
 	}
@@ -160,8 +163,8 @@ func TestSensorFollowsFocusAndTitles(t *testing.T) {
 	if _, err := d.Run(t, "xdotool", "windowkill", fmt.Sprint(distraction)); err != nil {
 		t.Fatal(err)
 	}
-	w = s.next(t, "whatever follows the destroyed window", func(w service.Window) bool { return w.ID != distraction })
-	if w.Available && w.ID != editor {
+	w = s.next(t, "whatever follows the destroyed window", func(w service.Window) bool { return w.ID != xh(distraction) })
+	if w.Available && w.ID != xh(editor) {
 		t.Errorf("after destroying the active window, snapshot = %+v", w)
 	}
 	if !w.Available && w.Reason == "" {
@@ -172,7 +175,7 @@ func TestSensorFollowsFocusAndTitles(t *testing.T) {
 	d.Activate(t, editor)
 	d.SetTitle(t, editor, "still watching")
 	s.next(t, "the editor's new title", func(w service.Window) bool {
-		return w.ID == editor && w.Title == "still watching"
+		return w.ID == xh(editor) && w.Title == "still watching"
 	})
 }
 
@@ -333,7 +336,7 @@ func TestGuardMinimizeAndActivate(t *testing.T) {
 	d.Activate(t, distraction)
 
 	// Not the active window: left alone.
-	if err := g.MinimizeWindow(callCtx(t), editor); !errors.Is(err, service.ErrNotActive) {
+	if err := g.MinimizeWindow(callCtx(t), xh(editor)); !errors.Is(err, service.ErrNotActive) {
 		t.Errorf("MinimizeWindow(inactive) = %v, want ErrNotActive", err)
 	}
 	if st := d.WMState(t, editor); st != "Normal" {
@@ -341,7 +344,7 @@ func TestGuardMinimizeAndActivate(t *testing.T) {
 	}
 
 	// The active window: iconified.
-	if err := g.MinimizeWindow(callCtx(t), distraction); err != nil {
+	if err := g.MinimizeWindow(callCtx(t), xh(distraction)); err != nil {
 		t.Fatalf("MinimizeWindow(active) = %v", err)
 	}
 	testenv.WaitUntil(t, waitTimeout, "the distraction to be iconic and hidden", func() bool {
@@ -350,13 +353,13 @@ func TestGuardMinimizeAndActivate(t *testing.T) {
 	})
 
 	// Activate brings a window forward, even an iconified one.
-	if err := g.ActivateWindow(callCtx(t), editor); err != nil {
+	if err := g.ActivateWindow(callCtx(t), xh(editor)); err != nil {
 		t.Fatalf("ActivateWindow(editor) = %v", err)
 	}
 	testenv.WaitUntil(t, waitTimeout, "the editor to be active", func() bool {
 		return d.ActiveWindow(t) == editor
 	})
-	if err := g.ActivateWindow(callCtx(t), distraction); err != nil {
+	if err := g.ActivateWindow(callCtx(t), xh(distraction)); err != nil {
 		t.Fatalf("ActivateWindow(iconified) = %v", err)
 	}
 	testenv.WaitUntil(t, waitTimeout, "the iconified distraction to be active and normal", func() bool {
@@ -371,12 +374,12 @@ func TestGuardMinimizeAndActivate(t *testing.T) {
 		_, err := d.Run(t, "xprop", "-id", fmt.Sprintf("%#x", distraction), "WM_NAME")
 		return err != nil
 	})
-	err := g.ActivateWindow(callCtx(t), distraction)
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("window %#x no longer exists", distraction)) {
+	err := g.ActivateWindow(callCtx(t), xh(distraction))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("window %s no longer exists", xh(distraction))) {
 		t.Errorf("ActivateWindow(destroyed) = %v, want \"no longer exists\"", err)
 	}
 	// The connection survives an X error.
-	if err := g.ActivateWindow(callCtx(t), editor); err != nil {
+	if err := g.ActivateWindow(callCtx(t), xh(editor)); err != nil {
 		t.Errorf("ActivateWindow after an error = %v", err)
 	}
 }
@@ -390,12 +393,12 @@ func TestGuardExpiredContext(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := g.MinimizeWindow(ctx, w); !errors.Is(err, context.Canceled) {
+	if err := g.MinimizeWindow(ctx, xh(w)); !errors.Is(err, context.Canceled) {
 		t.Errorf("MinimizeWindow(cancelled ctx) = %v, want context.Canceled", err)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), -time.Second)
 	defer cancel()
-	if err := g.ActivateWindow(ctx, w); !errors.Is(err, context.DeadlineExceeded) {
+	if err := g.ActivateWindow(ctx, xh(w)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("ActivateWindow(expired ctx) = %v, want context.DeadlineExceeded", err)
 	}
 	if st := d.WMState(t, w); st != "Normal" {
@@ -407,7 +410,7 @@ func TestGuardWedgedServer(t *testing.T) {
 	g := newGuard(t, wedgedDisplay(t))
 	for i := range 2 { // the second call must not be stuck behind the first
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := g.MinimizeWindow(ctx, 1)
+		err := g.MinimizeWindow(ctx, "0x1")
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("call %d: MinimizeWindow on a wedged server = %v, want DeadlineExceeded", i, err)
@@ -420,7 +423,7 @@ func TestGuardNoDisplay(t *testing.T) {
 	if g.Available() {
 		t.Error("Available() = true with no display")
 	}
-	if err := g.MinimizeWindow(context.Background(), 1); err == nil || !strings.Contains(err.Error(), "DISPLAY is not set") {
+	if err := g.MinimizeWindow(context.Background(), "0x1"); err == nil || !strings.Contains(err.Error(), "DISPLAY is not set") {
 		t.Errorf("MinimizeWindow with no display = %v", err)
 	}
 }
@@ -435,7 +438,7 @@ func TestGuardSurvivesXServerRestart(t *testing.T) {
 	d.Restart(t)
 	w := d.XTerm(t, "After", "after")
 	d.Activate(t, w)
-	if err := g.MinimizeWindow(callCtx(t), w); err != nil {
+	if err := g.MinimizeWindow(callCtx(t), xh(w)); err != nil {
 		t.Fatalf("MinimizeWindow after the X server restarted = %v", err)
 	}
 	testenv.WaitUntil(t, waitTimeout, "the window to be iconic", func() bool {
@@ -446,7 +449,7 @@ func TestGuardSurvivesXServerRestart(t *testing.T) {
 func TestGuardClosed(t *testing.T) {
 	g := NewGuard(":0", testLogger())
 	g.Close()
-	if err := g.ActivateWindow(context.Background(), 1); !errors.Is(err, errGuardClosed) {
+	if err := g.ActivateWindow(context.Background(), "0x1"); !errors.Is(err, errGuardClosed) {
 		t.Errorf("ActivateWindow after Close = %v", err)
 	}
 }
@@ -474,7 +477,7 @@ func BenchmarkSensorTitleChange(b *testing.B) {
 	}()
 	defer func() { cancel(); <-done }()
 	for w := range reports {
-		if w.ID == id && w.Title == "bench" {
+		if w.ID == xh(id) && w.Title == "bench" {
 			break
 		}
 	}

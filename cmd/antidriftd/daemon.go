@@ -15,7 +15,6 @@ import (
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
-	"github.com/antidrift/antidrift/x11"
 )
 
 // Main is the daemon: it wires the adapters to the core. main() and the
@@ -24,6 +23,7 @@ type Main struct {
 	StateDir   string    // "" means persist.DefaultDir()
 	ConfigPath string    // "" means config.DefaultPath()
 	Display    string    // the X display to watch; "" means none (no X11 evidence)
+	Wayland    string    // WAYLAND_DISPLAY; "" means not a Wayland session
 	Version    string    // shown in the Version property
 	Stderr     io.Writer // where logs go when stderr is not the journal
 
@@ -31,7 +31,8 @@ type Main struct {
 	Bus func() (*dbus.Conn, error)
 
 	log      *slog.Logger
-	guard    *x11.Guard
+	src      source
+	stopPush func() // ends Evidence1 reports reaching the source
 	notes    *dbusapi.Notifications
 	system   *dbus.Conn // the system bus, for logind; nil where unreachable
 	watchers []func()   // stop funcs of the presence watchers
@@ -99,7 +100,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.notes, err = dbusapi.NewNotifications(m.conn, m.log, onAction); err != nil {
 		return err
 	}
+	m.src = m.openSource(cfg.Evidence, cfg.IdleAfter)
 	opts := service.Options{
+		EvidenceSource: m.src.name,
+		Guard:          m.src.guard,
 		Store:          store,
 		Logger:         m.log,
 		Version:        m.Version,
@@ -114,38 +118,39 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		RedactTitles:   cfg.RedactTitles,
 		Notifier:       m.notes,
 	}
-	var sensor *x11.Sensor
-	if m.Display != "" {
-		sensor = x11.NewSensor(m.Display, m.log)
-		m.guard = x11.NewGuard(m.Display, m.log)
-		opts.Guard = m.guard
-	}
 	m.svc = service.New(opts)
 	if err := m.svc.Recover(snap); err != nil {
 		return err
 	}
 	m.notifier = newSystemdNotifier(m.svc, m.log)
 	m.svc.AddListener(m.notifier)
-	if _, err := dbusapi.Serve(m.conn, m.svc, m.log); err != nil {
+	server, err := dbusapi.Serve(m.conn, m.svc, m.log)
+	if err != nil {
 		return err
+	}
+	server.SetEvidenceSource(m.src.name)
+	if m.src.pushedBy != "" {
+		m.stopPush = server.BelieveEvidenceFrom(m.src.name, m.src.pushedBy, m.src.push)
 	}
 
 	var workCtx context.Context
 	workCtx, m.stop = context.WithCancel(ctx)
 	m.notifier.ready(workCtx, &m.workers)
-	if sensor != nil {
-		idle := x11.NewIdleWatcher(m.Display, cfg.IdleAfter, m.log)
-		m.goWork(func() { sensor.Run(workCtx, m.svc.RecordWindow) })
-		m.goWork(func() {
-			idle.Run(workCtx, func(away bool) { m.svc.SetAway("idle", service.AwayIdle, away) })
-		})
+	if m.src.sensor != nil {
+		m.goWork(func() { m.src.sensor(workCtx, m.svc.RecordWindow) })
 	} else {
-		m.svc.RecordWindow(service.Window{Reason: "no X display: DISPLAY is not set (Wayland-only sessions are not supported yet)"})
+		m.svc.RecordWindow(service.Window{Reason: m.src.unavailable})
+	}
+	if m.src.idle != nil {
+		m.goWork(func() {
+			m.src.idle(workCtx, func(away bool) { m.svc.SetAway("idle", service.AwayIdle, away) })
+		})
 	}
 	m.watchPresence()
 	v := m.svc.View()
 	m.log.Info("antidriftd serving", "bus_name", dbusapi.BusName, "state_dir", dir, "state", v.State, "session_id", v.SessionID,
-		"x11_display", m.Display, "x11_evidence", sensor != nil, "enforcement_available", m.guard != nil && m.guard.Available())
+		"evidence_source", m.src.name, "evidence_chosen_because", m.src.why, "x11_display", m.Display, "wayland_display", m.Wayland,
+		"enforcement_available", m.src.guard != nil)
 	return nil
 }
 
@@ -217,6 +222,9 @@ func (m *Main) Done() <-chan struct{} {
 // session's raw log (so the downtime is not credited to the last window),
 // tells systemd, releases the name and the state directory.
 func (m *Main) Close() error {
+	if m.stopPush != nil {
+		m.stopPush()
+	}
 	if m.stop != nil {
 		m.stop()
 	}
@@ -241,8 +249,8 @@ func (m *Main) Close() error {
 	if m.notes != nil {
 		m.notes.Shutdown()
 	}
-	if m.guard != nil {
-		m.guard.Close()
+	if m.src.close != nil {
+		m.src.close()
 	}
 	var errs []error
 	if m.conn != nil {

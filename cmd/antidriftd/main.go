@@ -48,7 +48,7 @@ func run(args []string) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	m := &Main{StateDir: *stateDir, ConfigPath: *configPath, Display: os.Getenv("DISPLAY"), Version: version}
+	m := &Main{StateDir: *stateDir, ConfigPath: *configPath, Display: os.Getenv("DISPLAY"), Wayland: os.Getenv("WAYLAND_DISPLAY"), Version: version}
 	if err := m.Run(ctx); err != nil {
 		if errors.Is(err, dbusapi.ErrNameTaken) {
 			fmt.Fprintln(os.Stderr, "antidriftd:", err, "(stop it first, e.g. systemctl --user stop antidrift)")

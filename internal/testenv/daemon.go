@@ -105,7 +105,7 @@ type Daemon struct {
 // developer's own desktop or logind, or reads their config.
 func StartDaemon(t testing.TB, b *Bus, stateDir string, extraEnv ...string) *Daemon {
 	t.Helper()
-	isolated := []string{"DISPLAY=", "XDG_CONFIG_HOME=" + tempDir(t), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/antidrift-test"}
+	isolated := []string{"DISPLAY=", "WAYLAND_DISPLAY=", "XDG_CONFIG_HOME=" + tempDir(t), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/antidrift-test"}
 	d := &Daemon{Bus: b, StateDir: stateDir, env: append(isolated, extraEnv...)}
 	d.Start(t)
 	return d

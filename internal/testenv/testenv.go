@@ -61,6 +61,8 @@ var aptPackages = map[string]string{
 	"xterm":        "xterm",
 
 	"systemd-analyze": "systemd",
+	"unshare":         "util-linux",
+	"chroot":          "coreutils",
 }
 
 // Need skips the test unless every tool is in PATH. With ANTIDRIFT_E2E=require

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/service"
+	"github.com/antidrift/antidrift/x11"
+)
+
+// source is where the daemon's eyes, hands and idle come from: one of the
+// values of the evidence key, built by its adapter package. The core sees
+// only what it reports and the Guard port.
+type source struct {
+	name string // the EvidenceSource property: x11, wlroots, kwin, gnome-shell, none
+	why  string // how it was chosen, for the start-up log line
+
+	// sensor reports the focused window until ctx is done; nil means there
+	// is none and unavailable says why.
+	sensor      func(ctx context.Context, report func(service.Window))
+	unavailable string
+	// idle reports idleness at idle_after; nil when the source has none.
+	idle  func(ctx context.Context, report func(idle bool))
+	guard service.Guard // nil: nothing is enforced
+	// pushedBy is the bus name whose owner reports focus over
+	// org.antidrift.Evidence1 (the KWin script, the GNOME Shell extension),
+	// and push where those reports go; "" for sources that watch themselves.
+	pushedBy string
+	push     func(dbusapi.FocusReport)
+	close    func()
+}
+
+// Compositor bus names that identify a Wayland desktop's source.
+const (
+	kwinBusName  = "org.kde.KWin"
+	shellBusName = "org.gnome.Shell"
+)
+
+// chooseSource resolves the evidence key. "auto" prefers the compositor's
+// own interface in a Wayland session — foreign-toplevel where it is offered
+// (wlroots compositors), else KWin or GNOME Shell by their bus names — then
+// X11 where only DISPLAY is set. A Wayland session whose compositor offers
+// none of them gets "none" with a reason: XWayland alone would see only
+// the few X11 windows and call a native browser "no window".
+func chooseSource(want, display, wayland string, conn *dbus.Conn) (name, why string) {
+	if want != "auto" {
+		return want, "set by the evidence key"
+	}
+	if wayland != "" {
+		if ok, err := offersForeignToplevel(wayland); ok {
+			return "wlroots", "WAYLAND_DISPLAY is set and the compositor offers zwlr_foreign_toplevel_manager_v1"
+		} else if err != nil {
+			why = fmt.Sprintf("could not ask the Wayland compositor for its interfaces (%v)", err)
+		}
+		for _, c := range []struct{ bus, name string }{{kwinBusName, "kwin"}, {shellBusName, "gnome-shell"}} {
+			if hasOwner(conn, c.bus) {
+				return c.name, "WAYLAND_DISPLAY is set and " + c.bus + " is on the session bus"
+			}
+		}
+		if why == "" {
+			why = "the Wayland compositor offers no zwlr_foreign_toplevel_manager_v1, and neither KWin nor GNOME Shell is on the session bus"
+		}
+		return "none", why
+	}
+	if display != "" {
+		return "x11", "only DISPLAY is set"
+	}
+	return "none", "neither WAYLAND_DISPLAY nor DISPLAY is set"
+}
+
+// hasOwner says whether name has an owner on the bus now.
+func hasOwner(conn *dbus.Conn, name string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var has bool
+	err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has)
+	return err == nil && has
+}
+
+// openSource chooses the source the evidence key asks for and builds it.
+func (m *Main) openSource(want string, idleAfter time.Duration) source {
+	name, why := chooseSource(want, m.Display, m.Wayland, m.conn)
+	s := source{name: name, why: why, close: func() {}}
+	switch name {
+	case "x11":
+		if m.Display == "" {
+			s.unavailable = "the evidence key says x11, but DISPLAY is not set"
+			break
+		}
+		sensor := x11.NewSensor(m.Display, m.log)
+		guard := x11.NewGuard(m.Display, m.log)
+		idle := x11.NewIdleWatcher(m.Display, idleAfter, m.log)
+		s.sensor, s.idle, s.guard = sensor.Run, idle.Run, guard
+		s.close = func() { guard.Close() }
+	default:
+		if name == "none" {
+			s.unavailable = "no window evidence: " + why
+		} else {
+			s.unavailable = fmt.Sprintf("the %s evidence source is not built into this antidriftd", name)
+		}
+	}
+	return s
+}
+
+// offersForeignToplevel is replaced when the wlroots source lands.
+func offersForeignToplevel(string) (bool, error) { return false, nil }
