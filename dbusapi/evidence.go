@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/service"
 )
 
 // EvidenceInterface is where compositor-side helpers (the KWin script, the
@@ -123,6 +125,9 @@ func (e *evidenceObject) ReportFocus(msg dbus.Message, handle, appID, title stri
 	report, err := e.s.evidence.admit(sender)
 	if err != nil {
 		return err
+	}
+	if err := e.s.svc.Permitted(service.MethodReportFocus); err != nil {
+		return dbusError(err)
 	}
 	report(FocusReport{Handle: handle, AppID: appID, Title: title})
 	return nil

@@ -87,6 +87,7 @@ var calls = map[Method]func(h *harness) error{
 	},
 	MethodVerifyAudit: func(h *harness) error { _, err := h.VerifyAudit(); return err },
 	MethodHistory:     func(h *harness) error { _, err := h.History(0); return err },
+	MethodReportFocus: func(h *harness) error { return h.Permitted(MethodReportFocus) },
 }
 
 // want is the permission table, written out independently of the
@@ -114,7 +115,7 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
-	case MethodVerifyAudit, MethodHistory:
+	case MethodVerifyAudit, MethodHistory, MethodReportFocus:
 		return true
 	}
 	return false
