@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,4 +188,33 @@ func TestLockedLevelCanBeRaisedNotLowered(t *testing.T) {
 		}
 	}
 	must(t, h.SetEnforcement("locked"))
+}
+
+// The View's Permitted is what the table permits now: a panel that greys
+// out what is not in it offers exactly the calls that would succeed.
+func TestViewPermittedIsWhatSucceeds(t *testing.T) {
+	for _, sit := range situations() {
+		h := enter(t, sit)
+		permitted := h.View().Permitted
+		for m := range calls {
+			if m == MethodReportFocus {
+				if slices.Contains(permitted, string(m)) {
+					t.Errorf("%s: Permitted offers %s, the compositor's call, to a person", sit.name, m)
+				}
+				continue
+			}
+			if got, want := slices.Contains(permitted, string(m)), permittedCall(m, sit); got != want {
+				t.Errorf("%s: Permitted lists %s = %v, but the table says %v (Permitted %v)", sit.name, m, got, want, permitted)
+			}
+		}
+	}
+}
+
+// permittedCall is want for a call with no argument: SetEnforcement's cell
+// test lowers the level, while Permitted judges it for no target at all.
+func permittedCall(m Method, s situation) bool {
+	if m == MethodSetEnforcement {
+		return s.state == StatePlanning || s.state == StateActive
+	}
+	return want(m, s)
 }
