@@ -223,7 +223,7 @@ class AntidriftIndicator extends PanelMenu.Button {
                     Number(v('drift_seconds')) - Number(v('away_seconds')));
             }
             this._todayText = `Today: ${Format.duration(focused)} focused, ${count} session${count === 1 ? '' : 's'}`;
-        } catch (e) {
+        } catch {
             this._todayText = undefined;
         }
         this._sync();
