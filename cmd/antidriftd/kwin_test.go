@@ -151,3 +151,21 @@ func TestKWinRestartLosesAndRegainsEvidence(t *testing.T) {
 		t.Fatalf("the daemon died with KWin\n%s", p.d.Output())
 	}
 }
+
+// A daemon that crashed left its script running in KWin; the next one
+// replaces it rather than failing to load, and evidence flows again.
+func TestKWinDaemonAfterACrashReplacesItsScript(t *testing.T) {
+	p := startPlasmaDesktop(t, false, `evidence = "kwin"`)
+	p.d.Kill9(t)
+	if !p.focusScriptLoaded(t) {
+		t.Fatal("the crashed daemon's script is gone from KWin: this test proves nothing")
+	}
+	p.d.Start(t)
+	p.waitProp(t, "EvidenceAvailable", "b true")
+	p.waitProp(t, "CurrentClass", `s "`+editorApp+`"`)
+	p.kwin.Activate(t, p.distraction)
+	p.waitProp(t, "CurrentClass", `s "`+distractionApp+`"`)
+	if strings.Contains(p.d.Output(), "did not load") {
+		t.Fatalf("the new daemon could not load its script:\n%s", p.d.Output())
+	}
+}

@@ -71,7 +71,7 @@ func (k *KWin) env() []string {
 // Start starts KWin (again, after Kill) and waits until it owns its name.
 func (k *KWin) Start(t testing.TB) {
 	t.Helper()
-	k.proc = k.rootfs.Start(t, k.home, 0, append(k.env(), "QT_QPA_PLATFORM=offscreen"),
+	k.proc = k.rootfs.Start(t, k.home, 0, append(k.env(), "QT_QPA_PLATFORM=offscreen", "LANG=C.UTF-8"),
 		"kwin_wayland", "--virtual", "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities",
 		"--width", "1280", "--height", "800", "--socket", k.Socket)
 	WaitUntil(t, readyTimeout, "KWin to own org.kde.KWin", func() bool {
