@@ -77,32 +77,31 @@ func NewGuard(conn *dbus.Conn, runtimeDir string, logger *slog.Logger) (*Guard, 
 // active window. It returns nil only when KWin minimized it, and
 // service.ErrNotActive when it is not (or no longer exists).
 func (g *Guard) MinimizeWindow(ctx context.Context, h string) error {
-	switch out, err := g.act(ctx, "minimize", h); {
-	case err != nil:
-		return err
-	case out == outMinimized:
-		return nil
-	case out == outNotActive:
-		return service.ErrNotActive
-	case out == outGone:
-		return fmt.Errorf("%w: it was closed", service.ErrNotActive)
-	default:
-		return fmt.Errorf("kwin: KWin did not minimize window %s (%s)", h, out)
-	}
+	return g.do(ctx, "minimize", h)
 }
 
 // ActivateWindow un-minimizes the window with KWin internalId h and makes
 // it the active window.
 func (g *Guard) ActivateWindow(ctx context.Context, h string) error {
-	switch out, err := g.act(ctx, "activate", h); {
+	return g.do(ctx, "activate", h)
+}
+
+// do runs action on window h and says what its outcome means to the core.
+func (g *Guard) do(ctx context.Context, action, h string) error {
+	out, err := g.act(ctx, action, h)
+	switch {
 	case err != nil:
 		return err
-	case out == outActivated:
+	case out == outMinimized && action == "minimize", out == outActivated && action == "activate":
 		return nil
+	case out == outNotActive:
+		return service.ErrNotActive
+	case out == outGone && action == "minimize":
+		return fmt.Errorf("%w: it was closed", service.ErrNotActive)
 	case out == outGone:
 		return fmt.Errorf("kwin: window %s no longer exists", h)
 	default:
-		return fmt.Errorf("kwin: KWin did not activate window %s (%s)", h, out)
+		return fmt.Errorf("kwin: KWin did not %s window %s (%s)", action, h, out)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,15 +37,8 @@ func startPlasmaDesktop(t *testing.T, withDunst bool, configTOML string) *plasma
 	p.distraction = p.kwin.Window(t, distractionApp, "cat videos")
 	p.editor = p.kwin.Window(t, editorApp, "main.go - editor")
 	p.kwin.Activate(t, p.editor)
-	cfgHome := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(cfgHome, "antidrift"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cfgHome, "antidrift", "config.toml"), []byte(configTOML), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	p.d = testenv.StartDaemon(t, p.bus, filepath.Join(t.TempDir(), "state"),
-		"WAYLAND_DISPLAY="+p.kwin.Socket, "XDG_RUNTIME_DIR="+p.kwin.RuntimeDir, "XDG_CONFIG_HOME="+cfgHome)
+		"WAYLAND_DISPLAY="+p.kwin.Socket, "XDG_RUNTIME_DIR="+p.kwin.RuntimeDir, "XDG_CONFIG_HOME="+configHome(t, configTOML))
 	p.waitProp(t, "CurrentClass", `s "`+editorApp+`"`)
 	return p
 }

@@ -74,12 +74,7 @@ func (k *KWin) Start(t testing.TB) {
 	k.proc = k.rootfs.Start(t, k.home, 0, append(k.env(), "QT_QPA_PLATFORM=offscreen", "LANG=C.UTF-8"),
 		"kwin_wayland", "--virtual", "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities",
 		"--width", "1280", "--height", "800", "--socket", k.Socket)
-	WaitUntil(t, readyTimeout, "KWin to own org.kde.KWin", func() bool {
-		if k.proc.Exited() {
-			t.Fatalf("KWin exited before owning org.kde.KWin\n%s", k.proc.Output())
-		}
-		return k.Bus.OwnerPID(t, "org.kde.KWin") == k.proc.PID()
-	})
+	k.Bus.waitForOwner(t, "KWin", "org.kde.KWin", k.proc.p)
 }
 
 // Kill ends KWin (SIGKILL, as a crash would) and waits until its name is
