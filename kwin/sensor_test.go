@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/service"
@@ -101,4 +103,32 @@ func TestSensorWaitsForKWin(t *testing.T) {
 	q.waitReason(t, reasonAbsent)
 	p.kwin.Start(t)
 	testenv.WaitUntil(t, wait, "the script to be loaded into the KWin that came", func() bool { return q.scriptLoaded(t, focusScript) })
+}
+
+// Without a private place for the script, nothing goes into KWin and the
+// reason says why.
+func TestSensorWithoutARuntimeDirSaysWhy(t *testing.T) {
+	p := startPlasma(t)
+	p.waitReason(t, reasonNoFocus)
+	p.stopSensor()
+	sensor := NewSensor(p.conn, "", nil)
+	got := make(chan service.Window, 8)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sensor.Run(ctx, func(w service.Window) { got <- w })
+	}()
+	defer func() { cancel(); <-done }()
+	select {
+	case w := <-got:
+		if w.Available || !strings.Contains(w.Reason, "XDG_RUNTIME_DIR is not set") {
+			t.Fatalf("reported %+v", w)
+		}
+	case <-time.After(wait):
+		t.Fatal("nothing reported")
+	}
+	if p.scriptLoaded(t, focusScript) {
+		t.Fatal("a script went into KWin")
+	}
 }
