@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -121,6 +123,20 @@ func (p *plasma) scriptLoaded(t *testing.T, name string) bool {
 		t.Fatal(err)
 	}
 	return loaded
+}
+
+// scriptFiles lists the sensor's and the guard's script directory.
+func (p *plasma) scriptFiles(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(p.kwin.RuntimeDir, "antidrift", "kwin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 type testWriter struct{ t *testing.T }

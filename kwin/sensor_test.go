@@ -2,9 +2,6 @@ package kwin
 
 import (
 	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,9 +62,8 @@ func TestSensorReloadsTheScriptWhenKWinRestarts(t *testing.T) {
 func TestSensorUnloadsItsScriptAtStop(t *testing.T) {
 	p := startPlasma(t)
 	p.waitReason(t, reasonNoFocus)
-	file := filepath.Join(p.kwin.RuntimeDir, "antidrift", "kwin", focusFile)
-	if _, err := os.Stat(file); err != nil {
-		t.Fatalf("the script file while running: %v", err)
+	if got := p.scriptFiles(t); strings.Join(got, " ") != focusFile {
+		t.Fatalf("the script directory while running: %v", got)
 	}
 	if !p.scriptLoaded(t, focusScript) {
 		t.Fatal("the script is not loaded while the sensor runs")
@@ -76,8 +72,8 @@ func TestSensorUnloadsItsScriptAtStop(t *testing.T) {
 	if p.scriptLoaded(t, focusScript) {
 		t.Fatal("the script is still loaded in KWin after Run returned")
 	}
-	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the script file after Run returned: %v", err)
+	if got := p.scriptFiles(t); len(got) != 0 {
+		t.Fatalf("the script directory after Run returned: %v", got)
 	}
 }
 
