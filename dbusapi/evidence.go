@@ -21,6 +21,10 @@ const EvidenceInterface = "org.antidrift.Evidence1"
 // and its title.
 type FocusReport struct {
 	Handle, AppID, Title string
+	// Serial is the call's message serial, which the sender numbers upwards
+	// on its connection. Calls are handled concurrently and can reach the
+	// source out of order; a source drops a report older than one it has.
+	Serial uint32
 }
 
 // ownerCheckTimeout bounds the GetNameOwner call that confirms a caller.
@@ -129,6 +133,6 @@ func (e *evidenceObject) ReportFocus(msg dbus.Message, handle, appID, title stri
 	if err := e.s.svc.Permitted(service.MethodReportFocus); err != nil {
 		return dbusError(err)
 	}
-	report(FocusReport{Handle: handle, AppID: appID, Title: title})
+	report(FocusReport{Handle: handle, AppID: appID, Title: title, Serial: msg.Serial()})
 	return nil
 }
