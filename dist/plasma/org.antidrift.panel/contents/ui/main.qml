@@ -37,21 +37,24 @@ PlasmoidItem {
 
     readonly property bool running: ["locked", "planning", "active", "review"].includes(st.state)
     readonly property bool active: st.state === "active" && (st.deadline || 0) > 0
-    readonly property real left: Math.max(0, (st.deadline || 0) - now)
+    readonly property real secsLeft: Math.max(0, (st.deadline || 0) - now)
     readonly property var permitted: st.permitted || []
 
     Plasmoid.icon: Format.stateIcon(running ? st.state : "", st.drift || "none")
     Plasmoid.status: active ? PlasmaCore.Types.ActiveStatus : PlasmaCore.Types.PassiveStatus
     toolTipMainText: running && st.next_action ? st.next_action : "antidrift"
     toolTipSubText: statusLine()
-    preferredRepresentation: compactRepresentation
+    // In a panel the applet is small and shows the compact form; given
+    // room (on the desktop, in plasmawindowed) it shows the full one.
+    switchWidth: Kirigami.Units.gridUnit * 12
+    switchHeight: Kirigami.Units.gridUnit * 12
 
     function statusLine() {
         switch (st.state) {
         case "connecting": return "Connecting…";
         case "offline": return "antidrift is not running";
         case "not-installed": return "antidrift is not installed: run make install-user";
-        case "active": return Format.shortLeft(left) + " left · " + (Format.driftWords[st.drift] || st.drift);
+        case "active": return Format.shortLeft(secsLeft) + " left · " + (Format.driftWords[st.drift] || st.drift);
         case "review": return "In review: end and seal it";
         case "planning": return "Planning";
         }
@@ -101,9 +104,9 @@ PlasmoidItem {
     // else when the rounded-up minute ticks over.
     Timer {
         id: countdown
-        running: root.active && root.left > 0
+        running: root.active && root.secsLeft > 0
         repeat: false
-        interval: root.left <= 61 ? 1000 : Math.max(1000, ((root.left % 60) || 60) * 1000)
+        interval: root.secsLeft <= 61 ? 1000 : Math.max(1000, ((root.secsLeft % 60) || 60) * 1000)
         onTriggered: { root.now = Date.now() / 1000; restart(); }
     }
 
@@ -139,7 +142,7 @@ PlasmoidItem {
             }
             PlasmaComponents.Label {
                 visible: root.active
-                text: Format.shortLeft(root.left)
+                text: Format.shortLeft(root.secsLeft)
                 font.features: { "tnum": 1 }
             }
         }
@@ -152,14 +155,26 @@ PlasmoidItem {
 
         ColumnLayout {
             id: column
-            anchors.fill: parent
+            anchors.left: parent.left
+            anchors.right: parent.right
+            anchors.top: parent.top
             anchors.margins: Kirigami.Units.largeSpacing
+            spacing: Kirigami.Units.smallSpacing
 
-            Kirigami.Heading {
-                level: 3
-                Layout.fillWidth: true
-                wrapMode: Text.Wrap
-                text: root.running && root.st.next_action ? root.st.next_action : root.statusLine()
+            RowLayout {
+                spacing: Kirigami.Units.smallSpacing
+                Kirigami.Icon {
+                    source: Plasmoid.icon
+                    color: root.st.drift === "drifting" ? Kirigami.Theme.negativeTextColor : Kirigami.Theme.textColor
+                    Layout.preferredWidth: Kirigami.Units.iconSizes.medium
+                    Layout.preferredHeight: Kirigami.Units.iconSizes.medium
+                }
+                Kirigami.Heading {
+                    level: 3
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    text: root.running && root.st.next_action ? root.st.next_action : root.statusLine()
+                }
             }
             PlasmaComponents.Label {
                 visible: root.running && !!root.st.success_condition
@@ -173,10 +188,10 @@ PlasmoidItem {
                 PlasmaComponents.ProgressBar {
                     Layout.fillWidth: true
                     from: 0; to: 1
-                    value: 1 - root.left / Math.max(1, root.st.timebox_seconds || 1)
+                    value: 1 - root.secsLeft / Math.max(1, root.st.timebox_seconds || 1)
                 }
                 PlasmaComponents.Label {
-                    text: Format.shortLeft(root.left) + " left of " + Format.duration(root.st.timebox_seconds || 0)
+                    text: Format.shortLeft(root.secsLeft) + " left of " + Format.duration(root.st.timebox_seconds || 0)
                 }
             }
             PlasmaComponents.Label {

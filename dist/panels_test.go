@@ -1,0 +1,208 @@
+package dist
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+
+// screenshotDir is where the panel tests leave their screenshots:
+// $ANTIDRIFT_SCREENSHOTS when set (to keep them), else the test's temp dir.
+func screenshotDir(t *testing.T) string {
+	if dir := os.Getenv("ANTIDRIFT_SCREENSHOTS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	return t.TempDir()
+}
+
+// copyTree copies src to dst, following links (the applet's format.mjs is
+// a link to the GNOME extension's), as make install does.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitChangeDigests are the digests a panel following the daemon through
+// `antidrift status --wait-change` hold, read from their command lines.
+func waitChangeDigests() []string {
+	var out []string
+	pids, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range pids {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		for i, a := range args {
+			if a == "--wait-change" && i+1 < len(args) && strings.HasSuffix(args[0], "antidrift") {
+				out = append(out, args[i+1])
+			}
+		}
+	}
+	return out
+}
+
+// qmlErrors are the lines of a Plasma log that say a QML file failed.
+var qmlErrors = regexp.MustCompile(`(?m)^.*(\.qml:\d+|\.mjs:\d+|TypeError|ReferenceError|SyntaxError|is not installed|module .* not found).*$`)
+
+// The Plasma 6 applet, run by plasmawindowed on a real KWin 6 next to the
+// real daemon: it loads without a QML error, follows the daemon (a session
+// started over the bus reaches it), and is photographed.
+func TestPlasmaApplet(t *testing.T) {
+	r := testenv.NeedRootfs(t)
+	bus := testenv.StartBus(t)
+	k := testenv.StartKWin(t, r, bus)
+	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"),
+		"WAYLAND_DISPLAY="+k.Socket, "XDG_RUNTIME_DIR="+k.RuntimeDir)
+
+	dir := r.TempDir(t)
+	copyTree(t, "plasma/org.antidrift.panel", filepath.Join(dir, "pkg"))
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := os.ReadFile(testenv.Binary(t, "antidrift"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "antidrift"), cli, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"XDG_RUNTIME_DIR=" + k.RuntimeDir, "WAYLAND_DISPLAY=" + k.Socket, "DBUS_SESSION_BUS_ADDRESS=" + bus.Address,
+		"QT_QPA_PLATFORM=wayland", "QT_QUICK_BACKEND=software", "LANG=C.UTF-8",
+		"XDG_CURRENT_DESKTOP=KDE", "QT_QPA_PLATFORMTHEME=kde", // Plasma's look: Breeze, its icons
+
+		"PATH=" + filepath.Join(dir, "bin") + ":/usr/bin:/bin"}
+	// A Plasma session's icon theme, as kdeglobals says it.
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config", "kdeglobals"), []byte("[Icons]\nTheme=breeze\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(dir, "pkg")); err != nil {
+		t.Fatalf("kpackagetool6 --install: %v\n%s", err, out)
+	}
+	applet := r.Start(t, dir, 0, env, "plasmawindowed", "org.antidrift.panel")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("plasmawindowed:\n%s", applet.Output())
+		}
+	})
+	testenv.WaitUntil(t, time.Minute, "plasmawindowed's window on KWin", func() bool {
+		if applet.Exited() {
+			t.Fatalf("plasmawindowed exited\n%s", applet.Output())
+		}
+		for _, w := range k.Windows(t) {
+			if strings.Contains(w.AppID, "plasmawindowed") {
+				return true
+			}
+		}
+		return false
+	})
+
+	// The applet follows the daemon: the digest it waits on is the
+	// status's, before and after a session starts over the bus.
+	// Followers of the daemon hold the current status's digest.
+	follows := func(what string, followers int) {
+		t.Helper()
+		testenv.WaitUntil(t, time.Minute, "the applet to hold the "+what+" status", func() bool {
+			want, n := statusDigest(t, bus), 0
+			for _, d := range waitChangeDigests() {
+				if d == want {
+					n++
+				}
+			}
+			return n == followers
+		})
+	}
+	follows("locked", 1)
+	k.Window(t, "org.example.Editor", "main.go - editor") // on task: the session allows it
+	conn := bus.Dial(t)
+	var id string
+	if err := conn.Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Start", 0,
+		"write the intro", "the intro is committed", uint64(1500), "block", []string{"org.example.Editor"}).Store(&id); err != nil {
+		t.Fatal(err)
+	}
+	follows("active", 1)
+	if bad := qmlErrors.FindAllString(applet.Output(), -1); len(bad) > 0 {
+		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
+	}
+
+	// Headless KWin has no OpenGL here, which its screenshots need: the
+	// same applet is photographed on Xvfb, where it runs as an X client.
+	// (plasmawindowed is one instance per bus, so the first one goes.)
+	applet.Stop()
+	x := testenv.StartX(t)
+	onX := r.Start(t, dir, 0, append(env, "QT_QPA_PLATFORM=xcb", "DISPLAY="+x.Name), "plasmawindowed", "org.antidrift.panel")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("plasmawindowed on X:\n%s", onX.Output())
+		}
+	})
+	follows("active", 1)
+	var window uint64
+	testenv.WaitUntil(t, time.Minute, "the applet's window on X", func() bool {
+		if onX.Exited() {
+			t.Fatalf("plasmawindowed on X exited\n%s", onX.Output())
+		}
+		out, err := x.Run(t, "xdotool", "search", "--onlyvisible", "--class", "plasmawindowed")
+		fields := strings.Fields(out)
+		if err != nil || len(fields) == 0 {
+			return false
+		}
+		window, err = strconv.ParseUint(fields[0], 10, 32)
+		return err == nil
+	})
+	shot := filepath.Join(screenshotDir(t), "plasma-applet.png")
+	x.Screenshot(t, shot, uint32(window))
+	t.Logf("screenshot: %s", shot)
+}
+
+// statusDigest is what `antidrift status --wait-change` calls the daemon's
+// status now.
+func statusDigest(t *testing.T, bus *testenv.Bus) string {
+	t.Helper()
+	c := exec.Command(testenv.Binary(t, "antidrift"), "status", "--json", "--wait-change", "none")
+	c.Env = bus.Env()
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("antidrift status: %v", err)
+	}
+	m := regexp.MustCompile(`"digest":"([0-9a-f]+)"`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no digest in %s", bytes.TrimSpace(out))
+	}
+	return string(m[1])
+}
