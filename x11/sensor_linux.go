@@ -11,6 +11,7 @@ import (
 
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/antidrift/antidrift/internal/latest"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -57,15 +58,15 @@ func NewSensor(display string, logger *slog.Logger) *Sensor {
 // reconnects to the same display with backoff (1 s doubling to 30 s). With no
 // display at all it reports unavailable once and waits for ctx.
 func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
-	box := &mailbox{ch: make(chan service.Window, 1)}
+	box := latest.New[service.Window]()
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		s.watch(ctx, box.post)
+		s.watch(ctx, box.Post)
 	}()
 	for {
 		select {
-		case w := <-box.ch:
+		case w := <-box.C():
 			if ctx.Err() == nil {
 				report(w)
 			}
@@ -78,31 +79,6 @@ func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
 			return
 		}
 	}
-}
-
-// mailbox is a single-slot, newest-wins handoff from the X goroutine (the
-// only poster) to the reporting goroutine.
-type mailbox struct {
-	ch   chan service.Window
-	last service.Window
-	sent bool
-}
-
-func (m *mailbox) post(w service.Window) {
-	if m.sent && m.last == w {
-		return
-	}
-	m.last, m.sent = w, true
-	select {
-	case m.ch <- w:
-		return
-	default: // the reporter is busy: replace the stale snapshot
-	}
-	select {
-	case <-m.ch:
-	default:
-	}
-	m.ch <- w // cannot block: only this goroutine fills the slot
 }
 
 // watch connects, follows focus, and reconnects until ctx is done, saying

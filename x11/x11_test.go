@@ -283,22 +283,6 @@ func TestSensorWedgedServer(t *testing.T) {
 	}
 }
 
-func TestMailboxNewestWins(t *testing.T) {
-	m := &mailbox{ch: make(chan service.Window, 1)}
-	for _, title := range []string{"a", "b", "c", "c"} {
-		m.post(service.Window{Title: title, Available: true})
-	}
-	if got := <-m.ch; got.Title != "c" {
-		t.Errorf("mailbox held %q, want the newest, c", got.Title)
-	}
-	m.post(service.Window{Title: "c", Available: true}) // same as the last: dropped
-	select {
-	case got := <-m.ch:
-		t.Errorf("a repeated snapshot was posted again: %+v", got)
-	default:
-	}
-}
-
 func TestTextDecoding(t *testing.T) {
 	latin1 := &xproto.GetPropertyReply{Type: xproto.AtomString, Format: 8, Value: []byte("caf\xe9")}
 	if got := text(latin1); got != "café" {
