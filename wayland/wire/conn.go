@@ -80,3 +80,8 @@ func (c *Conn) Send(ctx context.Context, msgs ...[]byte) error {
 
 // Close closes the connection; a blocked ReadMessage returns.
 func (c *Conn) Close() error { return c.c.Close() }
+
+// Buffered is how many bytes have arrived but not been read as messages
+// yet. A reader that sees 0 after a message has caught up with what the
+// compositor sent in one go, and can act on a burst once.
+func (c *Conn) Buffered() int { return c.r.Buffered() }

@@ -131,8 +131,8 @@ func TestMalformed(t *testing.T) {
 		body []byte
 		read func(*Args)
 	}{
-		"string longer than the body": {[]byte{9, 0, 0, 0, 'a', 'b', 'c', 0}, func(a *Args) { a.String() }},
-		"string without NUL":          {[]byte{4, 0, 0, 0, 'a', 'b', 'c', 'd'}, func(a *Args) { a.String() }},
+		"string longer than the body": {[]byte{9, 0, 0, 0, 'a', 'b', 'c', 0}, func(a *Args) { _ = a.String() }},
+		"string without NUL":          {[]byte{4, 0, 0, 0, 'a', 'b', 'c', 'd'}, func(a *Args) { _ = a.String() }},
 		"huge array length":           {[]byte{0xff, 0xff, 0xff, 0xff}, func(a *Args) { a.Array() }},
 		"states not of u32":           {[]byte{3, 0, 0, 0, 1, 2, 3, 0}, func(a *Args) { a.Uints() }},
 		"uint past the end":           {[]byte{1, 0}, func(a *Args) { a.Uint() }},
