@@ -2,12 +2,7 @@ package wayland
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"os"
-	"syscall"
 
 	"github.com/antidrift/antidrift/wayland/wire"
 )
@@ -147,12 +142,3 @@ func (s *session) send(ctx context.Context, b *wire.Builder) error {
 }
 
 func (s *session) close() { s.conn.Close() }
-
-// gone says whether err means the compositor is not there (as opposed to
-// there and misbehaving): no socket, nobody listening, or the connection
-// closed under us.
-func gone(err error) bool {
-	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
-}

@@ -2,8 +2,11 @@ package wayland
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,4 +121,105 @@ func TestSwayReportsFocusAndTitles(t *testing.T) {
 	})
 	sw.Msg(t, "workspace 1")
 	w.waitFor(t, "focus back on workspace 1", func(win service.Window) bool { return win.Available })
+}
+
+// swayView is how sway's own tree shows a window.
+type swayView struct {
+	Type       string `json:"type"` // con (tiled) or floating_con
+	Focused    bool   `json:"focused"`
+	Visible    bool   `json:"visible"`
+	Scratchpad string `json:"scratchpad_state"` // none, or fresh/changed once in the scratchpad
+}
+
+// view finds the window with appID in sway's tree, as swaymsg prints it.
+func view(t *testing.T, sw *testenv.Sway, appID string) swayView {
+	t.Helper()
+	type node struct {
+		swayView
+		AppID    string `json:"app_id"`
+		Nodes    []node `json:"nodes"`
+		Floating []node `json:"floating_nodes"`
+	}
+	var root node
+	if err := json.Unmarshal([]byte(sw.Msg(t, "-t", "get_tree")), &root); err != nil {
+		t.Fatal(err)
+	}
+	stack := []node{root}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = append(stack[:len(stack)-1], append(n.Nodes, n.Floating...)...)
+		if n.AppID == appID {
+			return n.swayView
+		}
+	}
+	t.Fatalf("no window %s in sway's tree", appID)
+	return swayView{}
+}
+
+// withGuard is a sensor and its guard on sway, with sway's IPC as the
+// guard's fallback, as NewGuard finds it from SWAYSOCK.
+func withGuard(t *testing.T, sw *testenv.Sway) (*watched, *Guard) {
+	w := watch(t, sw)
+	g := NewGuard(w.s, testLogger())
+	g.hider = swayIPC{path: sw.SwaySock}
+	t.Cleanup(func() { g.Close() })
+	return w, g
+}
+
+func guardCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// sway ignores set_minimized; the guard hides the focused window in the
+// scratchpad instead, and activating it puts it back in the layout with
+// focus. A window that no longer has focus is left alone.
+func TestSwayGuardHidesAndRestores(t *testing.T) {
+	sw := testenv.StartSway(t)
+	w, g := withGuard(t, sw)
+	sw.Foot(t, "Editor", "notes.txt")
+	editor := w.waitClass(t, "Editor", "notes.txt")
+	sw.Foot(t, "Browser", "news")
+	browser := w.waitClass(t, "Browser", "news")
+	testenv.WaitUntil(t, waitTimeout, "the guard to be available", g.Available)
+
+	if err := g.MinimizeWindow(guardCtx(t), browser.ID); err != nil {
+		t.Fatalf("MinimizeWindow(focused browser): %v", err)
+	}
+	if v := view(t, sw, "Browser"); v.Visible || v.Scratchpad == "none" {
+		t.Fatalf("after MinimizeWindow the browser is %+v, want hidden in the scratchpad", v)
+	}
+	w.waitClass(t, "Editor", "notes.txt")
+
+	if err := g.ActivateWindow(guardCtx(t), browser.ID); err != nil {
+		t.Fatalf("ActivateWindow(hidden browser): %v", err)
+	}
+	if v := view(t, sw, "Browser"); !v.Visible || !v.Focused || v.Type != "con" || v.Scratchpad != "none" {
+		t.Fatalf("after ActivateWindow the browser is %+v, want tiled, visible and focused as before", v)
+	}
+	w.waitClass(t, "Browser", "news")
+
+	// The person moves on to the editor before the guard acts on the
+	// browser: the browser stays.
+	if err := g.ActivateWindow(guardCtx(t), editor.ID); err != nil {
+		t.Fatalf("ActivateWindow(editor): %v", err)
+	}
+	w.waitClass(t, "Editor", "notes.txt")
+	if v := view(t, sw, "Editor"); !v.Focused {
+		t.Fatalf("after ActivateWindow(editor) the editor is %+v", v)
+	}
+	if err := g.MinimizeWindow(guardCtx(t), browser.ID); !errors.Is(err, service.ErrNotActive) {
+		t.Fatalf("MinimizeWindow(unfocused browser) = %v, want ErrNotActive", err)
+	}
+	if v := view(t, sw, "Browser"); !v.Visible || v.Scratchpad != "none" {
+		t.Fatalf("the unfocused browser was touched: %+v", v)
+	}
+
+	// Handles that are not this connection's are refused.
+	for _, h := range []string{"0x1234", "wl:0:" + strings.TrimPrefix(browser.ID, "wl:1:")} {
+		if err := g.MinimizeWindow(guardCtx(t), h); err == nil {
+			t.Errorf("MinimizeWindow(%q) = nil", h)
+		}
+	}
 }
