@@ -223,3 +223,63 @@ func TestSwayGuardHidesAndRestores(t *testing.T) {
 		}
 	}
 }
+
+// A watcher on sway says idle once nothing happened for the threshold, and
+// active again on the first key.
+func TestSwayIdleAndResume(t *testing.T) {
+	sw := testenv.StartSway(t)
+	iw := NewIdleWatcher(sw.Display, time.Second, testLogger())
+	iw.runtimeDir = sw.RuntimeDir
+	states := make(chan bool, 16)
+	runIdle(t, iw, states)
+
+	if idle := next(t, states); !idle {
+		t.Fatal("first report is active, want idle")
+	}
+	if out, err := sw.Run("wtype", "x"); err != nil {
+		t.Fatalf("wtype: %v\n%s", err, out)
+	}
+	if idle := next(t, states); idle {
+		t.Fatal("after a key the report is idle, want active")
+	}
+	if idle := next(t, states); !idle {
+		t.Fatal("no idle report after the key")
+	}
+}
+
+func runIdle(t *testing.T, iw *IdleWatcher, states chan bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		iw.Run(ctx, func(idle bool) { states <- idle })
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+func next(t *testing.T, states chan bool) bool {
+	t.Helper()
+	select {
+	case idle := <-states:
+		return idle
+	case <-time.After(waitTimeout):
+		t.Fatal("no idle report")
+		return false
+	}
+}
+
+// Probe tells sway's interfaces apart from a compositor's that lacks them.
+func TestSwayProbe(t *testing.T) {
+	sw := testenv.StartSway(t)
+	t.Setenv("XDG_RUNTIME_DIR", sw.RuntimeDir)
+	g, err := Probe(guardCtx(t), sw.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.ForeignToplevel || !g.IdleNotifier {
+		t.Fatalf("sway 1.10: %+v, want both", g)
+	}
+}
