@@ -109,22 +109,26 @@ func (s *Sensor) watch(ctx context.Context, post func(service.Window)) {
 			post(unavailable(fmt.Sprintf("the Wayland compositor at %s does not answer; still waiting", path)))
 		},
 		onLost: func(err error) {
-			switch {
-			case errors.Is(err, errNoManager):
-				// The reason was posted when it was found out.
-			case errors.Is(err, wire.ErrMalformed):
-				post(unavailable(fmt.Sprintf("the Wayland compositor at %s sent a malformed message; reconnecting", path)))
-			default:
-				post(unavailable(fmt.Sprintf("lost the Wayland compositor at %s; reconnecting", path)))
+			if !errors.Is(err, errNoManager) { // if so, the reason was posted when it was found out
+				post(unavailable(lostReason(path, err, "lost the Wayland compositor at %s; reconnecting")))
 			}
 		},
-		onDialFailed: func(_ error, lost bool) {
-			if !lost { // after a loss, the reason stays "lost … reconnecting"
-				post(unavailable(fmt.Sprintf("cannot connect to the Wayland display %s; retrying", path)))
+		onDialFailed: func(err error, lost bool) {
+			if !lost || errors.Is(err, wire.ErrMalformed) { // after a loss, the reason stays "lost … reconnecting"
+				post(unavailable(lostReason(path, err, "cannot connect to the Wayland display %s; retrying")))
 			}
 		},
 	}
 	r.run(ctx, func(ctx context.Context, ses *session) error { return s.follow(ctx, ses, post) })
+}
+
+// lostReason says why there is no evidence after err on the compositor at
+// path: it misbehaved, or else what format says.
+func lostReason(path string, err error, format string) string {
+	if errors.Is(err, wire.ErrMalformed) {
+		return fmt.Sprintf("the Wayland compositor at %s sent a malformed message; reconnecting", path)
+	}
+	return fmt.Sprintf(format, path)
 }
 
 // errNoManager ends a session on a compositor without foreign-toplevel

@@ -1,0 +1,81 @@
+package wayland
+
+import (
+	"errors"
+	"math/rand/v2"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/service"
+)
+
+// When sway dies the sensor says so and the guard refuses to act; when sway
+// is back on the same socket the evidence comes back, with handles that
+// cannot be confused with the old connection's.
+func TestSwayLostAndBack(t *testing.T) {
+	sw := testenv.StartSway(t)
+	w, g := withGuard(t, sw)
+	sw.Foot(t, "Editor", "notes.txt")
+	before := w.waitClass(t, "Editor", "notes.txt")
+
+	sw.Kill()
+	lost := w.waitFor(t, "unavailable after sway died", func(win service.Window) bool { return !win.Available })
+	if !strings.Contains(lost.Reason, "lost the Wayland compositor") {
+		t.Errorf("reason while sway is gone: %q", lost.Reason)
+	}
+	if g.Available() {
+		t.Error("the guard says it is available while sway is gone")
+	}
+	if err := g.MinimizeWindow(guardCtx(t), before.ID); err == nil || errors.Is(err, service.ErrNotActive) {
+		t.Errorf("MinimizeWindow while sway is gone = %v, want a connection error", err)
+	}
+
+	sw.Restart(t)
+	sw.Foot(t, "Editor", "notes.txt")
+	after := w.waitClass(t, "Editor", "notes.txt")
+	if after.ID == before.ID {
+		t.Errorf("the new connection's handle %q repeats the old one", after.ID)
+	}
+	testenv.WaitUntil(t, waitTimeout, "the guard to be available again", g.Available)
+}
+
+// A "compositor" that sends garbage never crashes the sensor: it says the
+// evidence is unavailable and keeps reconnecting.
+func TestGarbageFromTheCompositor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wayland-garbage")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var accepted atomic.Int32
+	go func() {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			// A header whose size cannot be, then noise; the connection
+			// stays open, so only the garbage can end it.
+			b := []byte{1, 0, 0, 0, 0, 0, 5, 0}
+			for range 4096 {
+				b = append(b, byte(rng.Uint32()))
+			}
+			c.Write(b)
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+
+	w := runSensor(t, NewSensor(path, testLogger()))
+	bad := w.waitFor(t, "unavailable evidence", func(win service.Window) bool { return win.Reason != "" })
+	if bad.Available || !strings.Contains(bad.Reason, "malformed") {
+		t.Errorf("after garbage: %+v, want unavailable, malformed", bad)
+	}
+	testenv.WaitUntil(t, waitTimeout, "a second connection", func() bool { return accepted.Load() >= 2 })
+}
