@@ -283,3 +283,35 @@ func TestSwayProbe(t *testing.T) {
 		t.Fatalf("sway 1.10: %+v, want both", g)
 	}
 }
+
+// Idle when sway goes away, and input on the new sway: the watcher says
+// active, though the new sway never said idle first.
+func TestSwayIdleAcrossRestart(t *testing.T) {
+	sw := testenv.StartSway(t)
+	iw := NewIdleWatcher(sw.Display, time.Second, testLogger())
+	iw.runtimeDir = sw.RuntimeDir
+	states := make(chan bool, 16)
+	runIdle(t, iw, states)
+	if idle := next(t, states); !idle {
+		t.Fatal("first report is active, want idle")
+	}
+	sw.Restart(t)
+	// Keep typing, so the new sway never sees a second without input.
+	stop := make(chan struct{})
+	typed := make(chan struct{})
+	go func() {
+		defer close(typed)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+				sw.Run("wtype", "x")
+			}
+		}
+	}()
+	defer func() { close(stop); <-typed }()
+	if idle := next(t, states); idle {
+		t.Fatal("after input on the new sway the report is idle, want active")
+	}
+}
