@@ -12,22 +12,9 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/antidrift/antidrift/internal/latest"
+	"github.com/antidrift/antidrift/internal/redial"
 	"github.com/antidrift/antidrift/service"
 )
-
-// Reconnect backoff after the X server is lost or cannot be reached.
-const (
-	backoffMin = time.Second
-	backoffMax = 30 * time.Second
-)
-
-// slowDial is how long a connection attempt may go unanswered before the
-// sensor reports the evidence unavailable (it keeps waiting for the answer).
-const slowDial = 10 * time.Second
-
-// closeGrace is how long Run waits, once ctx is done, for its X connection to
-// shut down before returning anyway (a stopped X server never answers).
-const closeGrace = 2 * time.Second
 
 var errConnClosed = errors.New("the X connection closed")
 
@@ -45,7 +32,7 @@ func NewSensor(display string, logger *slog.Logger) *Sensor {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sensor{display: display, log: logger, slowDial: slowDial}
+	return &Sensor{display: display, log: logger, slowDial: redial.SlowDial}
 }
 
 // Run reports the active window once at start and on every change, until ctx
@@ -59,26 +46,9 @@ func NewSensor(display string, logger *slog.Logger) *Sensor {
 // display at all it reports unavailable once and waits for ctx.
 func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
 	box := latest.New[service.Window]()
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		s.watch(ctx, box.Post)
-	}()
-	for {
-		select {
-		case w := <-box.C():
-			if ctx.Err() == nil {
-				report(w)
-			}
-		case <-ctx.Done():
-			select {
-			case <-watched:
-			case <-time.After(closeGrace):
-				s.log.Warn("x11: the X connection did not close in time; leaving it behind", "display", s.display)
-			}
-			return
-		}
-	}
+	redial.Watch(ctx, box.C(), func() { s.watch(ctx, box.Post) }, report, func() {
+		s.log.Warn("x11: the X connection did not close in time; leaving it behind", "display", s.display)
+	})
 }
 
 // watch connects, follows focus, and reconnects until ctx is done, saying
