@@ -85,20 +85,16 @@ func NewGuard(sensor *Sensor, logger *slog.Logger) *Guard {
 // Hyprland) is remembered for the connection, and the window is hidden
 // through its IPC instead.
 func (g *Guard) MinimizeWindow(ctx context.Context, h string) error {
-	gen, id, err := parseHandle(h)
-	if err != nil {
-		return err
-	}
-	return g.do(ctx, func(l *live) error {
-		st, ok, changed := l.tops.lookup(id)
-		if l.tops.gen != gen || !ok || !st.activated {
+	return g.on(ctx, h, func(w target) error {
+		l, id, st := w.l, w.id, w.st
+		if !w.exists || !st.activated {
 			return service.ErrNotActive
 		}
 		if !l.minimizeIgnored.Load() {
 			if err := l.s.send(ctx, wire.NewMessage(id, handleSetMinimized)); err != nil {
 				return err
 			}
-			minimized, err := awaitState(ctx, l, id, changed, minimizeWait, func(s toplevelState) (bool, error) {
+			minimized, err := awaitState(ctx, l, id, w.changed, minimizeWait, func(s toplevelState) (bool, error) {
 				switch {
 				case s.minimized:
 					return true, nil
@@ -136,13 +132,9 @@ func (g *Guard) hiderName() string {
 // ActivateWindow gives window h focus, bringing it back from wherever
 // MinimizeWindow put it, and waits until the compositor says it has focus.
 func (g *Guard) ActivateWindow(ctx context.Context, h string) error {
-	gen, id, err := parseHandle(h)
-	if err != nil {
-		return err
-	}
-	return g.do(ctx, func(l *live) error {
-		st, ok, changed := l.tops.lookup(id)
-		if l.tops.gen != gen || !ok {
+	return g.on(ctx, h, func(w target) error {
+		l, id, st := w.l, w.id, w.st
+		if !w.exists {
 			return fmt.Errorf("wayland: window %s no longer exists", h)
 		}
 		if l.seat == 0 {
@@ -158,7 +150,7 @@ func (g *Guard) ActivateWindow(ctx context.Context, h string) error {
 					return err
 				}
 			}
-			active, err := awaitState(ctx, l, id, changed, activateWait, func(s toplevelState) (bool, error) {
+			active, err := awaitState(ctx, l, id, w.changed, activateWait, func(s toplevelState) (bool, error) {
 				return s.activated, nil
 			})
 			if err == nil && !active {
@@ -222,7 +214,12 @@ func (g *Guard) forgetStale(l *live) {
 // Available reports whether the guard can act now: the sensor is connected
 // to a compositor with foreign-toplevel.
 func (g *Guard) Available() bool {
-	return g.do(context.Background(), func(*live) error { return nil }) == nil
+	release, err := g.acquire(context.Background())
+	if err != nil {
+		return false
+	}
+	defer release()
+	return g.s.current() != nil
 }
 
 // Close makes later calls fail. The connection is the sensor's to close.
@@ -233,23 +230,47 @@ func (g *Guard) Close() error {
 	return nil
 }
 
-// do runs op on the sensor's current connection, one call at a time.
-func (g *Guard) do(ctx context.Context, op func(*live) error) error {
-	if err := ctx.Err(); err != nil {
+// target is a window handle as the guard finds it on the sensor's
+// connection, when the call starts.
+type target struct {
+	l       *live
+	id      uint32
+	st      toplevelState
+	exists  bool            // the handle names an open toplevel of this connection
+	changed <-chan struct{} // closed at the next change after st
+}
+
+// on runs op on window h, one call at a time, while the sensor is
+// connected.
+func (g *Guard) on(ctx context.Context, h string, op func(target) error) error {
+	gen, id, err := parseHandle(h)
+	if err != nil {
 		return err
 	}
-	select {
-	case g.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	release, err := g.acquire(ctx)
+	if err != nil {
+		return err
 	}
-	defer func() { <-g.sem }()
-	if g.closed {
-		return errGuardClosed
-	}
+	defer release()
 	l := g.s.current()
 	if l == nil {
 		return errNotConnected
 	}
-	return op(l)
+	st, ok, changed := l.tops.lookup(id)
+	return op(target{l: l, id: id, st: st, exists: ok && gen == l.tops.gen, changed: changed})
+}
+
+// acquire takes the guard's one slot, waiting within ctx; it fails once
+// the guard is closed.
+func (g *Guard) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case g.sem <- struct{}{}:
+	}
+	if g.closed {
+		<-g.sem
+		return nil, errGuardClosed
+	}
+	return func() { <-g.sem }, nil
 }

@@ -3,13 +3,13 @@ package wayland
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/antidrift/antidrift/internal/redial"
 	"github.com/antidrift/antidrift/wayland/wire"
 )
 
@@ -48,7 +48,7 @@ func NewIdleWatcher(display string, after time.Duration, logger *slog.Logger) *I
 		runtimeDir: os.Getenv("XDG_RUNTIME_DIR"),
 		after:      max(after, minIdleAfter),
 		log:        logger,
-		slowDial:   slowDial,
+		slowDial:   redial.SlowDial,
 	}
 }
 
@@ -70,33 +70,14 @@ func (w *IdleWatcher) Run(ctx context.Context, report func(idle bool)) {
 		return
 	}
 	states := make(chan bool)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		t := &idleState{log: w.log, post: func(idle bool) {
-			select {
-			case states <- idle:
-			case <-ctx.Done():
-			}
-		}}
-		r := &redialer{path: path, log: w.log, what: "idle detection", slowDial: w.slowDial}
-		r.run(ctx, func(ctx context.Context, s *session) error { return w.session(ctx, s, t) })
-	}()
-	for {
-		select {
-		case idle := <-states:
-			if ctx.Err() == nil {
-				report(idle)
-			}
-		case <-ctx.Done():
-			select {
-			case <-watched:
-			case <-time.After(closeGrace):
-				w.log.Warn("wayland: the compositor connection did not close in time; leaving it behind", "display", w.display, "for", "idle detection")
-			}
-			return
-		}
+	watch := func() {
+		t := &idleState{log: w.log, post: redial.Sender(ctx, states)}
+		r := newRedialer(path, w.log, "idle detection", w.slowDial)
+		r.Run(ctx, func(ctx context.Context, s *session) error { return w.session(ctx, s, t) })
 	}
+	redial.Watch(ctx, states, watch, report, func() {
+		w.log.Warn("wayland: the compositor connection did not close in time; leaving it behind", "display", w.display, "for", "idle detection")
+	})
 }
 
 // idleState is the watcher's state across connections. set is called from
@@ -132,10 +113,7 @@ func (w *IdleWatcher) session(ctx context.Context, s *session, t *idleState) err
 	sg, ok2 := s.find(seatInterface)
 	if !ok1 || !ok2 {
 		w.log.Warn("wayland: idle detection is off", "reason", errNoNotifier, "socket", s.path)
-		if err := drain(s); err != nil {
-			return fmt.Errorf("%w (then: %v)", errNoNotifier, err)
-		}
-		return errNoNotifier
+		return s.lacking(errNoNotifier)
 	}
 	notifier, _, err := s.bind(ctx, ng, notifierVersion)
 	if err != nil {
@@ -161,15 +139,11 @@ func (w *IdleWatcher) session(ctx context.Context, s *session, t *idleState) err
 		defer resume.Stop()
 	}
 	for {
-		m, err := s.conn.ReadMessage()
+		m, err := s.next()
 		if err != nil {
 			return err
 		}
 		switch {
-		case m.Object == displayID:
-			if err := displayEvent(m); err != nil {
-				return err
-			}
 		case m.Object == id && m.Opcode == notificationIdled:
 			if resume != nil {
 				resume.Stop()

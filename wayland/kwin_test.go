@@ -47,13 +47,13 @@ func TestKWin(t *testing.T) {
 		t.Fatalf("KWin: %+v, want the idle notifier only", g)
 	}
 
-	s := NewSensor(display, testLogger())
+	s := NewSensor(display, testenv.Logger())
 	w := runSensor(t, s)
 	if got := w.waitFor(t, "a report", func(win service.Window) bool { return win.Reason != "" }); got.Reason != reasonNoManager {
 		t.Errorf("sensor on KWin: %+v, want %q", got, reasonNoManager)
 	}
 
-	iw := NewIdleWatcher(display, 0, testLogger()) // the shortest threshold, a second
+	iw := NewIdleWatcher(display, 0, testenv.Logger()) // the shortest threshold, a second
 	states := make(chan bool, 4)
 	runIdle(t, iw, states)
 	if idle := next(t, states); !idle {

@@ -72,7 +72,7 @@ func TestGarbageFromTheCompositor(t *testing.T) {
 		}
 	}()
 
-	w := runSensor(t, NewSensor(path, testLogger()))
+	w := runSensor(t, NewSensor(path, testenv.Logger()))
 	bad := w.waitFor(t, "unavailable evidence", func(win service.Window) bool { return win.Reason != "" })
 	if bad.Available || !strings.Contains(bad.Reason, "malformed") {
 		t.Errorf("after garbage: %+v, want unavailable, malformed", bad)

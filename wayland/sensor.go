@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/antidrift/antidrift/internal/latest"
+	"github.com/antidrift/antidrift/internal/redial"
 	"github.com/antidrift/antidrift/service"
 	"github.com/antidrift/antidrift/wayland/wire"
 )
@@ -55,7 +56,7 @@ func NewSensor(display string, logger *slog.Logger) *Sensor {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sensor{display: display, runtimeDir: os.Getenv("XDG_RUNTIME_DIR"), log: logger, slowDial: slowDial}
+	return &Sensor{display: display, runtimeDir: os.Getenv("XDG_RUNTIME_DIR"), log: logger, slowDial: redial.SlowDial}
 }
 
 // Run reports the focused window once at start and on every change, until
@@ -69,26 +70,9 @@ func NewSensor(display string, logger *slog.Logger) *Sensor {
 // to 30 s). With no display at all it reports unavailable once and waits.
 func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
 	box := latest.New[service.Window]()
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		s.watch(ctx, box.Post)
-	}()
-	for {
-		select {
-		case w := <-box.C():
-			if ctx.Err() == nil {
-				report(w)
-			}
-		case <-ctx.Done():
-			select {
-			case <-watched:
-			case <-time.After(closeGrace):
-				s.log.Warn("wayland: the compositor connection did not close in time; leaving it behind", "display", s.display)
-			}
-			return
-		}
-	}
+	redial.Watch(ctx, box.C(), func() { s.watch(ctx, box.Post) }, report, func() {
+		s.log.Warn("wayland: the compositor connection did not close in time; leaving it behind", "display", s.display)
+	})
 }
 
 // watch connects, follows toplevels, and reconnects until ctx is done,
@@ -100,26 +84,21 @@ func (s *Sensor) watch(ctx context.Context, post func(service.Window)) {
 		post(unavailable(err.Error()))
 		return
 	}
-	r := redialer{
-		path:     path,
-		log:      s.log,
-		what:     "focus tracking",
-		slowDial: s.slowDial,
-		onSlow: func() {
-			post(unavailable(fmt.Sprintf("the Wayland compositor at %s does not answer; still waiting", path)))
-		},
-		onLost: func(err error) {
-			if !errors.Is(err, errNoManager) { // if so, the reason was posted when it was found out
-				post(unavailable(lostReason(path, err, "lost the Wayland compositor at %s; reconnecting")))
-			}
-		},
-		onDialFailed: func(err error, lost bool) {
-			if !lost || errors.Is(err, wire.ErrMalformed) { // after a loss, the reason stays "lost … reconnecting"
-				post(unavailable(lostReason(path, err, "cannot connect to the Wayland display %s; retrying")))
-			}
-		},
+	r := newRedialer(path, s.log, "focus tracking", s.slowDial)
+	r.OnSlow = func() {
+		post(unavailable(fmt.Sprintf("the Wayland compositor at %s does not answer; still waiting", path)))
 	}
-	r.run(ctx, func(ctx context.Context, ses *session) error { return s.follow(ctx, ses, post) })
+	r.OnLost = func(err error) {
+		if !errors.Is(err, errNoManager) { // if so, the reason was posted when it was found out
+			post(unavailable(lostReason(path, err, "lost the Wayland compositor at %s; reconnecting")))
+		}
+	}
+	r.OnDialFailed = func(err error, lost bool) {
+		if !lost || errors.Is(err, wire.ErrMalformed) { // after a loss, the reason stays "lost … reconnecting"
+			post(unavailable(lostReason(path, err, "cannot connect to the Wayland display %s; retrying")))
+		}
+	}
+	r.Run(ctx, func(ctx context.Context, ses *session) error { return s.follow(ctx, ses, post) })
 }
 
 // lostReason says why there is no evidence after err on the compositor at
@@ -142,10 +121,7 @@ func (s *Sensor) follow(ctx context.Context, ses *session, post func(service.Win
 	if !ok {
 		s.log.Warn("wayland: focus tracking is off", "reason", reasonNoManager, "socket", ses.path)
 		post(unavailable(reasonNoManager))
-		if err := drain(ses); err != nil {
-			return fmt.Errorf("%w (then: %v)", errNoManager, err)
-		}
-		return errNoManager
+		return ses.lacking(errNoManager)
 	}
 	manager, _, err := ses.bind(ctx, mg, managerVersion)
 	if err != nil {
@@ -168,13 +144,11 @@ func (s *Sensor) follow(ctx context.Context, ses *session, post func(service.Win
 
 	ready := false
 	for {
-		m, err := ses.conn.ReadMessage()
+		m, err := ses.next()
 		if err != nil {
 			return err
 		}
 		switch m.Object {
-		case displayID:
-			err = displayEvent(m)
 		case initial:
 			ready = true
 		default:
@@ -194,19 +168,6 @@ func (s *Sensor) follow(ctx context.Context, ses *session, post func(service.Win
 			w := l.tops.focused()
 			s.log.Debug("wayland: focused window", "window", w.ID, "app_id", w.Class, "title", w.Title)
 			post(w)
-		}
-	}
-}
-
-// drain reads and drops events until the connection fails.
-func drain(ses *session) error {
-	for {
-		m, err := ses.conn.ReadMessage()
-		if err == nil && m.Object == displayID {
-			err = displayEvent(m)
-		}
-		if err != nil {
-			return err
 		}
 	}
 }

@@ -3,6 +3,10 @@ package wayland
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/redial"
 
 	"github.com/antidrift/antidrift/wayland/wire"
 )
@@ -27,7 +31,7 @@ type global struct {
 type session struct {
 	conn    *wire.Conn
 	path    string
-	next    uint32 // next client object id; touched by the owner goroutine only
+	nextID  uint32 // next client object id; touched by the owner goroutine only
 	globals []global
 }
 
@@ -41,7 +45,7 @@ func connect(ctx context.Context, path string) (*session, error) {
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	s := &session{conn: conn, path: path, next: firstCallbackID + 1}
+	s := &session{conn: conn, path: path, nextID: firstCallbackID + 1}
 	if err := s.handshake(ctx); err != nil {
 		conn.Close()
 		if ctx.Err() != nil {
@@ -59,15 +63,11 @@ func (s *session) handshake(ctx context.Context) error {
 		return err
 	}
 	for {
-		m, err := s.conn.ReadMessage()
+		m, err := s.next()
 		if err != nil {
 			return err
 		}
 		switch {
-		case m.Object == displayID:
-			if err := displayEvent(m); err != nil {
-				return err
-			}
 		case m.Object == registryID && m.Opcode == registryGlobal:
 			a := m.Args()
 			g := global{name: a.Uint(), iface: a.String(), version: a.Uint()}
@@ -88,6 +88,29 @@ func (s *session) handshake(ctx context.Context) error {
 // offer under a hundred.
 const maxGlobals = 1024
 
+// next reads the next event. A protocol error the compositor reports on
+// wl_display ends the session, as an error; its other events (delete_id)
+// are returned like any, for the caller to ignore: a reader that acts once
+// it has caught up must see every message it reads.
+func (s *session) next() (wire.Message, error) {
+	m, err := s.conn.ReadMessage()
+	if err == nil && m.Object == displayID {
+		err = displayEvent(m)
+	}
+	return m, err
+}
+
+// lacking waits for the connection to end on a compositor that lacks what
+// is needed (why), ignoring its events: a compositor that replaces it on the
+// socket may have it.
+func (s *session) lacking(why error) error {
+	for {
+		if _, err := s.next(); err != nil {
+			return fmt.Errorf("%w (then: %v)", why, err)
+		}
+	}
+}
+
 // displayEvent handles an event on wl_display: a fatal protocol error is
 // returned as an error; delete_id needs nothing, since ids are never reused.
 func displayEvent(m wire.Message) error {
@@ -100,6 +123,21 @@ func displayEvent(m wire.Message) error {
 		return err
 	}
 	return fmt.Errorf("the compositor reported a protocol error on object %d (code %d): %s", object, code, msg)
+}
+
+// newRedialer keeps sessions with the compositor at path going, for what
+// ("focus tracking"), as redial.Redialer does for every display server.
+func newRedialer(path string, log *slog.Logger, what string, slow time.Duration) *redial.Redialer[*session] {
+	return &redial.Redialer[*session]{
+		Dial:     func(ctx context.Context) (*session, error) { return connect(ctx, path) },
+		Close:    (*session).close,
+		Log:      log,
+		Prefix:   "wayland",
+		Peer:     "the compositor",
+		Attrs:    []any{"socket", path},
+		What:     what,
+		SlowDial: slow,
+	}
 }
 
 // find is the first global offering iface.
@@ -115,8 +153,8 @@ func (s *session) find(iface string) (global, bool) {
 // newID allocates a client object id. Ids are never reused: a session would
 // need billions of objects to run out.
 func (s *session) newID() uint32 {
-	id := s.next
-	s.next++
+	id := s.nextID
+	s.nextID++
 	return id
 }
 

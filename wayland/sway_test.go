@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -19,13 +17,6 @@ import (
 // is generous on purpose: it only matters when something is broken.
 const waitTimeout = 30 * time.Second
 
-func testLogger() *slog.Logger {
-	if !testing.Verbose() {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
 // watched is a sensor running until the test ends, with what it reported.
 type watched struct {
 	mu   sync.Mutex
@@ -35,7 +26,7 @@ type watched struct {
 
 // watch runs a sensor on sway's display until the test ends.
 func watch(t *testing.T, sw *testenv.Sway) *watched {
-	s := NewSensor(sw.Display, testLogger())
+	s := NewSensor(sw.Display, testenv.Logger())
 	s.runtimeDir = sw.RuntimeDir
 	return runSensor(t, s)
 }
@@ -160,7 +151,7 @@ func view(t *testing.T, sw *testenv.Sway, appID string) swayView {
 // guard's fallback, as NewGuard finds it from SWAYSOCK.
 func withGuard(t *testing.T, sw *testenv.Sway) (*watched, *Guard) {
 	w := watch(t, sw)
-	g := NewGuard(w.s, testLogger())
+	g := NewGuard(w.s, testenv.Logger())
 	g.hider = swayIPC{path: sw.SwaySock}
 	t.Cleanup(func() { g.Close() })
 	return w, g
@@ -228,14 +219,7 @@ func TestSwayGuardHidesAndRestores(t *testing.T) {
 // active again on the first key.
 func TestSwayIdleAndResume(t *testing.T) {
 	sw := testenv.StartSway(t)
-	iw := NewIdleWatcher(sw.Display, time.Second, testLogger())
-	iw.runtimeDir = sw.RuntimeDir
-	states := make(chan bool, 16)
-	runIdle(t, iw, states)
-
-	if idle := next(t, states); !idle {
-		t.Fatal("first report is active, want idle")
-	}
+	states := idleOnSway(t, sw)
 	if out, err := sw.Run("wtype", "x"); err != nil {
 		t.Fatalf("wtype: %v\n%s", err, out)
 	}
@@ -245,6 +229,19 @@ func TestSwayIdleAndResume(t *testing.T) {
 	if idle := next(t, states); !idle {
 		t.Fatal("no idle report after the key")
 	}
+}
+
+// idleOnSway runs an idle watcher with a one-second threshold on sway until
+// the test ends, and returns its reports once the first, idle, has come.
+func idleOnSway(t *testing.T, sw *testenv.Sway) chan bool {
+	iw := NewIdleWatcher(sw.Display, time.Second, testenv.Logger())
+	iw.runtimeDir = sw.RuntimeDir
+	states := make(chan bool, 16)
+	runIdle(t, iw, states)
+	if idle := next(t, states); !idle {
+		t.Fatal("first report is active, want idle")
+	}
+	return states
 }
 
 func runIdle(t *testing.T, iw *IdleWatcher, states chan bool) {
@@ -288,13 +285,7 @@ func TestSwayProbe(t *testing.T) {
 // active, though the new sway never said idle first.
 func TestSwayIdleAcrossRestart(t *testing.T) {
 	sw := testenv.StartSway(t)
-	iw := NewIdleWatcher(sw.Display, time.Second, testLogger())
-	iw.runtimeDir = sw.RuntimeDir
-	states := make(chan bool, 16)
-	runIdle(t, iw, states)
-	if idle := next(t, states); !idle {
-		t.Fatal("first report is active, want idle")
-	}
+	states := idleOnSway(t, sw)
 	sw.Restart(t)
 	// Keep typing, so the new sway never sees a second without input.
 	stop := make(chan struct{})
