@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/service"
 )
 
 // EvidenceInterface is where compositor-side helpers (the KWin script, the
@@ -19,6 +21,10 @@ const EvidenceInterface = "org.antidrift.Evidence1"
 // and its title.
 type FocusReport struct {
 	Handle, AppID, Title string
+	// Serial is the call's message serial, which the sender numbers upwards
+	// on its connection. Calls are handled concurrently and can reach the
+	// source out of order; a source drops a report older than one it has.
+	Serial uint32
 }
 
 // ownerCheckTimeout bounds the GetNameOwner call that confirms a caller.
@@ -124,6 +130,9 @@ func (e *evidenceObject) ReportFocus(msg dbus.Message, handle, appID, title stri
 	if err != nil {
 		return err
 	}
-	report(FocusReport{Handle: handle, AppID: appID, Title: title})
+	if err := e.s.svc.Permitted(service.MethodReportFocus); err != nil {
+		return dbusError(err)
+	}
+	report(FocusReport{Handle: handle, AppID: appID, Title: title, Serial: msg.Serial()})
 	return nil
 }

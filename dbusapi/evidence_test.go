@@ -45,8 +45,15 @@ func TestReportFocusIsBelievedOnlyFromTheCompositor(t *testing.T) {
 	if err := reportFocus(kwin, "{abc}", "org.kde.konsole", "build log"); err != nil {
 		t.Fatalf("ReportFocus from KWin's connection: %v", err)
 	}
-	if r := <-got; r != (FocusReport{Handle: "{abc}", AppID: "org.kde.konsole", Title: "build log"}) {
-		t.Fatalf("delivered %+v", r)
+	first := <-got
+	if first.Serial == 0 || first != (FocusReport{Handle: "{abc}", AppID: "org.kde.konsole", Title: "build log", Serial: first.Serial}) {
+		t.Fatalf("delivered %+v", first)
+	}
+	if err := reportFocus(kwin, "{abc}", "org.kde.konsole", "build log 2"); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r.Serial <= first.Serial {
+		t.Fatalf("the second report's serial %d is not after the first's %d", r.Serial, first.Serial)
 	}
 
 	// A forger: gdbus, another connection of the same user.

@@ -47,6 +47,7 @@ var propertyList = []struct {
 	{"AuditHead", func(v *service.View) any { return v.AuditHead }},
 	{"AuditPending", func(v *service.View) any { return v.AuditPending }},
 	{"Problems", func(v *service.View) any { return nonNil(v.Problems) }},
+	{"Permitted", func(v *service.View) any { return nonNil(v.Permitted) }},
 	{"Version", func(v *service.View) any { return v.Version }},
 }
 

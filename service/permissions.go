@@ -160,6 +160,18 @@ func setEnforcementAllowed(s *Service, target Level) string {
 	return ""
 }
 
+// Permitted answers whether m may run now, for calls the core does not
+// serve itself (ReportFocus goes to the evidence source, which reports the
+// window through RecordWindow). nil means permitted.
+func (s *Service) Permitted(m Method) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.permit(m, ""); err != nil {
+		return err
+	}
+	return nil
+}
+
 // permit answers whether m may run now. It is the only gate: every method
 // of the core calls it first, under the lock. The refusal says it is the
 // state refusing, that retrying will not help, and what works now.

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,7 @@ var calls = map[Method]func(h *harness) error{
 	},
 	MethodVerifyAudit: func(h *harness) error { _, err := h.VerifyAudit(); return err },
 	MethodHistory:     func(h *harness) error { _, err := h.History(0); return err },
+	MethodReportFocus: func(h *harness) error { return h.Permitted(MethodReportFocus) },
 }
 
 // want is the permission table, written out independently of the
@@ -114,7 +116,7 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
-	case MethodVerifyAudit, MethodHistory:
+	case MethodVerifyAudit, MethodHistory, MethodReportFocus:
 		return true
 	}
 	return false
@@ -186,4 +188,33 @@ func TestLockedLevelCanBeRaisedNotLowered(t *testing.T) {
 		}
 	}
 	must(t, h.SetEnforcement("locked"))
+}
+
+// The View's Permitted is what the table permits now: a panel that greys
+// out what is not in it offers exactly the calls that would succeed.
+func TestViewPermittedIsWhatSucceeds(t *testing.T) {
+	for _, sit := range situations() {
+		h := enter(t, sit)
+		permitted := h.View().Permitted
+		for m := range calls {
+			if m == MethodReportFocus {
+				if slices.Contains(permitted, string(m)) {
+					t.Errorf("%s: Permitted offers %s, the compositor's call, to a person", sit.name, m)
+				}
+				continue
+			}
+			if got, want := slices.Contains(permitted, string(m)), permittedCall(m, sit); got != want {
+				t.Errorf("%s: Permitted lists %s = %v, but the table says %v (Permitted %v)", sit.name, m, got, want, permitted)
+			}
+		}
+	}
+}
+
+// permittedCall is want for a call with no argument: SetEnforcement's cell
+// test lowers the level, while Permitted judges it for no target at all.
+func permittedCall(m Method, s situation) bool {
+	if m == MethodSetEnforcement {
+		return s.state == StatePlanning || s.state == StateActive
+	}
+	return want(m, s)
 }

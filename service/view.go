@@ -45,7 +45,10 @@ type View struct {
 	AuditHead         string
 	AuditPending      uint32
 	Problems          []string
-	Version           string
+	// Permitted lists the methods the permission table permits now, so a
+	// panel greys out exactly what the daemon would refuse.
+	Permitted []string
+	Version   string
 }
 
 // View returns the current view.
@@ -95,6 +98,7 @@ func (s *Service) View() View {
 	if s.stats != nil {
 		v.MinimizeCount = s.stats.minimizes
 	}
+	v.Permitted = s.permittedNow()
 	return v
 }
 

@@ -162,6 +162,7 @@ var formats = []string{"text", "json", "waybar", "polybar"}
 
 func setupStatus(fs *flag.FlagSet) func(*invocation) error {
 	following := fs.Bool("follow", false, "keep printing a line on every change until interrupted; survives daemon restarts")
+	waitFor := fs.String("wait-change", "", "print the status as JSON once its digest differs from `DIGEST` (what the last run printed; \"none\" at first), then exit: for panels that run commands to completion")
 	format := fs.String("format", "", "output `FORMAT`: "+strings.Join(formats, ", ")+" (default text, or json with --json)")
 	return func(x *invocation) error {
 		f := *format
@@ -175,7 +176,10 @@ func setupStatus(fs *flag.FlagSet) func(*invocation) error {
 		case x.json && f != "json":
 			return x.cmd.usageError("--json and --format %s disagree; give one of them", f)
 		}
-		if *following {
+		if *waitFor != "" && f != "json" {
+			return x.cmd.usageError("--wait-change prints JSON; it goes with --format json or --json only")
+		}
+		if *following || *waitFor != "" {
 			c, err := x.client()
 			if err != nil {
 				return err
@@ -183,6 +187,9 @@ func setupStatus(fs *flag.FlagSet) func(*invocation) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			c.ctx = ctx // an interrupt also ends a call in flight
+			if *waitFor != "" {
+				return waitChange(ctx, c, *waitFor, x.stdout)
+			}
 			return follow(ctx, c, f, x.stdout)
 		}
 		st, err := x.status()

@@ -28,20 +28,10 @@ import (
 // do not (FlagNoAutoStart), so watching never revives a daemon that was
 // stopped on purpose.
 func follow(ctx context.Context, c *client, format string, w io.Writer) error {
-	sigs := make(chan *dbus.Signal, 64)
-	c.conn.Signal(sigs)
-	for _, match := range [][]dbus.MatchOption{
-		{dbus.WithMatchObjectPath(objectPath), dbus.WithMatchInterface(propertiesIface),
-			dbus.WithMatchMember("PropertiesChanged"), dbus.WithMatchArg(0, iface)},
-		{dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchObjectPath("/org/freedesktop/DBus"),
-			dbus.WithMatchInterface("org.freedesktop.DBus"), dbus.WithMatchMember("NameOwnerChanged"),
-			dbus.WithMatchArg(0, busName)},
-	} {
-		if err := c.conn.AddMatchSignal(match...); err != nil {
-			return unreachable("cannot watch the session bus (%v)", err)
-		}
+	sigs, err := watchDaemon(c)
+	if err != nil {
+		return err
 	}
-
 	st, err := readStatus(c)
 	if err != nil {
 		return err
@@ -68,12 +58,8 @@ func follow(ctx context.Context, c *client, format string, w io.Writer) error {
 		case <-ctx.Done():
 			return nil
 		case _, ok := <-sigs:
-			// A burst of signals (a window switch, a state change) is one read.
-			for ok && len(sigs) > 0 {
-				_, ok = <-sigs
-			}
-			if !ok {
-				return unreachable("lost the connection to the session bus")
+			if err := drain(sigs, ok); err != nil {
+				return err
 			}
 			if st, err = readStatus(c); err != nil {
 				return err
@@ -84,6 +70,39 @@ func follow(ctx context.Context, c *client, format string, w io.Writer) error {
 			return err
 		}
 	}
+}
+
+// watchDaemon subscribes to what changes the status: the daemon's
+// PropertiesChanged, and its name changing owner (gone, restarted). It is
+// called before the first read, so no change between that read and the
+// wait is missed.
+func watchDaemon(c *client) (chan *dbus.Signal, error) {
+	sigs := make(chan *dbus.Signal, 64)
+	c.conn.Signal(sigs)
+	for _, match := range [][]dbus.MatchOption{
+		{dbus.WithMatchObjectPath(objectPath), dbus.WithMatchInterface(propertiesIface),
+			dbus.WithMatchMember("PropertiesChanged"), dbus.WithMatchArg(0, iface)},
+		{dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchObjectPath("/org/freedesktop/DBus"),
+			dbus.WithMatchInterface("org.freedesktop.DBus"), dbus.WithMatchMember("NameOwnerChanged"),
+			dbus.WithMatchArg(0, busName)},
+	} {
+		if err := c.conn.AddMatchSignal(match...); err != nil {
+			return nil, unreachable("cannot watch the session bus (%v)", err)
+		}
+	}
+	return sigs, nil
+}
+
+// drain takes a burst of signals (a window switch, a state change) as one:
+// ok is what the receive that woke the caller said.
+func drain(sigs chan *dbus.Signal, ok bool) error {
+	for ok && len(sigs) > 0 {
+		_, ok = <-sigs
+	}
+	if !ok {
+		return unreachable("lost the connection to the session bus")
+	}
+	return nil
 }
 
 // readStatus reads every property; a daemon that is not there is a nil

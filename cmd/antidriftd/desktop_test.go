@@ -32,18 +32,24 @@ func startDesktop(t *testing.T, withDunst bool, configTOML string) *desktop {
 	k.editor = k.x.XTerm(t, "Editor", "main.go - editor")
 	k.distraction = k.x.XTerm(t, "Distraction", "cat videos")
 	k.x.Activate(t, k.editor)
-	cfgHome := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(cfgHome, "antidrift"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cfgHome, "antidrift", "config.toml"), []byte(configTOML), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	k.d = testenv.StartDaemon(t, k.bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+k.x.Name, "XDG_CONFIG_HOME="+cfgHome)
+	k.d = testenv.StartDaemon(t, k.bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+k.x.Name, "XDG_CONFIG_HOME="+configHome(t, configTOML))
 	testenv.WaitUntil(t, wait, "antidriftd to see the Editor window", func() bool {
 		return mustProp(t, k.d, "CurrentClass") == `s "Editor"`
 	})
 	return k
+}
+
+// configHome is an XDG_CONFIG_HOME whose antidrift/config.toml is configTOML.
+func configHome(t *testing.T, configTOML string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "antidrift"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "antidrift", "config.toml"), []byte(configTOML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func (k *desktop) prop(t *testing.T, name string) string { return mustProp(t, k.d, name) }

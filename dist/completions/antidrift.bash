@@ -39,7 +39,7 @@ _antidrift() {
     local flags="--json --help"
     case $cmd in
         start)   flags+=" --done-when --for --allow --enforce" ;;
-        status)  flags+=" --follow --format" ;;
+        status)  flags+=" --follow --format --wait-change" ;;
         history) flags+=" --limit" ;;
         enforce) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$levels" -- "$cur")); return; } ;;
         extend)  [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m 25m 30m 1h" -- "$cur")); return; } ;;

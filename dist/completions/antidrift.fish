@@ -39,6 +39,7 @@ complete -c antidrift -n '__fish_seen_subcommand_from start' -l enforce -x -a "$
 
 # status
 complete -c antidrift -n '__fish_seen_subcommand_from status' -l follow -d 'Print a line on every change until interrupted'
+complete -c antidrift -n '__fish_seen_subcommand_from status' -l wait-change -r -d 'Print the status as JSON once it differs from DIGEST, then exit'
 complete -c antidrift -n '__fish_seen_subcommand_from status' -l format -x -a 'text json waybar polybar' -d 'Output format'
 
 # positional arguments

@@ -113,5 +113,17 @@ func (b *Bus) OwnerPID(t testing.TB, name string) int {
 	return pid
 }
 
+// waitForOwner waits until p (what, for messages) owns name on b, failing
+// the test if p exits first.
+func (b *Bus) waitForOwner(t testing.TB, what, name string, p *proc) {
+	t.Helper()
+	WaitUntil(t, readyTimeout, what+" to own "+name, func() bool {
+		if p.exited() {
+			t.Fatalf("%s exited before owning %s\n%s", what, name, p.output())
+		}
+		return b.OwnerPID(t, name) == p.pid()
+	})
+}
+
 // Stop stops the daemon (and any service it activated) and waits. Idempotent.
 func (b *Bus) Stop() { b.proc.stop() }

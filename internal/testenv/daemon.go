@@ -117,12 +117,7 @@ func (d *Daemon) Start(t testing.TB) {
 	bin := Binary(t, "antidriftd")
 	env := withEnv(d.Bus.Env(), d.env...)
 	d.proc = start(t, tempDir(t), env, nil, bin, "--state-dir", d.StateDir)
-	WaitUntil(t, readyTimeout, "antidriftd to own org.antidrift", func() bool {
-		if d.proc.exited() {
-			t.Fatalf("antidriftd exited before owning its name\n%s", d.proc.output())
-		}
-		return d.Bus.OwnerPID(t, "org.antidrift") == d.proc.pid()
-	})
+	d.Bus.waitForOwner(t, "antidriftd", "org.antidrift", d.proc)
 }
 
 // Kill9 kills the daemon with SIGKILL, as a crash would, and waits.

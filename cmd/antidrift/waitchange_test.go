@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+)
+
+// A panel that can only run commands to completion follows the daemon with
+// status --wait-change: the first run prints at once, a run with the digest
+// it printed sleeps until the status changes, and prints the new status.
+func TestWaitChangeSleepsUntilTheStatusChanges(t *testing.T) {
+	s := startDaemon(t, "")
+	first := map[string]any{}
+	if err := json.Unmarshal([]byte(s.ok(t, "status", "--format", "json", "--wait-change", "none")), &first); err != nil {
+		t.Fatal(err)
+	}
+	digest, _ := first["digest"].(string)
+	if first["state"] != "locked" || len(digest) != 16 {
+		t.Fatalf("first run printed state %v digest %q, want locked and a digest", first["state"], digest)
+	}
+	// Run again with that digest, nothing has changed: it must wait.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testenv.Binary(t, "antidrift"), "status", "--json", "--wait-change", digest)
+	cmd.Env = s.d.Bus.Env()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// A run that printed now would be a panel woken for nothing. (A
+	// correct one never exits here, however slow the machine.)
+	select {
+	case err := <-exited:
+		t.Fatalf("--wait-change with the current digest exited (%v) without a change: %s", err, out.String())
+	case <-time.After(300 * time.Millisecond):
+	}
+	s.ok(t, "start", "write the intro", "--done-when", "intro committed", "--for", "25m")
+	if err := <-exited; err != nil {
+		t.Fatalf("--wait-change: %v", err)
+	}
+	var next map[string]any
+	if err := json.Unmarshal(out.Bytes(), &next); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	if next["state"] != "active" || next["next_action"] != "write the intro" || next["digest"] == digest {
+		t.Fatalf("after Start: state %v next_action %v digest %v (was %s)", next["state"], next["next_action"], next["digest"], digest)
+	}
+	if r := s.run(t, "status", "--format", "waybar", "--wait-change", "x"); r.code != 2 {
+		t.Fatalf("--wait-change with --format waybar: %v", r)
+	}
+}

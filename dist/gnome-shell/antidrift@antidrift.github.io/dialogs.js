@@ -1,0 +1,209 @@
+// The indicator's dialogs, in the Shell's own style: starting a session in
+// a few keystrokes, and asking the reason the daemon needs for Abandon and
+// BreakGlass. Every rule is the daemon's: a refusal is shown beside the
+// field it names, in the daemon's words.
+
+import Clutter from 'gi://Clutter';
+import GObject from 'gi://GObject';
+import Shell from 'gi://Shell';
+import St from 'gi://St';
+
+import * as Dialog from 'resource:///org/gnome/shell/ui/dialog.js';
+import * as ModalDialog from 'resource:///org/gnome/shell/ui/modalDialog.js';
+
+import * as Format from './format.mjs';
+
+const PRESETS = [25, 50, 90]; // minutes
+const LEVELS = ['observe', 'warn', 'block', 'locked'];
+const MAX_APPS = 12;
+
+const VERTICAL = {orientation: Clutter.Orientation.VERTICAL};
+
+/** A labelled field: a caption, the control, and a line for the daemon's refusal. */
+function field(parent, caption, control) {
+    const box = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-field'});
+    if (caption)
+        box.add_child(new St.Label({text: caption, style_class: 'antidrift-field-caption'}));
+    box.add_child(control);
+    const error = new St.Label({style_class: 'antidrift-field-error', visible: false});
+    error.clutter_text.line_wrap = true;
+    box.add_child(error);
+    parent.add_child(box);
+    return error;
+}
+
+function entry(hint, text = '') {
+    return new St.Entry({style_class: 'antidrift-entry', hint_text: hint, text, can_focus: true, x_expand: true});
+}
+
+/** A row of toggle buttons of which one (or, with many, any) is checked. */
+function toggles(items, {many = false, checked = []} = {}) {
+    const row = new St.BoxLayout({style_class: 'antidrift-toggles'});
+    const buttons = items.map(({label, value, icon}) => {
+        const button = new St.Button({
+            style_class: 'antidrift-toggle button', toggle_mode: true, can_focus: true,
+            checked: checked.includes(value),
+        });
+        const content = new St.BoxLayout({style_class: 'antidrift-toggle-content'});
+        if (icon)
+            content.add_child(icon);
+        content.add_child(new St.Label({text: label, y_align: Clutter.ActorAlign.CENTER}));
+        button.set_child(content);
+        button._value = value;
+        row.add_child(button);
+        return button;
+    });
+    if (!many) {
+        for (const b of buttons) {
+            b.connect('clicked', () => {
+                for (const other of buttons)
+                    other.checked = other === b;
+            });
+        }
+    }
+    return {row, values: () => buttons.filter(b => b.checked).map(b => b._value), buttons};
+}
+
+/** Running applications as allowed-class choices: their WM class, name and icon. */
+function runningApps() {
+    const seen = new Set();
+    const apps = [];
+    for (const app of Shell.AppSystem.get_default().get_running()) {
+        const cls = app.get_windows().map(w => w.get_wm_class()).find(c => c) ??
+            app.get_id()?.replace(/\.desktop$/, '');
+        if (!cls || seen.has(cls.toLowerCase()))
+            continue;
+        seen.add(cls.toLowerCase());
+        apps.push({label: app.get_name(), value: cls, icon: app.create_icon_texture(16)});
+    }
+    return apps.slice(0, MAX_APPS);
+}
+
+export const StartDialog = GObject.registerClass(
+class AntidriftStartDialog extends ModalDialog.ModalDialog {
+    _init(session, settings) {
+        super._init({styleClass: 'antidrift-start-dialog'});
+        this._session = session;
+        const content = new Dialog.MessageDialogContent({
+            title: 'Start a session',
+            description: 'One next action, how you will know it is done, and a timebox.',
+        });
+        this.contentLayout.add_child(content);
+
+        this._next = entry('e.g. write the intro');
+        this._errors = {next_action: field(content, 'Next action', this._next)};
+        this._done = entry('e.g. the intro is committed');
+        this._errors.success_condition = field(content, 'Done when', this._done);
+
+        const minutes = settings.get_uint('default-duration');
+        this._presets = toggles(PRESETS.map(m => ({label: `${m} min`, value: m})),
+            {checked: [PRESETS.includes(minutes) ? minutes : -1]});
+        this._duration = entry('or type: 45, 1h30m', PRESETS.includes(minutes) ? '' : String(minutes));
+        const durationBox = new St.BoxLayout({style_class: 'antidrift-duration'});
+        durationBox.add_child(this._presets.row);
+        durationBox.add_child(this._duration);
+        this._errors.timebox_secs = field(content, 'For', durationBox);
+        // Typing a duration un-checks the presets; picking one clears it.
+        this._duration.clutter_text.connect('text-changed', () => {
+            if (this._duration.text !== '')
+                this._presets.buttons.forEach(b => (b.checked = false));
+        });
+        this._presets.buttons.forEach(b => b.connect('clicked', () => this._duration.set_text('')));
+
+        const level = settings.get_string('default-level');
+        this._level = toggles(LEVELS.map(l => ({label: l, value: l})), {checked: [level]});
+        this._errors.enforcement = field(content, 'Enforcement (none picked: your configured default)', this._level.row);
+
+        this._apps = toggles(runningApps(), {many: true});
+        const appsBox = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-apps'});
+        appsBox.add_child(this._apps.row);
+        this._otherApps = entry('other window classes, comma-separated');
+        appsBox.add_child(this._otherApps);
+        this._errors.allowed_classes = field(content, 'Allowed apps', appsBox);
+        this._errors.window = this._errors.allowed_classes; // "window class …" refusals
+        this._errors.other = field(content, '', new St.Widget());
+
+        for (const e of [this._next, this._done, this._duration, this._otherApps])
+            e.clutter_text.connect('activate', () => this._start());
+        this.setInitialKeyFocus(this._next.clutter_text);
+        this.addButton({label: 'Cancel', action: () => this.close(), key: Clutter.KEY_Escape});
+        this.addButton({label: 'Start', action: () => this._start(), default: true});
+    }
+
+    _showError(message) {
+        for (const label of Object.values(this._errors))
+            label.visible = false;
+        if (!message)
+            return;
+        // The daemon's InvalidArgument message begins with the argument it
+        // refused (next_action, success_condition, timebox_secs, …).
+        const key = Object.keys(this._errors).find(k => message.startsWith(k)) ?? 'other';
+        this._errors[key].text = message;
+        this._errors[key].visible = true;
+    }
+
+    /** What the form asks for, as Start's arguments. */
+    values() {
+        const typed = this._duration.text.trim();
+        const secs = typed !== '' ? Format.parseDuration(typed) : (this._presets.values()[0] ?? 0) * 60;
+        const other = this._otherApps.text.split(',').map(s => s.trim()).filter(s => s);
+        return {
+            nextAction: this._next.text,
+            successCondition: this._done.text,
+            secs,
+            level: this._level.values()[0] ?? '',
+            allowed: [...this._apps.values(), ...other],
+        };
+    }
+
+    async _start() {
+        const v = this.values();
+        if (!Number.isFinite(v.secs) || v.secs <= 0) {
+            this._showError('timebox_secs: pick a duration, or type one such as 25, 45m or 1h30m');
+            return;
+        }
+        try {
+            await this._session.call('Start', v.nextAction, v.successCondition, v.secs, v.level, v.allowed);
+            this.close();
+        } catch (e) {
+            this._showError(e.message);
+        }
+    }
+});
+
+/** Asks for the reason Abandon and BreakGlass need, then calls. */
+export const ReasonDialog = GObject.registerClass(
+class AntidriftReasonDialog extends ModalDialog.ModalDialog {
+    _init(session, method) {
+        super._init({styleClass: 'antidrift-reason-dialog'});
+        this._session = session;
+        this._method = method;
+        const words = {
+            Abandon: ['Abandon this session?', 'It ends now, recorded as abandoned. Why?', 'Abandon'],
+            BreakGlass: ['Break the glass?', 'This session is locked. After the hold you may abandon it. Why?', 'Break glass'],
+        }[method];
+        const content = new Dialog.MessageDialogContent({title: words[0], description: words[1]});
+        this.contentLayout.add_child(content);
+        this._reason = entry('the reason, for your record');
+        this._error = field(content, '', this._reason);
+        this._reason.clutter_text.connect('activate', () => this._go());
+        this.setInitialKeyFocus(this._reason.clutter_text);
+        this.addButton({label: 'Cancel', action: () => this.close(), key: Clutter.KEY_Escape});
+        this.addButton({label: words[2], action: () => this._go(), default: true});
+    }
+
+    async _go() {
+        try {
+            const [wait] = await this._session.call(this._method, this._reason.text);
+            if (this._method === 'BreakGlass' && Number(wait) > 0) {
+                this._error.text = `The hold has begun: Abandon is permitted in ${Format.duration(Number(wait))}.`;
+                this._error.visible = true;
+                return;
+            }
+            this.close();
+        } catch (e) {
+            this._error.text = e.message;
+            this._error.visible = true;
+        }
+    }
+});

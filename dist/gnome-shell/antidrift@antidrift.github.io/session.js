@@ -1,0 +1,146 @@
+// The indicator's view of the daemon: a proxy of org.antidrift.Session1 on
+// the session bus, built from the interface XML installed beside this
+// extension, and nothing else (no spawning the CLI, no private channel).
+//
+// GDBusProxy does the hard parts: it activates the daemon when it is not
+// running (D-Bus activation), and when the daemon restarts it re-reads every
+// property and says so, so a restart is invisible to the person.
+
+import Gio from 'gi://Gio';
+import GLib from 'gi://GLib';
+
+const BUS_NAME = 'org.antidrift';
+const OBJECT_PATH = '/org/antidrift/Session1';
+
+/** Where the daemon stands as far as the indicator can tell. */
+export const Presence = Object.freeze({
+    CONNECTING: 'connecting',
+    RUNNING: 'running',
+    STOPPED: 'stopped', // installed (activatable) but not running
+    NOT_INSTALLED: 'not-installed',
+});
+
+function loadProxyClass(dir) {
+    const file = dir.get_child('org.antidrift.Session1.xml');
+    const [, bytes] = file.load_contents(null);
+    return Gio.DBusProxy.makeProxyWrapper(new TextDecoder().decode(bytes));
+}
+
+/**
+ * A refusal or failure of a call, as the daemon worded it.
+ *
+ * @param {Error} e the error a proxy call threw
+ * @returns {{name: string, message: string}} the D-Bus error name and message
+ */
+export function describeError(e) {
+    if (e instanceof GLib.Error && Gio.DBusError.is_remote_error(e)) {
+        const name = Gio.DBusError.get_remote_error(e);
+        Gio.DBusError.strip_remote_error(e);
+        return {name, message: e.message};
+    }
+    return {name: '', message: e.message ?? String(e)};
+}
+
+export class Session {
+    /**
+     * @param {Gio.File} dir the extension's directory
+     * @param {Function} onChange called whenever anything shown may differ
+     */
+    constructor(dir, onChange) {
+        this._onChange = onChange;
+        this._cancellable = new Gio.Cancellable();
+        this.presence = Presence.CONNECTING;
+        this.proxy = null;
+        const Proxy = loadProxyClass(dir);
+        // Without DO_NOT_AUTO_START the proxy asks the bus to start the
+        // daemon when nobody owns its name: opening the panel is enough.
+        new Proxy(Gio.DBus.session, BUS_NAME, OBJECT_PATH, (proxy, error) => {
+            if (error) {
+                if (!error.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
+                    this._settle(null);
+                return;
+            }
+            this.proxy = proxy;
+            this._propsId = proxy.connect('g-properties-changed', () => this._onChange());
+            this._ownerId = proxy.connect('notify::g-name-owner', () => this._settle(proxy));
+            this._settle(proxy);
+        }, this._cancellable, Gio.DBusProxyFlags.NONE);
+    }
+
+    /** The property name of Session1, or undefined when not running. */
+    get(name) {
+        return this.presence === Presence.RUNNING ? this.proxy[name] : undefined;
+    }
+
+    _settle(proxy) {
+        if (proxy?.g_name_owner) {
+            this.presence = Presence.RUNNING;
+            this._onChange();
+            return;
+        }
+        // Nobody owns the name: either it can be activated (stopped) or
+        // nothing on this system provides it (not installed).
+        Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+            'ListActivatableNames', null, new GLib.VariantType('(as)'), Gio.DBusCallFlags.NONE, -1,
+            this._cancellable, (conn, res) => {
+                try {
+                    const [names] = conn.call_finish(res).deepUnpack();
+                    this.presence = names.includes(BUS_NAME) ? Presence.STOPPED : Presence.NOT_INSTALLED;
+                } catch (e) {
+                    if (e.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
+                        return;
+                    this.presence = Presence.NOT_INSTALLED;
+                }
+                this._onChange();
+            });
+    }
+
+    /** Asks the bus to start the daemon (D-Bus activation). */
+    async activate() {
+        await Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+            'StartServiceByName', new GLib.Variant('(su)', [BUS_NAME, 0]), null, Gio.DBusCallFlags.NONE, -1,
+            this._cancellable);
+    }
+
+    /** Re-reads Permitted, which a break-glass hold elapsing changes silently. */
+    async refresh() {
+        if (this.presence !== Presence.RUNNING)
+            return;
+        try {
+            const [value] = (await this.proxy.g_connection.call(BUS_NAME, OBJECT_PATH,
+                'org.freedesktop.DBus.Properties', 'Get',
+                new GLib.Variant('(ss)', ['org.antidrift.Session1', 'Permitted']),
+                new GLib.VariantType('(v)'), Gio.DBusCallFlags.NONE, -1, this._cancellable)).deepUnpack();
+            this.proxy.set_cached_property('Permitted', value);
+            this._onChange();
+        } catch (e) {
+            logError(e, 'antidrift: re-reading Permitted');
+        }
+    }
+
+    /**
+     * Calls a method of Session1. Throws what the daemon said, as
+     * describeError words it.
+     *
+     * @param {string} method the method name
+     * @param {...any} args its arguments, as the interface XML types them
+     */
+    async call(method, ...args) {
+        if (!this.proxy)
+            throw {name: '', message: 'antidrift is not reachable on the session bus'};
+        try {
+            return await this.proxy[`${method}Async`](...args);
+        } catch (e) {
+            throw describeError(e);
+        }
+    }
+
+    destroy() {
+        this._cancellable.cancel();
+        if (this.proxy) {
+            this.proxy.disconnect(this._propsId);
+            this.proxy.disconnect(this._ownerId);
+            this.proxy = null;
+        }
+    }
+}

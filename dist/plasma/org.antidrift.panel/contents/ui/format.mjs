@@ -1,0 +1,1 @@
+../../../../gnome-shell/antidrift@antidrift.github.io/format.mjs

@@ -1,0 +1,25 @@
+// Run by dist/format_test.go under gjs: the panels' shared formatting
+// rules, as a person reads them. Prints one line per failure; none is a pass.
+import * as F from '../gnome-shell/antidrift@antidrift.github.io/format.mjs';
+
+const cases = [
+    // The label: minutes rounded up, seconds in the last minute.
+    [F.shortLeft(25 * 60), '25m'], [F.shortLeft(24 * 60 + 1), '25m'], [F.shortLeft(60), '1m'],
+    [F.shortLeft(59.9), '59s'], [F.shortLeft(20), '20s'], [F.shortLeft(-3), '0s'],
+    [F.shortLeft(65 * 60), '1h 05m'],
+    [F.duration(3 * 3600 + 10 * 60), '3h 10m'], [F.duration(12 * 60 + 30), '12m'], [F.duration(40), '40s'],
+    // What a person types into the start form.
+    [F.parseDuration('25'), 1500], [F.parseDuration('90m'), 5400], [F.parseDuration('1h30m'), 5400],
+    [F.parseDuration(' 1h 30m '), 5400], [F.parseDuration('45s'), 45], [F.parseDuration('10min'), 600],
+    [Number.isNaN(F.parseDuration('soon')), true], [Number.isNaN(F.parseDuration('')), true],
+    // The icon says the state at a glance; drift and away are visible.
+    [F.stateIcon('locked', 'none'), 'changes-prevent-symbolic'],
+    [F.stateIcon('active', 'drifting'), 'dialog-warning-symbolic'],
+    [F.stateIcon('active', 'away'), 'user-away-symbolic'],
+    [F.stateIcon('active', 'on_task'), 'alarm-symbolic'],
+    [F.stateIcon('', 'none'), 'action-unavailable-symbolic'],
+];
+cases.forEach(([got, want], i) => {
+    if (got !== want)
+        print(`case ${i}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+});

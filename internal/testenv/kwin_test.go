@@ -1,0 +1,33 @@
+package testenv
+
+import "testing"
+
+// KWin runs headless on the private bus; native windows appear in it with
+// their app id, change title and focus on request; KWin killed leaves the
+// bus and comes back empty; nothing is left running.
+func TestKWinRunsNativeWindows(t *testing.T) {
+	checkNoLeftovers(t)
+	r := NeedRootfs(t)
+	k := StartKWin(t, r, StartBus(t))
+	a := k.Window(t, "org.example.A", "first")
+	b := k.Window(t, "org.example.B", "second")
+	if a.ID == b.ID || a.ID == "" {
+		t.Fatalf("window ids %q and %q", a.ID, b.ID)
+	}
+	k.Activate(t, a)
+	if k.Info(t, b).Active {
+		t.Fatal("two windows are active")
+	}
+	b.SetTitle(t, "second, renamed")
+	WaitUntil(t, readyTimeout, "the new title in KWin", func() bool { return k.Info(t, b).Title == "second, renamed" })
+	k.Activate(t, b)
+	if k.Info(t, a).Active {
+		t.Fatal("activation did not move focus away")
+	}
+
+	k.Kill(t)
+	k.Start(t)
+	if ws := k.Windows(t); len(ws) != 0 {
+		t.Fatalf("a fresh KWin lists %+v", ws)
+	}
+}
