@@ -1,42 +1,18 @@
 package wayland
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/service"
 )
 
-// startKWin runs KWin 6 headless (--virtual) in the rootfs, with a session
-// bus of its own, and returns its XDG_RUNTIME_DIR and WAYLAND_DISPLAY. KWin
-// is the compositor here that offers ext_idle_notifier_v1 but not the
-// wlroots window list.
-func startKWin(t *testing.T) (runtimeDir, display string) {
-	r := testenv.NeedRootfs(t)
-	dir := r.TempDir(t)
-	runtimeDir, display = filepath.Join(dir, "run"), "wayland-kwin"
-	if err := os.Mkdir(runtimeDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	p := r.Start(t, dir, 0, []string{"HOME=" + dir, "XDG_RUNTIME_DIR=" + runtimeDir},
-		"dbus-run-session", "kwin_wayland", "--virtual", "--no-lockscreen", "--socket", display)
-	testenv.WaitUntil(t, waitTimeout, "KWin's socket", func() bool {
-		if p.Exited() {
-			t.Fatalf("kwin_wayland exited:\n%s", p.Output())
-		}
-		_, err := os.Stat(filepath.Join(runtimeDir, display))
-		return err == nil
-	})
-	return runtimeDir, display
-}
-
 // On KWin the sensor says why it sees nothing, Probe says what is there,
 // and the idle watcher works. (KWin offers ordinary clients no virtual
 // keyboard, so input to end idleness is driven on sway only.)
 func TestKWin(t *testing.T) {
-	runtimeDir, display := startKWin(t)
+	k := testenv.StartKWin(t, testenv.NeedRootfs(t), testenv.StartBus(t))
+	runtimeDir, display := k.RuntimeDir, k.Socket
 
 	t.Setenv("XDG_RUNTIME_DIR", runtimeDir)
 	g, err := Probe(guardCtx(t), display)

@@ -64,6 +64,20 @@ func (w *watched) last() service.Window {
 	return w.seen[len(w.seen)-1]
 }
 
+// count is how many reports there were so far.
+func (w *watched) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.seen)
+}
+
+// since is the reports after the first n.
+func (w *watched) since(n int) []service.Window {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]service.Window(nil), w.seen[n:]...)
+}
+
 // waitFor waits until the latest report satisfies ok, and returns it.
 func (w *watched) waitFor(t *testing.T, what string, ok func(service.Window) bool) service.Window {
 	t.Helper()
@@ -98,9 +112,16 @@ func TestSwayReportsFocusAndTitles(t *testing.T) {
 		t.Errorf("Instance = %q, want empty (Wayland has only the app_id)", browser.Instance)
 	}
 
+	// Focus moving from one window to another is one report: never the
+	// moment in between when sway has taken it from one and not yet
+	// given it to the other.
+	from := w.count()
 	sw.Msg(t, "[app_id=Editor] focus")
 	if again := w.waitClass(t, "Editor", "notes.txt"); again.ID != editor.ID {
 		t.Errorf("the editor's handle changed from %q to %q", editor.ID, again.ID)
+	}
+	if between := w.since(from); len(between) != 1 {
+		t.Errorf("a focus change was reported as %+v, want the editor alone", between)
 	}
 	editorTitle("draft.txt")
 	w.waitClass(t, "Editor", "draft.txt")
