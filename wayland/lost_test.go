@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/service"
@@ -78,4 +79,48 @@ func TestGarbageFromTheCompositor(t *testing.T) {
 		t.Errorf("after garbage: %+v, want unavailable, malformed", bad)
 	}
 	testenv.WaitUntil(t, waitTimeout, "a second connection", func() bool { return accepted.Load() >= 2 })
+}
+
+// A compositor that accepts the connection and never answers is reported as
+// such, while the sensor keeps waiting for it.
+func TestSilentCompositor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wayland-silent")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	s := NewSensor(path, testenv.Logger())
+	s.slowDial = 50 * time.Millisecond
+	w := runSensor(t, s)
+	got := w.waitFor(t, "a report", func(win service.Window) bool { return win.Reason != "" })
+	if want := "the Wayland compositor at " + path + " does not answer; still waiting"; got.Available || got.Reason != want {
+		t.Errorf("silent compositor: %+v, want %q", got, want)
+	}
+}
+
+// Without WAYLAND_DISPLAY the sensor says so once, and the idle watcher
+// never reports; both return when asked to.
+func TestNoDisplay(t *testing.T) {
+	w := runSensor(t, NewSensor("", testenv.Logger()))
+	got := w.waitFor(t, "a report", func(win service.Window) bool { return win.Reason != "" })
+	if !strings.Contains(got.Reason, "WAYLAND_DISPLAY is not set") {
+		t.Errorf("no display: %+v", got)
+	}
+	states := make(chan bool, 1)
+	runIdle(t, NewIdleWatcher("", time.Minute, testenv.Logger()), states)
+	select {
+	case idle := <-states:
+		t.Errorf("the idle watcher reported %v without a display", idle)
+	case <-time.After(100 * time.Millisecond):
+	}
 }
