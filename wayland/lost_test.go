@@ -6,7 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,58 +47,29 @@ func TestSwayLostAndBack(t *testing.T) {
 // A "compositor" that sends garbage never crashes the sensor: it says the
 // evidence is unavailable and keeps reconnecting.
 func TestGarbageFromTheCompositor(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "wayland-garbage")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	var accepted atomic.Int32
-	go func() {
-		rng := rand.New(rand.NewPCG(1, 2))
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			// A header whose size cannot be, then noise; the connection
-			// stays open, so only the garbage can end it.
-			b := []byte{1, 0, 0, 0, 0, 0, 5, 0}
-			for range 4096 {
-				b = append(b, byte(rng.Uint32()))
-			}
-			c.Write(b)
-			t.Cleanup(func() { c.Close() })
+	rng := rand.New(rand.NewPCG(1, 2))
+	path, accepted := listen(t, func(c net.Conn) {
+		// A header whose size cannot be, then noise; the connection
+		// stays open, so only the garbage can end it.
+		b := []byte{1, 0, 0, 0, 0, 0, 5, 0}
+		for range 4096 {
+			b = append(b, byte(rng.Uint32()))
 		}
-	}()
+		c.Write(b)
+	})
 
 	w := runSensor(t, NewSensor(path, testenv.Logger()))
 	bad := w.waitFor(t, "unavailable evidence", func(win service.Window) bool { return win.Reason != "" })
 	if bad.Available || !strings.Contains(bad.Reason, "malformed") {
 		t.Errorf("after garbage: %+v, want unavailable, malformed", bad)
 	}
-	testenv.WaitUntil(t, waitTimeout, "a second connection", func() bool { return accepted.Load() >= 2 })
+	testenv.WaitUntil(t, waitTimeout, "a second connection", func() bool { return accepted() >= 2 })
 }
 
 // A compositor that accepts the connection and never answers is reported as
 // such, while the sensor keeps waiting for it.
 func TestSilentCompositor(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "wayland-silent")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-		}
-	}()
+	path, _ := listen(t, func(net.Conn) {})
 	s := NewSensor(path, testenv.Logger())
 	s.slowDial = 50 * time.Millisecond
 	w := runSensor(t, s)
@@ -122,5 +93,45 @@ func TestNoDisplay(t *testing.T) {
 	case idle := <-states:
 		t.Errorf("the idle watcher reported %v without a display", idle)
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// listen is a socket standing in for a compositor: serve gets each
+// connection in turn, which stays open until the test ends. accepted
+// counts the connections so far.
+func listen(t *testing.T, serve func(net.Conn)) (path string, accepted func() int) {
+	path = filepath.Join(t.TempDir(), "wayland-fake")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			serve(c)
+		}
+	}()
+	return path, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(conns)
 	}
 }
