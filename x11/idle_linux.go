@@ -12,6 +12,8 @@ import (
 
 	"github.com/jezek/xgb/screensaver"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/antidrift/antidrift/internal/redial"
 )
 
 const (
@@ -72,7 +74,7 @@ func NewIdleWatcher(display string, after time.Duration, logger *slog.Logger) *I
 		display:  display,
 		after:    max(after, minIdleAfter),
 		log:      logger,
-		slowDial: slowDial,
+		slowDial: redial.SlowDial,
 	}
 }
 
@@ -92,33 +94,14 @@ func (w *IdleWatcher) Run(ctx context.Context, report func(idle bool)) {
 		return
 	}
 	states := make(chan bool)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		t := &idleTracker{log: w.log, post: func(idle bool) {
-			select {
-			case states <- idle:
-			case <-ctx.Done():
-			}
-		}}
+	watch := func() {
+		t := &idleTracker{log: w.log, post: redial.Sender(ctx, states)}
 		r := &redialer{display: w.display, log: w.log, what: "idle detection", slowDial: w.slowDial}
 		r.run(ctx, func(ctx context.Context, c *conn) error { return w.session(ctx, c, t) })
-	}()
-	for {
-		select {
-		case idle := <-states:
-			if ctx.Err() == nil {
-				report(idle)
-			}
-		case <-ctx.Done():
-			select {
-			case <-watched:
-			case <-time.After(closeGrace):
-				w.log.Warn("x11: the X connection did not close in time; leaving it behind", "display", w.display, "for", "idle detection")
-			}
-			return
-		}
 	}
+	redial.Watch(ctx, states, watch, report, func() {
+		w.log.Warn("x11: the X connection did not close in time; leaving it behind", "display", w.display, "for", "idle detection")
+	})
 }
 
 // idleTracker is the watcher's state across connections.

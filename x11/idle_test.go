@@ -87,7 +87,7 @@ func testIdleCycle(t *testing.T, noSync bool, wantSource string) {
 	testenv.Need(t, "Xvfb", "openbox", "xdotool", "xprop")
 	d := testenv.StartX(t)
 	m := &mouse{d: d}
-	w := NewIdleWatcher(d.Name, testIdleAfter, testLogger())
+	w := NewIdleWatcher(d.Name, testIdleAfter, testenv.Logger())
 	w.noSync = noSync
 	r := startIdleWatcher(t, w)
 	if got := r.source(t); got != wantSource {
@@ -114,7 +114,7 @@ func TestIdleWatcherReconnects(t *testing.T) {
 	testenv.Need(t, "Xvfb", "openbox", "xdotool", "xprop")
 	d := testenv.StartX(t)
 	m := &mouse{d: d}
-	r := startIdleWatcher(t, NewIdleWatcher(d.Name, testIdleAfter, testLogger()))
+	r := startIdleWatcher(t, NewIdleWatcher(d.Name, testIdleAfter, testenv.Logger()))
 	r.source(t)
 	r.next(t, true)
 
@@ -131,7 +131,7 @@ func TestIdleWatcherReconnects(t *testing.T) {
 }
 
 func TestIdleWatcherNoDisplay(t *testing.T) {
-	w := NewIdleWatcher("", testIdleAfter, testLogger())
+	w := NewIdleWatcher("", testIdleAfter, testenv.Logger())
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	var reports []bool
@@ -151,7 +151,7 @@ func TestIdleWatcherNoDisplay(t *testing.T) {
 }
 
 func TestIdleWatcherWedgedServer(t *testing.T) {
-	w := NewIdleWatcher(wedgedDisplay(t), testIdleAfter, testLogger())
+	w := NewIdleWatcher(wedgedDisplay(t), testIdleAfter, testenv.Logger())
 	w.slowDial = 50 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -377,7 +377,7 @@ func TestIdleRedialerHooks(t *testing.T) {
 	defer cancel()
 	failed := make(chan bool, 16)
 	r := &redialer{
-		display: filepath.Join(t.TempDir(), "nothing") + ":0", log: testLogger(), what: "a test", slowDial: time.Hour,
+		display: filepath.Join(t.TempDir(), "nothing") + ":0", log: testenv.Logger(), what: "a test", slowDial: time.Hour,
 		onDialFailed: func(err error, lost bool) { failed <- lost },
 	}
 	done := make(chan struct{})
@@ -400,7 +400,7 @@ func TestIdleRedialerHooks(t *testing.T) {
 	defer cancel()
 	slow := make(chan struct{}, 1)
 	r = &redialer{
-		display: wedgedDisplay(t), log: testLogger(), what: "a test", slowDial: 10 * time.Millisecond,
+		display: wedgedDisplay(t), log: testenv.Logger(), what: "a test", slowDial: 10 * time.Millisecond,
 		onSlow: func() { slow <- struct{}{} },
 	}
 	done = make(chan struct{})

@@ -4,16 +4,16 @@ package x11
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/antidrift/antidrift/internal/redial"
 )
 
 // redialer keeps one X connection's worth of work going for as long as a
-// context lives: it connects, runs a session on the connection, and when the
-// session ends because the server went away (or the connection could not be
-// made), waits with backoff (backoffMin doubling to backoffMax, back to
-// backoffMin after a successful connection) and starts over.
+// context lives, through redial.Redialer: connect, run a session, and after
+// the X server goes away (or cannot be reached) wait with backoff and start
+// over.
 //
 // The focus sensor and the idle watcher share it; what each tells its
 // consumer about a lost or silent server goes through the optional hooks.
@@ -33,110 +33,20 @@ type redialer struct {
 // run closes the connection then. A panic in session ends that session like
 // a lost connection rather than the process.
 func (r *redialer) run(ctx context.Context, session func(context.Context, *conn) error) {
-	delay := backoffMin
-	lost := false   // we had a connection and lost it
-	warned := false // the first failure to connect is a warning, retries are debug
-	for {
-		c, err := dialContext(ctx, r.display, r.slowDial, func() {
-			r.log.Warn("x11: the X server does not answer; still waiting", "display", r.display, "for", r.what)
-			if r.onSlow != nil {
-				r.onSlow()
-			}
-		})
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			switch {
-			case lost:
-				r.log.Debug("x11: still cannot reach the X server", "display", r.display, "for", r.what, "err", err)
-			case !warned:
-				warned = true
-				r.log.Warn("x11: cannot connect to the X display; retrying", "display", r.display, "for", r.what, "err", err)
-			default:
-				r.log.Debug("x11: cannot connect to the X display; retrying", "display", r.display, "for", r.what, "err", err)
-			}
-			if r.onDialFailed != nil {
-				r.onDialFailed(err, lost)
-			}
-		} else {
-			if lost {
-				r.log.Info("x11: reconnected to the X server", "display", r.display, "for", r.what)
-			}
-			delay = backoffMin
-			err = runSession(ctx, c, session)
-			c.x.Close()
-			if ctx.Err() != nil {
-				return
-			}
-			lost = true
-			r.log.Warn("x11: lost the X server; reconnecting", "display", r.display, "for", r.what, "err", err)
-			if r.onLost != nil {
-				r.onLost(err)
-			}
-		}
-
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		delay = min(2*delay, backoffMax)
+	rd := redial.Redialer[*conn]{
+		// xgb's handshake cannot be interrupted; the redialer closes a
+		// connection that completes after ctx ended.
+		Dial:         func(context.Context) (*conn, error) { return dial(r.display) },
+		Close:        func(c *conn) { c.x.Close() },
+		Log:          r.log,
+		Prefix:       "x11",
+		Peer:         "the X server",
+		Attrs:        []any{"display", r.display},
+		What:         r.what,
+		SlowDial:     r.slowDial,
+		OnSlow:       r.onSlow,
+		OnLost:       r.onLost,
+		OnDialFailed: r.onDialFailed,
 	}
-}
-
-// runSession runs session on c, closing c when ctx is done (which unblocks
-// WaitForEvent and pending replies) and turning a panic into an error.
-func runSession(ctx context.Context, c *conn, session func(context.Context, *conn) error) (err error) {
-	stop := context.AfterFunc(ctx, c.x.Close)
-	defer stop()
-	defer func() {
-		if p := recover(); p != nil { // a malformed reply must not take the daemon down
-			err = fmt.Errorf("x11: internal error: %v", p)
-		}
-	}()
-	return session(ctx, c)
-}
-
-// dialContext is dial bounded by ctx. If the server has not answered the
-// handshake within slow (a stopped X server accepts the connection and says
-// nothing), onSlow is called once and the wait goes on: retrying would pile
-// up connections to a server that is not reading. When ctx ends first, the
-// connection is closed whenever it arrives.
-func dialContext(ctx context.Context, display string, slow time.Duration, onSlow func()) (*conn, error) {
-	type result struct {
-		c   *conn
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil { // a malformed handshake must not take the daemon down
-				ch <- result{nil, fmt.Errorf("x11: internal error: %v", p)}
-			}
-		}()
-		c, err := dial(display)
-		ch <- result{c, err}
-	}()
-	timer := time.NewTimer(slow)
-	defer timer.Stop()
-	for {
-		select {
-		case r := <-ch:
-			return r.c, r.err
-		case <-timer.C:
-			if onSlow != nil {
-				onSlow()
-			}
-		case <-ctx.Done():
-			go func() {
-				if r := <-ch; r.c != nil {
-					r.c.x.Close()
-				}
-			}()
-			return nil, ctx.Err()
-		}
-	}
+	rd.Run(ctx, session)
 }

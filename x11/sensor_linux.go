@@ -11,22 +11,10 @@ import (
 
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/antidrift/antidrift/internal/latest"
+	"github.com/antidrift/antidrift/internal/redial"
 	"github.com/antidrift/antidrift/service"
 )
-
-// Reconnect backoff after the X server is lost or cannot be reached.
-const (
-	backoffMin = time.Second
-	backoffMax = 30 * time.Second
-)
-
-// slowDial is how long a connection attempt may go unanswered before the
-// sensor reports the evidence unavailable (it keeps waiting for the answer).
-const slowDial = 10 * time.Second
-
-// closeGrace is how long Run waits, once ctx is done, for its X connection to
-// shut down before returning anyway (a stopped X server never answers).
-const closeGrace = 2 * time.Second
 
 var errConnClosed = errors.New("the X connection closed")
 
@@ -44,7 +32,7 @@ func NewSensor(display string, logger *slog.Logger) *Sensor {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sensor{display: display, log: logger, slowDial: slowDial}
+	return &Sensor{display: display, log: logger, slowDial: redial.SlowDial}
 }
 
 // Run reports the active window once at start and on every change, until ctx
@@ -57,52 +45,10 @@ func NewSensor(display string, logger *slog.Logger) *Sensor {
 // reconnects to the same display with backoff (1 s doubling to 30 s). With no
 // display at all it reports unavailable once and waits for ctx.
 func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
-	box := &mailbox{ch: make(chan service.Window, 1)}
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		s.watch(ctx, box.post)
-	}()
-	for {
-		select {
-		case w := <-box.ch:
-			if ctx.Err() == nil {
-				report(w)
-			}
-		case <-ctx.Done():
-			select {
-			case <-watched:
-			case <-time.After(closeGrace):
-				s.log.Warn("x11: the X connection did not close in time; leaving it behind", "display", s.display)
-			}
-			return
-		}
-	}
-}
-
-// mailbox is a single-slot, newest-wins handoff from the X goroutine (the
-// only poster) to the reporting goroutine.
-type mailbox struct {
-	ch   chan service.Window
-	last service.Window
-	sent bool
-}
-
-func (m *mailbox) post(w service.Window) {
-	if m.sent && m.last == w {
-		return
-	}
-	m.last, m.sent = w, true
-	select {
-	case m.ch <- w:
-		return
-	default: // the reporter is busy: replace the stale snapshot
-	}
-	select {
-	case <-m.ch:
-	default:
-	}
-	m.ch <- w // cannot block: only this goroutine fills the slot
+	box := latest.New[service.Window]()
+	redial.Watch(ctx, box.C(), func() { s.watch(ctx, box.Post) }, report, func() {
+		s.log.Warn("x11: the X connection did not close in time; leaving it behind", "display", s.display)
+	})
 }
 
 // watch connects, follows focus, and reconnects until ctx is done, saying

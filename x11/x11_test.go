@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -24,13 +23,6 @@ import (
 // waitTimeout is how long a test waits for an expected snapshot or state. It
 // is generous on purpose: it only matters when something is broken.
 const waitTimeout = 30 * time.Second
-
-func testLogger() *slog.Logger {
-	if !testing.Verbose() {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
 
 // runUntilCleanup runs a watcher's Run until the test ends, delivering its
 // reports on ch, and fails the test if Run does not return once cancelled.
@@ -66,7 +58,7 @@ type snapshots struct {
 func startSensor(t *testing.T, display string) *snapshots {
 	t.Helper()
 	s := &snapshots{ch: make(chan service.Window, 1024)}
-	runUntilCleanup(t, "Sensor.Run", s.ch, NewSensor(display, testLogger()).Run)
+	runUntilCleanup(t, "Sensor.Run", s.ch, NewSensor(display, testenv.Logger()).Run)
 	return s
 }
 
@@ -255,7 +247,7 @@ func wedgedDisplay(t *testing.T) string {
 
 func TestSensorWedgedServer(t *testing.T) {
 	display := wedgedDisplay(t)
-	sensor := NewSensor(display, testLogger())
+	sensor := NewSensor(display, testenv.Logger())
 	sensor.slowDial = 50 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -283,22 +275,6 @@ func TestSensorWedgedServer(t *testing.T) {
 	}
 }
 
-func TestMailboxNewestWins(t *testing.T) {
-	m := &mailbox{ch: make(chan service.Window, 1)}
-	for _, title := range []string{"a", "b", "c", "c"} {
-		m.post(service.Window{Title: title, Available: true})
-	}
-	if got := <-m.ch; got.Title != "c" {
-		t.Errorf("mailbox held %q, want the newest, c", got.Title)
-	}
-	m.post(service.Window{Title: "c", Available: true}) // same as the last: dropped
-	select {
-	case got := <-m.ch:
-		t.Errorf("a repeated snapshot was posted again: %+v", got)
-	default:
-	}
-}
-
 func TestTextDecoding(t *testing.T) {
 	latin1 := &xproto.GetPropertyReply{Type: xproto.AtomString, Format: 8, Value: []byte("caf\xe9")}
 	if got := text(latin1); got != "café" {
@@ -319,7 +295,7 @@ func callCtx(t *testing.T) context.Context {
 }
 
 func newGuard(t *testing.T, display string) *Guard {
-	g := NewGuard(display, testLogger())
+	g := NewGuard(display, testenv.Logger())
 	t.Cleanup(func() { g.Close() })
 	return g
 }
@@ -447,7 +423,7 @@ func TestGuardSurvivesXServerRestart(t *testing.T) {
 }
 
 func TestGuardClosed(t *testing.T) {
-	g := NewGuard(":0", testLogger())
+	g := NewGuard(":0", testenv.Logger())
 	g.Close()
 	if err := g.ActivateWindow(context.Background(), "0x1"); !errors.Is(err, errGuardClosed) {
 		t.Errorf("ActivateWindow after Close = %v", err)
