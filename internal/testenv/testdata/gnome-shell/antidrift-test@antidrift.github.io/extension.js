@@ -1,0 +1,22 @@
+// Test only (internal/testenv/gnome.go). GNOME Shell 48 has no
+// --unsafe-mode flag, and starts in the Overview, where new windows do not
+// get focus; this makes a headless Shell drivable by a test.
+import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
+import * as Main from 'resource:///org/gnome/shell/ui/main.js';
+
+export default class TestHarness extends Extension {
+    enable() {
+        global.context.unsafe_mode = true;
+        if (Main.layoutManager._startingUp) {
+            this._id = Main.layoutManager.connect('startup-complete', () => Main.overview.hide());
+        } else {
+            Main.overview.hide();
+        }
+    }
+
+    disable() {
+        if (this._id)
+            Main.layoutManager.disconnect(this._id);
+        this._id = 0;
+    }
+}
