@@ -97,9 +97,11 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 	return g
 }
 
-func (g *GnomeShell) configHome() string    { return filepath.Join(g.Home, ".config") }
-func (g *GnomeShell) dataHome() string      { return filepath.Join(g.Home, ".local", "share") }
-func (g *GnomeShell) extensionsDir() string { return filepath.Join(g.dataHome(), "gnome-shell", "extensions") }
+func (g *GnomeShell) configHome() string { return filepath.Join(g.Home, ".config") }
+func (g *GnomeShell) dataHome() string   { return filepath.Join(g.Home, ".local", "share") }
+func (g *GnomeShell) extensionsDir() string {
+	return filepath.Join(g.dataHome(), "gnome-shell", "extensions")
+}
 
 // Env is the environment of a program of the Shell's session: its buses,
 // its Wayland display, its home and settings.
