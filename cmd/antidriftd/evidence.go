@@ -8,6 +8,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/gnomeshell"
 	"github.com/antidrift/antidrift/service"
 	"github.com/antidrift/antidrift/x11"
 )
@@ -96,6 +97,14 @@ func (m *Main) openSource(want string, idleAfter time.Duration) source {
 		idle := x11.NewIdleWatcher(m.Display, idleAfter, m.log)
 		s.sensor, s.idle, s.guard = sensor.Run, idle.Run, guard
 		s.close = func() { guard.Close() }
+	case "gnome-shell":
+		// The extension pushes focus over org.antidrift.Evidence1 on the
+		// Shell's own connection; the hands and idleness are the Shell's.
+		sensor := gnomeshell.NewSensor(m.conn, m.log)
+		s.sensor, s.guard = sensor.Run, gnomeshell.NewGuard(m.conn)
+		s.idle = gnomeshell.NewIdleWatcher(m.conn, idleAfter, m.log).Run
+		s.pushedBy = shellBusName
+		s.push = func(r dbusapi.FocusReport) { sensor.Push(r.Handle, r.AppID, r.Title) }
 	default:
 		if name == "none" {
 			s.unavailable = "no window evidence: " + why
