@@ -98,7 +98,9 @@ func run[T any](t *testing.T, watch func(context.Context, func(T))) *recorder[T]
 // daemonStandIn owns org.antidrift on conn and hands the extension's
 // ReportFocus calls to push, as the daemon's org.antidrift.Evidence1 does
 // for the owner of org.gnome.Shell.
-type daemonStandIn struct{ push func(handle, class, title string) }
+type daemonStandIn struct {
+	push func(handle, class, title string)
+}
 
 func (d daemonStandIn) ReportFocus(handle, class, title string) *dbus.Error {
 	d.push(handle, class, title)
