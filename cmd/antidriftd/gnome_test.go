@@ -119,6 +119,7 @@ func TestGnomeShellEndToEnd(t *testing.T) {
 	work.NextTitle(t)
 	k.waitProp(t, "CurrentTitle", "(<'other.go - editor'>,)", false)
 
+	g.StartNotifications(t)
 	if _, err := k.gdbus(t, "org.antidrift.Session1.Start", "write code", "tests pass", "uint64 600", "block", "['org.antidrift.Work']"); err != nil {
 		t.Fatalf("Start: %v\n%s", err, k.daemon.Output())
 	}
@@ -129,11 +130,39 @@ func TestGnomeShellEndToEnd(t *testing.T) {
 	}
 	testenv.WaitUntil(t, wait, "the work window to have focus again", func() bool { return g.FocusedClass(t) == "org.antidrift.Work" })
 	k.waitProp(t, "CurrentClass", "(<'org.antidrift.Work'>,)", false)
+
+	// The nudge is in the Shell's message tray with its actions, without
+	// the window's title; choosing "Allow" reaches the daemon.
+	const drifting = "Main.messageTray.getSources().flatMap(s => s.notifications).find(n => n.title.startsWith('Drifting'))"
+	var nudge string
+	testenv.WaitUntil(t, wait, "the nudge in the message tray", func() bool {
+		out, err := g.Eval(drifting + "?.actions.map(a => a.label).join('|') ?? ''")
+		nudge = out
+		return err == nil && out != `""`
+	})
+	if nudge != `"Back to work|Allow org.antidrift.Drift"` {
+		t.Fatalf("the nudge's actions: %s", nudge)
+	}
 	artifacts := os.Getenv("ANTIDRIFT_TEST_ARTIFACTS")
 	if artifacts == "" {
 		artifacts = t.TempDir()
 	}
-	g.Screenshot(t, filepath.Join(artifacts, "gnome-e2e-after-block.png"))
+	// The nudge in the message list, for a look.
+	const dateMenu = "Main.panel.statusArea.dateMenu.menu"
+	if _, err := g.Eval(dateMenu + ".open()"); err != nil {
+		t.Fatal(err)
+	}
+	g.Screenshot(t, filepath.Join(artifacts, "gnome-e2e-nudge.png"))
+	if _, err := g.Eval(dateMenu + ".close()"); err != nil {
+		t.Fatal(err)
+	}
+	if body := g.EvalString(t, drifting+".title + ' ' + "+drifting+".body"); strings.Contains(body, "cat videos") {
+		t.Fatalf("the nudge carries the window title: %s", body)
+	}
+	if _, err := g.Eval(drifting + ".actions.find(a => a.label.startsWith('Allow')).activate()"); err != nil {
+		t.Fatal(err)
+	}
+	k.waitProp(t, "AllowedClasses", "(<['org.antidrift.Work', 'org.antidrift.Drift']>,)", false)
 
 	// Anyone but the Shell's connection is refused, the same user included.
 	_, err := k.gdbus(t, "org.antidrift.Evidence1.ReportFocus", "1", "org.antidrift.Forged", "forged")

@@ -198,6 +198,24 @@ func (g *GnomeShell) Screenshot(t testing.TB, path string) {
 	}
 }
 
+// StartNotifications starts GNOME Shell's notification service, as D-Bus
+// activation does in a real session: it owns org.freedesktop.Notifications
+// and hands each notification to the Shell's message tray. It waits until
+// the name is owned.
+func (g *GnomeShell) StartNotifications(t testing.TB) {
+	t.Helper()
+	// SHELL_DBUS_PERSIST: stay when idle (activation would restart it).
+	p := g.StartProgram(t, []string{"SHELL_DBUS_PERSIST=1"}, "gjs", "-m", "/usr/share/gnome-shell/org.gnome.Shell.Notifications")
+	WaitUntil(t, readyTimeout, "GNOME Shell's notification service to own org.freedesktop.Notifications", func() bool {
+		if p.Exited() {
+			t.Fatalf("the notification service exited\n%s", p.Output())
+		}
+		var has bool
+		err := g.Conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.Notifications").Store(&has)
+		return err == nil && has
+	})
+}
+
 // StartProgram runs argv inside the rootfs as ShellUID with the session's
 // environment and extra (KEY=value); it is stopped at cleanup.
 func (g *GnomeShell) StartProgram(t testing.TB, extra []string, argv ...string) *Process {
