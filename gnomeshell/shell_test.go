@@ -2,11 +2,13 @@ package gnomeshell_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -280,5 +282,27 @@ func TestIdleWatcherOnMutter(t *testing.T) {
 		if idle.seen[i] == idle.seen[i-1] {
 			t.Fatalf("the same value twice in a row: %v", idle.seen)
 		}
+	}
+}
+
+// The shipped metadata names the uuid the daemon asks GNOME Shell about,
+// and the Shell versions the extension is written for.
+func TestExtensionMetadata(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(extensionDir(), "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		UUID     string   `json:"uuid"`
+		Versions []string `json:"shell-version"`
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.UUID != gnomeshell.ExtensionUUID || filepath.Base(extensionDir()) != meta.UUID {
+		t.Errorf("uuid %q in %s, want %q", meta.UUID, extensionDir(), gnomeshell.ExtensionUUID)
+	}
+	if want := []string{"45", "46", "47", "48", "49"}; !slices.Equal(meta.Versions, want) {
+		t.Errorf("shell-version %v, want %v", meta.Versions, want)
 	}
 }
