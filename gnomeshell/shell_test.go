@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,13 +23,6 @@ import (
 // waitTimeout bounds every wait for something the Shell should do. It only
 // matters when something is broken.
 const waitTimeout = 30 * time.Second
-
-func testLogger() *slog.Logger {
-	if !testing.Verbose() {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
 
 // extensionDir is the extension as shipped.
 func extensionDir() string {
@@ -171,7 +163,7 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 		t.Fatalf("the extension's state is %v (%s), want 1 (active)\n%s", state, errText, g.Log())
 	}
 	conn := g.Bus.Dial(t)
-	sensor := gnomeshell.NewSensor(conn, testLogger())
+	sensor := gnomeshell.NewSensor(conn, testenv.Logger())
 	windows := run(t, sensor.Run)
 	// Before the daemon owns its name the extension reports nothing; the
 	// Sensor asked it (Focus) when it found it running.
@@ -258,7 +250,7 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 func TestSensorWithoutTheExtension(t *testing.T) {
 	g := testenv.StartGnomeShell(t)
 	conn := g.Bus.Dial(t)
-	windows := run(t, gnomeshell.NewSensor(conn, testLogger()).Run)
+	windows := run(t, gnomeshell.NewSensor(conn, testenv.Logger()).Run)
 	windows.waitLast(t, "the reason", hasReason("the antidrift extension is not installed in GNOME Shell: make install-user"))
 }
 
@@ -267,7 +259,7 @@ func TestSensorWithoutTheExtension(t *testing.T) {
 func TestIdleWatcherOnMutter(t *testing.T) {
 	g := testenv.StartGnomeShell(t)
 	conn := g.Bus.Dial(t)
-	idle := run(t, gnomeshell.NewIdleWatcher(conn, time.Second, testLogger()).Run)
+	idle := run(t, gnomeshell.NewIdleWatcher(conn, time.Second, testenv.Logger()).Run)
 	idle.waitLast(t, "idle", func(v bool) bool { return v })
 	monitor := g.Conn.Object("org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core")
 	if err := monitor.Call("org.gnome.Mutter.IdleMonitor.ResetIdletime", 0).Err; err != nil {

@@ -66,12 +66,12 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 		}
 	}
 	uuids := []string{HarnessExtension}
-	if err := copyTree(filepath.Join(testdataDir(), "gnome-shell", HarnessExtension), filepath.Join(g.extensionsDir(), HarnessExtension)); err != nil {
+	if err := CopyTree(filepath.Join(testdataDir(), "gnome-shell", HarnessExtension), filepath.Join(g.extensionsDir(), HarnessExtension), 0o755, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, src := range extensions {
 		uuid := filepath.Base(src)
-		if err := copyTree(src, filepath.Join(g.extensionsDir(), uuid)); err != nil {
+		if err := CopyTree(src, filepath.Join(g.extensionsDir(), uuid), 0o755, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		uuids = append(uuids, uuid)
@@ -193,7 +193,7 @@ func (g *GnomeShell) Screenshot(t testing.TB, path string) {
 	if err != nil || !ok {
 		t.Fatalf("Screenshot: ok=%v, %v", ok, err)
 	}
-	if err := copyFile(used, path); err != nil {
+	if err := copyFile(used, path, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -298,8 +298,9 @@ func DistDir() string {
 	return filepath.Join(filepath.Dir(scriptsDir()), "dist")
 }
 
-// copyTree copies the regular files and directories under src to dst.
-func copyTree(src, dst string) error {
+// CopyTree copies the directories and regular files under src to dst,
+// making directories with dirMode and files with fileMode.
+func CopyTree(src, dst string, dirMode, fileMode os.FileMode) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -307,18 +308,18 @@ func copyTree(src, dst string) error {
 		rel, _ := filepath.Rel(src, path)
 		to := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
+			return os.MkdirAll(to, dirMode)
 		}
-		return copyFile(path, to)
+		return copyFile(path, to, fileMode)
 	})
 }
 
-func copyFile(src, dst string) error {
+func copyFile(src, dst string, mode os.FileMode) error {
 	b, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(dst, b, 0o644)
+	return os.WriteFile(dst, b, mode)
 }
 
 // chownTree gives everything under dir to uid (and the group of that number).
