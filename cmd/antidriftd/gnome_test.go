@@ -196,8 +196,12 @@ func TestGnomeShellEndToEnd(t *testing.T) {
 	k.waitProp(t, "CurrentTitle", "(<'after the restart'>,)", false)
 
 	// Idleness from Mutter: away after idle_after without input, back on
-	// input (ResetIdletime stands in for a key press).
-	k.startDaemon(t, strings.Replace(gnomeConfig, `idle_after = "1h"`, `idle_after = "2s"`, 1))
+	// input (ResetIdletime stands in for a key press). This daemon finds
+	// GNOME Shell by itself: WAYLAND_DISPLAY is set and org.gnome.Shell is
+	// on the bus.
+	auto := strings.NewReplacer(`idle_after = "1h"`, `idle_after = "2s"`, `evidence = "gnome-shell"`, `evidence = "auto"`)
+	k.startDaemon(t, auto.Replace(gnomeConfig))
+	k.waitProp(t, "EvidenceSource", "(<'gnome-shell'>,)", false)
 	k.waitProp(t, "Drift", "(<'away'>,)", false)
 	mon := testenv.StartMonitor(t, g.Bus, "type='signal',member='PropertiesChanged',path='/org/antidrift/Session1'")
 	monitor := g.Conn.Object("org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core")
