@@ -162,13 +162,28 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 	if state, errText := extensionState(t, g); state != 1 {
 		t.Fatalf("the extension's state is %v (%s), want 1 (active)\n%s", state, errText, g.Log())
 	}
+	// The daemon can be activated on this bus, as in a real session; the
+	// extension must never start it (activation would leave this mark).
+	activated := filepath.Join(t.TempDir(), "activated")
+	activation := "[D-BUS Service]\nName=org.antidrift\nExec=/usr/bin/touch " + activated + "\n"
+	if err := os.WriteFile(filepath.Join(g.Bus.ServiceDir, "org.antidrift.service"), []byte(activation), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Conn.BusObject().Call("org.freedesktop.DBus.ReloadConfig", 0).Err; err != nil {
+		t.Fatal(err)
+	}
 	conn := g.Bus.Dial(t)
 	sensor := gnomeshell.NewSensor(conn, testenv.Logger())
 	windows := run(t, sensor.Run)
 	// Before the daemon owns its name the extension reports nothing; the
 	// Sensor asked it (Focus) when it found it running.
 	windows.waitLast(t, "no window yet", func(w service.Window) bool { return w.Available && w.Class == "" })
+	g.OpenWindow(t, "org.antidrift.Before", "before the daemon")
 	standIn(t, conn, sensor.Push)
+	windows.waitLast(t, "the window focused before the daemon came", isClass("org.antidrift.Before", "before the daemon"))
+	if _, err := os.Stat(activated); err == nil {
+		t.Fatal("the extension started the daemon by D-Bus activation")
+	}
 
 	work := g.OpenWindow(t, "org.antidrift.Work", "draft one", "draft two")
 	first := windows.waitLast(t, "the work window", isClass("org.antidrift.Work", "draft one"))
