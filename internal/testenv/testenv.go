@@ -1,6 +1,8 @@
 // Package testenv starts the real desktop plumbing that antidrift talks to, for
 // end-to-end tests: a private D-Bus daemon, an Xvfb display managed by openbox,
-// dunst as the notification server, and dbus-monitor as a witness.
+// dunst as the notification server, and dbus-monitor as a witness; and, from
+// the Debian 13 rootfs (rootfs.go), Wayland compositors such as a headless
+// GNOME Shell 48 with its extensions (gnome.go).
 //
 // Everything lives in temp dirs and picks its own socket and display number, so
 // tests can run next to each other and next to a real desktop session. Every
