@@ -27,6 +27,9 @@ const (
 	shellName       = "org.gnome.Shell"
 	shellPath       = "/org/gnome/Shell"
 	extensionsIface = "org.gnome.Shell.Extensions"
+	propertiesIface = "org.freedesktop.DBus.Properties"
+
+	userExtensionsEnabled = "UserExtensionsEnabled"
 
 	handsPath  = "/org/antidrift/Shell"
 	handsIface = "org.antidrift.Shell1"

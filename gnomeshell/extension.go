@@ -23,7 +23,8 @@ const (
 const (
 	reasonNotInstalled = "the antidrift extension is not installed in GNOME Shell: make install-user, then log out and back in (GNOME Shell finds new extensions at login)"
 	reasonNotEnabled   = "GNOME Shell is running but the antidrift extension is not enabled: gnome-extensions enable " + ExtensionUUID
-	reasonSwitchedOff  = "the antidrift extension is enabled, but GNOME Shell has switched it off (the screen is locked, or user extensions are disabled: gsettings set org.gnome.shell disable-user-extensions false)"
+	reasonSwitchedOff  = "the antidrift extension is enabled but GNOME Shell is not running it (it runs no user extensions on the lock screen)"
+	reasonUserExtsOff  = "GNOME Shell has user extensions switched off, the antidrift extension with them: gsettings set org.gnome.shell disable-user-extensions false (or the switch in the Extensions app)"
 	reasonActivating   = "the antidrift extension is starting in GNOME Shell"
 	reasonOutOfDate    = "the antidrift extension does not support this version of GNOME Shell: install a newer antidrift (make install-user)"
 )

@@ -71,6 +71,19 @@ type sensorState struct {
 	known   bool          // the extension's state has been learnt from this Shell
 	problem string        // why the extension gives no evidence; "" when it runs
 	seq     dbus.Sequence // of the message problem was learnt from
+	// userOff: GNOME Shell runs no user extensions at all (its
+	// UserExtensionsEnabled property, the disable-user-extensions setting);
+	// the extension then looks merely not enabled.
+	userOff bool
+	userSeq dbus.Sequence
+}
+
+// reason is why there is no evidence, "" when the extension runs.
+func (st sensorState) reason() string {
+	if st.problem == reasonNotEnabled && st.userOff {
+		return reasonUserExtsOff
+	}
+	return st.problem
 }
 
 // running says whether the extension is known to run.
@@ -103,6 +116,9 @@ func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
 	f, err := follow(ctx, s.conn, s.log, shellName, []dbus.MatchOption{
 		dbus.WithMatchObjectPath(shellPath), dbus.WithMatchInterface(extensionsIface),
 		dbus.WithMatchMember("ExtensionStateChanged"), dbus.WithMatchArg(0, ExtensionUUID),
+	}, []dbus.MatchOption{
+		dbus.WithMatchObjectPath(shellPath), dbus.WithMatchInterface(propertiesIface),
+		dbus.WithMatchMember("PropertiesChanged"), dbus.WithMatchArg(0, extensionsIface),
 	})
 	if err != nil {
 		if ctx.Err() == nil {
@@ -141,7 +157,7 @@ func (s *Sensor) window(f *follower, st sensorState) service.Window {
 	case !st.known:
 		return service.Window{Reason: reasonAsking}
 	case st.problem != "":
-		return service.Window{Reason: st.problem}
+		return service.Window{Reason: st.reason()}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,6 +186,18 @@ func (s *Sensor) handle(ctx context.Context, f *follower, st *sensorState, sig *
 		s.askExtension(ctx, f, st)
 		return
 	}
+	if f.fromOwner(sig, shellPath, propertiesIface+".PropertiesChanged") {
+		var iface string
+		var changed map[string]dbus.Variant
+		var invalidated []string
+		if dbus.Store(sig.Body, &iface, &changed, &invalidated) != nil || iface != extensionsIface {
+			return
+		}
+		if on, ok := changed[userExtensionsEnabled].Value().(bool); ok && sig.Sequence > st.userSeq {
+			st.userOff, st.userSeq = !on, sig.Sequence
+		}
+		return
+	}
 	if !f.fromOwner(sig, shellPath, extensionsIface+".ExtensionStateChanged") {
 		return
 	}
@@ -181,9 +209,17 @@ func (s *Sensor) handle(ctx context.Context, f *follower, st *sensorState, sig *
 	s.learn(ctx, f, st, extensionProblem(info), sig.Sequence)
 }
 
-// askExtension asks GNOME Shell for the extension's state.
+// askExtension asks GNOME Shell for the extension's state, and whether it
+// runs user extensions at all.
 func (s *Sensor) askExtension(ctx context.Context, f *follower, st *sensorState) {
-	call := f.call(ctx, shellPath, extensionsIface+".GetExtensionInfo", ExtensionUUID)
+	var v dbus.Variant
+	call := f.call(ctx, shellPath, propertiesIface+".Get", extensionsIface, userExtensionsEnabled)
+	if call.Store(&v) == nil {
+		if on, ok := v.Value().(bool); ok && call.ResponseSequence > st.userSeq {
+			st.userOff, st.userSeq = !on, call.ResponseSequence
+		}
+	}
+	call = f.call(ctx, shellPath, extensionsIface+".GetExtensionInfo", ExtensionUUID)
 	var info map[string]dbus.Variant
 	if err := call.Store(&info); err != nil {
 		if ctx.Err() == nil {
@@ -202,7 +238,7 @@ func (s *Sensor) learn(ctx context.Context, f *follower, st *sensorState, proble
 		return
 	}
 	was := *st
-	*st = sensorState{known: true, problem: problem, seq: seq}
+	st.known, st.problem, st.seq = true, problem, seq
 	if !was.known || problem != was.problem {
 		s.log.Info("gnome-shell: the antidrift extension", "running", problem == "", "problem", problem)
 	}

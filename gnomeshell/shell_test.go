@@ -266,6 +266,15 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	windows.waitLast(t, "the window again once enabled", isClass("org.antidrift.Drift", "cat videos"))
+	// Enabled, but all user extensions switched off: another fix.
+	if _, err := g.Eval("global.settings.set_boolean('disable-user-extensions', true)"); err != nil {
+		t.Fatal(err)
+	}
+	windows.waitLast(t, "the reason it is switched off", hasReason("disable-user-extensions false"))
+	if _, err := g.Eval("global.settings.set_boolean('disable-user-extensions', false)"); err != nil {
+		t.Fatal(err)
+	}
+	windows.waitLast(t, "the window again once switched on", isClass("org.antidrift.Drift", "cat videos"))
 	checkNoExtensionErrors(t, g)
 
 	// GNOME Shell gone: unavailable, saying so; back when it returns (its
