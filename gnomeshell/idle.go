@@ -96,10 +96,21 @@ func (w *IdleWatcher) Run(ctx context.Context, report func(idle bool)) {
 			}
 			switch id {
 			case ids.idle:
-				if !idle {
-					ids.active = w.add(ctx, f, "AddUserActiveWatch")
-					set(true)
+				if idle {
+					continue
 				}
+				// Away only when their return can be seen, and only if they
+				// did not come back while the watch was being added.
+				active := w.add(ctx, f, "AddUserActiveWatch")
+				if active == 0 {
+					continue
+				}
+				if !w.idleNow(ctx, f) {
+					w.removeWatch(f, active)
+					continue
+				}
+				ids.active = active
+				set(true)
 			case ids.active:
 				ids.active = 0 // user-active watches fire once
 				set(false)
@@ -125,15 +136,30 @@ func (w *IdleWatcher) add(ctx context.Context, f *follower, method string, args 
 	return id
 }
 
-// remove removes the watches Run added, if Mutter is still there (it
-// drops them itself when our connection goes).
+// idleNow says whether there has been no input for w.after; true when
+// Mutter does not say.
+func (w *IdleWatcher) idleNow(ctx context.Context, f *follower) bool {
+	var ms uint64
+	if err := f.call(ctx, idleMonitorPath, idleMonitorIface+".GetIdletime").Store(&ms); err != nil {
+		w.log.Debug("gnome-shell: GetIdletime failed", "err", err)
+		return true
+	}
+	return ms >= uint64(w.after.Milliseconds())
+}
+
+// remove removes the watches Run added.
 func (w *IdleWatcher) remove(f *follower, ids idleWatches) {
-	for _, id := range []uint32{ids.idle, ids.active} {
-		if id == 0 || f.owner == "" || !w.conn.Connected() {
-			continue
-		}
-		if err := f.call(context.Background(), idleMonitorPath, idleMonitorIface+".RemoveWatch", id).Err; err != nil {
-			w.log.Debug("gnome-shell: removing an idle watch failed", "err", err)
-		}
+	w.removeWatch(f, ids.idle)
+	w.removeWatch(f, ids.active)
+}
+
+// removeWatch removes watch id, if Mutter is still there (it drops a
+// connection's watches itself when the connection goes).
+func (w *IdleWatcher) removeWatch(f *follower, id uint32) {
+	if id == 0 || f.owner == "" || !w.conn.Connected() {
+		return
+	}
+	if err := f.call(context.Background(), idleMonitorPath, idleMonitorIface+".RemoveWatch", id).Err; err != nil {
+		w.log.Debug("gnome-shell: removing an idle watch failed", "err", err)
 	}
 }
