@@ -199,6 +199,11 @@ func TestGnomeShellEndToEnd(t *testing.T) {
 	// input (ResetIdletime stands in for a key press). This daemon finds
 	// GNOME Shell by itself: WAYLAND_DISPLAY is set and org.gnome.Shell is
 	// on the bus.
+	for _, title := range []string{"main.go - editor", "other.go - editor", "cat videos", "after the restart"} {
+		if strings.Contains(k.daemon.Output(), title) {
+			t.Fatalf("the daemon logged a window title: %q\n%s", title, k.daemon.Output())
+		}
+	}
 	auto := strings.NewReplacer(`idle_after = "1h"`, `idle_after = "2s"`, `evidence = "gnome-shell"`, `evidence = "auto"`)
 	k.startDaemon(t, auto.Replace(gnomeConfig))
 	k.waitProp(t, "EvidenceSource", "(<'gnome-shell'>,)", false)
