@@ -30,6 +30,12 @@ COMPLETION_BASH := dist/completions/antidrift.bash
 COMPLETION_ZSH  := dist/completions/_antidrift
 COMPLETION_FISH := dist/completions/antidrift.fish
 
+# The GNOME Shell extension, the daemon's eyes and hands on GNOME (Mutter
+# lets no other program see or act on windows). GNOME Shell finds it by
+# its uuid under share/gnome-shell/extensions, at login.
+GNOME_EXT       := antidrift@antidrift.github.io
+GNOME_EXT_FILES := $(notdir $(wildcard dist/gnome-shell/$(GNOME_EXT)/*))
+
 .PHONY: all build test vet run clean test-deps demo soak bench \
 	install uninstall install-user uninstall-user
 
@@ -90,6 +96,20 @@ define fill_in
 	mv -f $(2).tmp $(2)
 endef
 
+# install_ext puts the extension's files into the extensions directory $(1).
+define install_ext
+	install -d -m 0755 $(1)/$(GNOME_EXT)
+	for f in $(GNOME_EXT_FILES); do install -m 0644 dist/gnome-shell/$(GNOME_EXT)/$$f $(1)/$(GNOME_EXT)/$$f || exit 1; done
+endef
+
+# uninstall_ext removes them, and the extension's own directory (named by
+# its uuid: nothing else lives there, and GNOME Shell would complain about
+# an extension directory without metadata.json).
+define uninstall_ext
+	rm -f $(addprefix $(1)/$(GNOME_EXT)/,$(GNOME_EXT_FILES))
+	rmdir $(1)/$(GNOME_EXT) 2>/dev/null || true
+endef
+
 install: build
 	install -d -m 0755 $(DESTDIR)$(BINDIR)
 	for c in $(CMDS); do install -m 0755 $(BUILDDIR)/$$c $(DESTDIR)$(BINDIR)/$$c || exit 1; done
@@ -99,8 +119,10 @@ install: build
 	install -D -m 0644 $(COMPLETION_BASH) $(DESTDIR)$(DATADIR)/bash-completion/completions/antidrift
 	install -D -m 0644 $(COMPLETION_ZSH) $(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift
 	install -D -m 0644 $(COMPLETION_FISH) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
+	$(call install_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
 
-# Removes exactly what install puts in place, and no directories.
+# Removes exactly what install puts in place, and no directories but the
+# extension's own.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/antidriftd $(DESTDIR)$(BINDIR)/antidrift \
 		$(DESTDIR)$(USERUNITDIR)/antidrift.service \
@@ -109,6 +131,7 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/antidrift \
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
+	$(call uninstall_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
 
 # reload tells the user manager about the new or removed unit; without one
 # (no session, su, a container) it says what to run later instead of failing.
@@ -131,10 +154,13 @@ install-user: build
 	install -D -m 0644 $(COMPLETION_BASH) $(USER_DATA)/bash-completion/completions/antidrift
 	install -D -m 0644 $(COMPLETION_ZSH) $(USER_DATA)/zsh/site-functions/_antidrift
 	install -D -m 0644 $(COMPLETION_FISH) $(USER_DATA)/fish/vendor_completions.d/antidrift.fish
+	$(call install_ext,$(USER_DATA)/gnome-shell/extensions)
 	$(reload)
 	@echo "installed. The daemon starts on the first call to it (D-Bus activation);"
 	@echo "to start it with every graphical session:  systemctl --user enable --now antidrift"
 	@echo "make sure $(USER_BINDIR) is on your PATH, and $(USER_DATA)/zsh/site-functions in zsh's fpath."
+	@echo "on GNOME: log out and back in (GNOME Shell finds new extensions at login), then"
+	@echo "    gnome-extensions enable $(GNOME_EXT)"
 
 uninstall-user:
 	@case "$(HOME)" in /?*) ;; *) echo "uninstall-user: HOME is not set to an absolute path" >&2; exit 1 ;; esac
@@ -146,5 +172,6 @@ uninstall-user:
 		$(USER_DATA)/bash-completion/completions/antidrift \
 		$(USER_DATA)/zsh/site-functions/_antidrift \
 		$(USER_DATA)/fish/vendor_completions.d/antidrift.fish
+	$(call uninstall_ext,$(USER_DATA)/gnome-shell/extensions)
 	$(reload)
 	@echo "your sessions' state in $${XDG_STATE_HOME:-$$HOME/.local/state}/antidrift is kept."

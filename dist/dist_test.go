@@ -230,6 +230,22 @@ func noFiles(t *testing.T, root string) {
 	})
 }
 
+// gnomeExtension lists the GNOME Shell extension's files as installed
+// under share/: every file of dist/gnome-shell/<uuid>/.
+func gnomeExtension(t *testing.T) []string {
+	t.Helper()
+	const uuid = "antidrift@antidrift.github.io"
+	entries, err := os.ReadDir(filepath.Join("gnome-shell", uuid))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("the GNOME Shell extension: %v", err)
+	}
+	var files []string
+	for _, e := range entries {
+		files = append(files, "gnome-shell/extensions/"+uuid+"/"+e.Name())
+	}
+	return files
+}
+
 func TestMakeInstallAndUninstall(t *testing.T) {
 	needMake(t)
 	destdir, build := t.TempDir(), t.TempDir()
@@ -247,7 +263,7 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 	if hasCLI(t) {
 		want = append(want, installed{path: "/usr/bin/antidrift", mode: 0o755})
 	}
-	for _, c := range completions(t) {
+	for _, c := range append(completions(t), gnomeExtension(t)...) {
 		want = append(want, installed{path: "/usr/share/" + c, mode: 0o644})
 	}
 	checkTree(t, destdir, want)
@@ -293,7 +309,7 @@ func TestMakeInstallUser(t *testing.T) {
 	if hasCLI(t) {
 		want = append(want, installed{path: "/.local/bin/antidrift", mode: 0o755})
 	}
-	for _, c := range completions(t) {
+	for _, c := range append(completions(t), gnomeExtension(t)...) {
 		want = append(want, installed{path: "/.local/share/" + c, mode: 0o644})
 	}
 	// The go command keeps its telemetry counters under ~/.config/go; they

@@ -9,8 +9,10 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/gnomeshell"
 	"github.com/antidrift/antidrift/kwin"
 	"github.com/antidrift/antidrift/service"
+	"github.com/antidrift/antidrift/wayland"
 	"github.com/antidrift/antidrift/x11"
 )
 
@@ -88,6 +90,15 @@ func (m *Main) openSource(want string, idleAfter time.Duration) source {
 	name, why := chooseSource(want, m.Display, m.Wayland, m.conn)
 	s := source{name: name, why: why, close: func() {}}
 	switch name {
+	case "wlroots":
+		// One connection to the compositor: the guard acts on the
+		// sensor's handles (object ids of that connection), so it acts
+		// only while the sensor runs.
+		sensor := wayland.NewSensor(m.Wayland, m.log)
+		guard := wayland.NewGuard(sensor, m.log)
+		s.sensor, s.guard = sensor.Run, guard
+		s.idle = wayland.NewIdleWatcher(m.Wayland, idleAfter, m.log).Run
+		s.close = func() { guard.Close() }
 	case "x11":
 		if m.Display == "" {
 			s.unavailable = "the evidence key says x11, but DISPLAY is not set"
@@ -102,16 +113,24 @@ func (m *Main) openSource(want string, idleAfter time.Duration) source {
 		// The script KWin runs for us reports focus over Evidence1; the
 		// sensor loads it (again, after KWin restarts) and unloads it at
 		// stop. Idle comes from ext_idle_notifier_v1, which KWin offers.
-		// TODO(lead): s.idle = wayland.NewIdleWatcher(...).Run
 		runtimeDir := os.Getenv("XDG_RUNTIME_DIR")
 		sensor := kwin.NewSensor(m.conn, runtimeDir, m.log)
 		s.sensor, s.push, s.pushedBy = sensor.Run, sensor.Push, kwinBusName
+		s.idle = wayland.NewIdleWatcher(m.Wayland, idleAfter, m.log).Run
 		if guard, err := kwin.NewGuard(m.conn, runtimeDir, m.log); err != nil {
 			m.log.Warn("nothing is enforced on KWin", "err", err)
 		} else {
 			s.guard = guard
 			s.close = func() { guard.Close() }
 		}
+	case "gnome-shell":
+		// The extension pushes focus over org.antidrift.Evidence1 on the
+		// Shell's own connection; the hands and idleness are the Shell's.
+		sensor := gnomeshell.NewSensor(m.conn, m.log)
+		s.sensor, s.guard = sensor.Run, gnomeshell.NewGuard(m.conn)
+		s.idle = gnomeshell.NewIdleWatcher(m.conn, idleAfter, m.log).Run
+		s.pushedBy = shellBusName
+		s.push = func(r dbusapi.FocusReport) { sensor.Push(r.Handle, r.AppID, r.Title) }
 	default:
 		if name == "none" {
 			s.unavailable = "no window evidence: " + why
@@ -122,5 +141,13 @@ func (m *Main) openSource(want string, idleAfter time.Duration) source {
 	return s
 }
 
-// offersForeignToplevel is replaced when the wlroots source lands.
-func offersForeignToplevel(string) (bool, error) { return false, nil }
+// offersForeignToplevel asks the Wayland compositor whether it offers
+// zwlr_foreign_toplevel_manager_v1 (the wlroots family does), bounded: a
+// compositor that accepts the connection and never answers must not hold
+// the daemon's start.
+func offersForeignToplevel(display string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	g, err := wayland.Probe(ctx, display)
+	return g.ForeignToplevel, err
+}

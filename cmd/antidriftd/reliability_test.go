@@ -758,28 +758,6 @@ func replayEvents(data []byte) (events []struct{ At int64 }, skipped int) {
 	return events, skipped
 }
 
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, e os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(dst, rel)
-		if e.IsDir() {
-			return os.MkdirAll(to, 0o700)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, data, 0o600)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // damage is one way of hurting one file.
 type damage struct {
 	name string
@@ -856,7 +834,9 @@ func TestDamagedFilesAreSetAsideNeverDeleted(t *testing.T) {
 		for _, dm := range damages() {
 			t.Run(fmt.Sprintf("%s/%d", dm.name, rep), func(t *testing.T) {
 				dir := filepath.Join(t.TempDir(), "state")
-				copyTree(t, fx.dir, dir)
+				if err := testenv.CopyTree(fx.dir, dir, 0o700, 0o600); err != nil {
+					t.Fatal(err)
+				}
 				file := dm.file
 				if file == "RAW" {
 					file = filepath.Join("sessions", fx.activeID+".jsonl")

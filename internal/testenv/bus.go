@@ -27,7 +27,7 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
   <listen>unix:path=%s</listen>
   <auth>EXTERNAL</auth>
   <servicedir>%s</servicedir>
-  <policy context="default">
+  <policy context="default">%s
     <allow own="*"/>
     <allow send_destination="*" eavesdrop="true"/>
     <allow receive_sender="*"/>
@@ -42,8 +42,22 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
 // or XDG_CONFIG_HOME to an activated antidriftd.
 func StartBus(t testing.TB, extraEnv ...string) *Bus {
 	t.Helper()
+	return startBus(t, tempDir(t), "", extraEnv)
+}
+
+// StartOpenBus is StartBus for a bus that any local user may connect to,
+// not only root: programs running as another uid inside the rootfs (a
+// compositor, the daemon under test) share it with the test.
+func StartOpenBus(t testing.TB, extraEnv ...string) *Bus {
+	t.Helper()
+	return startBus(t, sharedTempDir(t), "\n    <allow user=\"*\"/>", extraEnv)
+}
+
+// startBus starts the bus in dir with extraPolicy added to its default
+// policy.
+func startBus(t testing.TB, dir, extraPolicy string, extraEnv []string) *Bus {
+	t.Helper()
 	Need(t, "dbus-daemon")
-	dir := tempDir(t)
 	b := &Bus{
 		ServiceDir: filepath.Join(dir, "services"),
 		ConfigFile: filepath.Join(dir, "bus.conf"),
@@ -51,7 +65,7 @@ func StartBus(t testing.TB, extraEnv ...string) *Bus {
 	if err := os.Mkdir(b.ServiceDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	conf := fmt.Sprintf(busConfig, filepath.Join(dir, "bus"), b.ServiceDir)
+	conf := fmt.Sprintf(busConfig, filepath.Join(dir, "bus"), b.ServiceDir, extraPolicy)
 	if err := os.WriteFile(b.ConfigFile, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}

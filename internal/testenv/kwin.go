@@ -39,9 +39,6 @@ type KWin struct {
 //go:embed testdata/kwin-query.js
 var kwinQueryScript string
 
-//go:embed testdata/gtkwindow.py
-var gtkWindowScript string
-
 // StartKWin starts KWin on b and waits until it owns org.kde.KWin. The bus
 // socket must be under /tmp, which the rootfs shares, for KWin to reach it.
 func StartKWin(t testing.TB, r *Rootfs, b *Bus) *KWin {
@@ -89,33 +86,13 @@ func (k *KWin) Kill(t testing.TB) {
 // Output is what KWin logged so far (print() in scripts goes there too).
 func (k *KWin) Output() string { return k.proc.Output() }
 
-// Window is a native Wayland (GTK 4) window on KWin.
-type Window struct {
-	ID    string // KWin's internalId, a UUID in braces
-	AppID string
-	fifo  string
-	proc  *Process
-}
-
 // Window opens a GTK 4 window with appID and title and waits until KWin
 // lists it. It gets focus, as a new window does.
 func (k *KWin) Window(t testing.TB, appID, title string) *Window {
 	t.Helper()
-	dir := k.rootfs.TempDir(t)
-	script := filepath.Join(dir, "window.py")
-	if err := os.WriteFile(script, []byte(gtkWindowScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w := &Window{AppID: appID, fifo: filepath.Join(dir, "title")}
-	if err := syscall.Mkfifo(w.fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w.proc = k.rootfs.Start(t, dir, 0, append(k.env(), "WAYLAND_DISPLAY="+k.Socket, "GSK_RENDERER=cairo", "GTK_A11Y=none"),
-		"python3", script, appID, title, w.fifo)
+	w := startWindow(t, k.rootfs, 0, append(k.env(), "WAYLAND_DISPLAY="+k.Socket), appID, title)
 	WaitUntil(t, readyTimeout, "KWin to list the "+appID+" window", func() bool {
-		if w.proc.Exited() {
-			t.Fatalf("the %s window exited\n%s", appID, w.proc.Output())
-		}
+		w.exited(t)
 		for _, info := range k.Windows(t) {
 			if info.AppID == appID && info.Title == title {
 				w.ID = info.ID
@@ -125,19 +102,6 @@ func (k *KWin) Window(t testing.TB, appID, title string) *Window {
 		return false
 	})
 	return w
-}
-
-// SetTitle makes the window retitle itself, as an application does.
-func (w *Window) SetTitle(t testing.TB, title string) {
-	t.Helper()
-	f, err := os.OpenFile(w.fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(title + "\n"); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // WindowInfo is what KWin says about one window.

@@ -58,6 +58,13 @@ func NeedRootfs(t testing.TB) *Rootfs {
 // cleanup. Compositors' XDG_RUNTIME_DIR and HOME go here.
 func (r *Rootfs) TempDir(t testing.TB) string {
 	t.Helper()
+	return sharedTempDir(t)
+}
+
+// sharedTempDir is a fresh directory under /tmp that every user may
+// traverse, removed at cleanup.
+func sharedTempDir(t testing.TB) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("/tmp", "antidrift-rootfs-")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,9 @@
 // Package testenv starts the real desktop plumbing that antidrift talks to, for
 // end-to-end tests: a private D-Bus daemon, an Xvfb display managed by openbox,
 // dunst as the notification server, and dbus-monitor as a witness; and, from
-// the Debian 13 rootfs, headless KWin 6 with native Wayland windows.
+// the Debian 13 rootfs (rootfs.go), the Wayland compositors people run: sway
+// 1.10 (sway.go), KWin 6 (kwin.go) and GNOME Shell 48 with its extensions
+// (gnome.go), with native Wayland windows.
 //
 // Everything lives in temp dirs and picks its own socket and display number, so
 // tests can run next to each other and next to a real desktop session. Every

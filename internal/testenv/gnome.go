@@ -1,0 +1,290 @@
+package testenv
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// ShellUID is the user GNOME Shell and its clients run as: the Shell
+// refuses to run as root, and a daemon that serves only its own uid must
+// share it with them.
+const ShellUID = 1000
+
+// HarnessExtension is the test-only extension every GnomeShell runs: it
+// turns on unsafe mode (Eval, Screenshot) and leaves the Overview at
+// start-up.
+const HarnessExtension = "antidrift-test@antidrift.github.io"
+
+// GnomeShell is a real GNOME Shell 48 from the rootfs, headless with one
+// 1280x800 virtual monitor, on a private session bus that every uid may
+// join (the Shell, its windows and the daemon under test run as ShellUID
+// inside the rootfs; the test talks to the same bus from the host) and a
+// private stand-in for the system bus, without which the Shell exits.
+// Settings live in a keyfile (no dconf), extensions under XDG_DATA_HOME.
+type GnomeShell struct {
+	Rootfs     *Rootfs
+	Bus        *Bus   // the session bus
+	System     *Bus   // the stand-in system bus
+	Home       string // HOME; the XDG directories are under it
+	RuntimeDir string // XDG_RUNTIME_DIR: the Wayland socket is here
+	Display    string // WAYLAND_DISPLAY
+	Conn       *dbus.Conn
+
+	dir  string
+	proc *Process
+}
+
+// gnomeReadyTimeout bounds a start of the Shell: about 2.5 s on an idle
+// machine, much more on a loaded one running the race detector.
+const gnomeReadyTimeout = 90 * time.Second
+
+// StartGnomeShell installs the extensions (directories named by their
+// uuids, copied in) next to the harness's own, enables them all, starts
+// GNOME Shell and waits until it has finished starting and left the
+// Overview. It skips without the rootfs (see NeedRootfs). The Shell is
+// stopped at cleanup.
+func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
+	t.Helper()
+	r := NeedRootfs(t)
+	g := &GnomeShell{Rootfs: r, Bus: StartOpenBus(t), System: StartOpenBus(t), Display: "antidrift-wl"}
+	g.dir = sharedTempDir(t)
+	g.Home = filepath.Join(g.dir, "home")
+	g.RuntimeDir = filepath.Join(g.dir, "run")
+	for _, d := range []string{g.Home, g.RuntimeDir, g.configHome(), g.extensionsDir(), filepath.Join(g.dir, "out")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uuids := []string{HarnessExtension}
+	if err := CopyTree(filepath.Join(testdataDir(), "gnome-shell", HarnessExtension), filepath.Join(g.extensionsDir(), HarnessExtension), 0o755, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range extensions {
+		uuid := filepath.Base(src)
+		if err := CopyTree(src, filepath.Join(g.extensionsDir(), uuid), 0o755, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		uuids = append(uuids, uuid)
+	}
+	quoted := make([]string, len(uuids))
+	for i, u := range uuids {
+		quoted[i] = "'" + u + "'"
+	}
+	// The welcome tour would take focus from the test's windows.
+	keyfile := "[org/gnome/shell]\nenabled-extensions=[" + strings.Join(quoted, ", ") + "]\nwelcome-dialog-last-shown-version='999'\n"
+	settings := filepath.Join(g.configHome(), "glib-2.0", "settings")
+	if err := os.MkdirAll(settings, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(settings, "keyfile"), []byte(keyfile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := chownTree(g.dir, ShellUID); err != nil {
+		t.Fatal(err)
+	}
+	g.Conn = g.Bus.Dial(t)
+	g.Start(t)
+	return g
+}
+
+func (g *GnomeShell) configHome() string { return filepath.Join(g.Home, ".config") }
+func (g *GnomeShell) dataHome() string   { return filepath.Join(g.Home, ".local", "share") }
+func (g *GnomeShell) extensionsDir() string {
+	return filepath.Join(g.dataHome(), "gnome-shell", "extensions")
+}
+
+// Env is the environment of a program of the Shell's session: its buses,
+// its Wayland display, its home and settings.
+func (g *GnomeShell) Env() []string {
+	return []string{
+		"DBUS_SESSION_BUS_ADDRESS=" + g.Bus.Address,
+		"DBUS_SYSTEM_BUS_ADDRESS=" + g.System.Address,
+		"HOME=" + g.Home,
+		"XDG_RUNTIME_DIR=" + g.RuntimeDir,
+		"XDG_CONFIG_HOME=" + g.configHome(),
+		"XDG_DATA_HOME=" + g.dataHome(),
+		"XDG_SESSION_TYPE=wayland",
+		"XDG_CURRENT_DESKTOP=GNOME",
+		"WAYLAND_DISPLAY=" + g.Display,
+		"GSETTINGS_BACKEND=keyfile",
+	}
+}
+
+// Start starts the Shell (again, after Stop) and waits until it is ready:
+// start-up complete, the Overview hidden, Eval answering.
+func (g *GnomeShell) Start(t testing.TB) {
+	t.Helper()
+	// MUTTER_DEBUG_RESET_IDLETIME lets a test end idleness through
+	// org.gnome.Mutter.IdleMonitor.ResetIdletime.
+	env := append(g.Env(), "MUTTER_DEBUG_RESET_IDLETIME=1")
+	g.proc = g.Rootfs.Start(t, g.dir, ShellUID, env, "gnome-shell", "--headless", "--no-x11",
+		"--virtual-monitor", "1280x800", "--wayland-display", g.Display)
+	WaitUntil(t, gnomeReadyTimeout, "GNOME Shell to start and leave the Overview", func() bool {
+		if g.proc.Exited() {
+			t.Fatalf("GNOME Shell exited while starting\n%s", g.proc.Output())
+		}
+		out, err := g.Eval("!Main.layoutManager._startingUp && !Main.overview.visible")
+		return err == nil && out == "true"
+	})
+}
+
+// Stop stops the Shell, as a crash or logout would take it away.
+func (g *GnomeShell) Stop() { g.proc.Stop() }
+
+// Log is what the Shell has written to stdout and stderr (its JS errors
+// included).
+func (g *GnomeShell) Log() string { return g.proc.Output() }
+
+// Eval runs JavaScript in the Shell (org.gnome.Shell.Eval; the harness
+// extension turns on unsafe mode) and returns the JSON of its value.
+func (g *GnomeShell) Eval(js string) (string, error) {
+	var ok bool
+	var out string
+	call := g.Conn.Object("org.gnome.Shell", "/org/gnome/Shell").Call("org.gnome.Shell.Eval", 0, js)
+	if err := call.Store(&ok, &out); err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("Eval(%q) failed: %s", js, out)
+	}
+	return out, nil
+}
+
+// EvalString is Eval for an expression whose value is a string.
+func (g *GnomeShell) EvalString(t testing.TB, js string) string {
+	t.Helper()
+	out, err := g.Eval(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("Eval(%q) = %s, not a string", js, out)
+	}
+	return s
+}
+
+// FocusedClass is the WM class of the window with focus, "" when none has.
+func (g *GnomeShell) FocusedClass(t testing.TB) string {
+	t.Helper()
+	return g.EvalString(t, "global.display.focus_window?.get_wm_class() ?? ''")
+}
+
+// Screenshot saves the screen as a PNG at path (on the host), through
+// org.gnome.Shell.Screenshot.
+func (g *GnomeShell) Screenshot(t testing.TB, path string) {
+	t.Helper()
+	// The Shell writes as ShellUID, so into a directory of its own first.
+	tmp := filepath.Join(g.dir, "out", filepath.Base(path))
+	var ok bool
+	var used string
+	err := g.Conn.Object("org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot").
+		Call("org.gnome.Shell.Screenshot.Screenshot", 0, false, false, tmp).Store(&ok, &used)
+	if err != nil || !ok {
+		t.Fatalf("Screenshot: ok=%v, %v", ok, err)
+	}
+	if err := copyFile(used, path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// StartNotifications starts GNOME Shell's notification service, as D-Bus
+// activation does in a real session: it owns org.freedesktop.Notifications
+// and hands each notification to the Shell's message tray. It waits until
+// the name is owned.
+func (g *GnomeShell) StartNotifications(t testing.TB) {
+	t.Helper()
+	// SHELL_DBUS_PERSIST: stay when idle (activation would restart it).
+	p := g.StartProgram(t, []string{"SHELL_DBUS_PERSIST=1"}, "gjs", "-m", "/usr/share/gnome-shell/org.gnome.Shell.Notifications")
+	WaitUntil(t, readyTimeout, "GNOME Shell's notification service to own org.freedesktop.Notifications", func() bool {
+		if p.Exited() {
+			t.Fatalf("the notification service exited\n%s", p.Output())
+		}
+		var has bool
+		err := g.Conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.Notifications").Store(&has)
+		return err == nil && has
+	})
+}
+
+// StartProgram runs argv inside the rootfs as ShellUID with the session's
+// environment and extra (KEY=value); it is stopped at cleanup.
+func (g *GnomeShell) StartProgram(t testing.TB, extra []string, argv ...string) *Process {
+	t.Helper()
+	return g.Rootfs.Start(t, g.dir, ShellUID, append(g.Env(), extra...), argv...)
+}
+
+// RunProgram runs a short command inside the rootfs as ShellUID with the
+// session's environment.
+func (g *GnomeShell) RunProgram(argv ...string) (string, error) {
+	return g.Rootfs.Run(ShellUID, g.Env(), runTimeout, argv...)
+}
+
+// OpenWindow opens a window with application id appID titled titles[0] and
+// waits until it has focus. NextTitle moves it through titles.
+func (g *GnomeShell) OpenWindow(t testing.TB, appID string, titles ...string) *Window {
+	t.Helper()
+	if len(titles) == 0 {
+		titles = []string{appID}
+	}
+	w := startWindow(t, g.Rootfs, ShellUID, g.Env(), appID, titles...)
+	WaitUntil(t, readyTimeout, appID+" to open and get focus", func() bool {
+		w.exited(t)
+		return g.FocusedClass(t) == appID
+	})
+	return w
+}
+
+// testdataDir is this package's testdata directory.
+func testdataDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "testdata")
+}
+
+// DistDir is the checkout's dist/ directory, where the files a desktop
+// loads (the GNOME Shell extension among them) live.
+func DistDir() string {
+	return filepath.Join(filepath.Dir(scriptsDir()), "dist")
+}
+
+// CopyTree copies the directories and regular files under src to dst,
+// making directories with dirMode and files with fileMode.
+func CopyTree(src, dst string, dirMode, fileMode os.FileMode) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, dirMode)
+		}
+		return copyFile(path, to, fileMode)
+	})
+}
+
+func copyFile(src, dst string, mode os.FileMode) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, mode)
+}
+
+// chownTree gives everything under dir to uid (and the group of that number).
+func chownTree(dir string, uid int) error {
+	return filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, uid, uid)
+	})
+}
