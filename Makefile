@@ -33,11 +33,19 @@ COMPLETION_FISH := dist/completions/antidrift.fish
 # The GNOME Shell extension, the daemon's eyes and hands on GNOME (Mutter
 # lets no other program see or act on windows). GNOME Shell finds it by
 # its uuid under share/gnome-shell/extensions, at login.
-GNOME_EXT       := antidrift@antidrift.github.io
-GNOME_EXT_FILES := $(notdir $(wildcard dist/gnome-shell/$(GNOME_EXT)/*))
+GNOME_EXT        := antidrift@antidrift.github.io
+GNOME_EXT_DIR    := dist/gnome-shell/$(GNOME_EXT)
+GNOME_EXT_FILES  := $(notdir $(wildcard $(GNOME_EXT_DIR)/*.js $(GNOME_EXT_DIR)/*.mjs $(GNOME_EXT_DIR)/*.json $(GNOME_EXT_DIR)/*.css))
+GNOME_EXT_SCHEMA := org.gnome.shell.extensions.antidrift.gschema.xml
 
-.PHONY: all build test vet run clean test-deps demo soak bench \
-	install uninstall install-user uninstall-user
+# The Plasma 6 applet. Its format.mjs is the GNOME extension's (a link in
+# the checkout); installing copies what it points to.
+PLASMOID       := org.antidrift.panel
+PLASMOID_DIR   := dist/plasma/$(PLASMOID)
+PLASMOID_FILES := metadata.json $(patsubst $(PLASMOID_DIR)/%,%,$(wildcard $(PLASMOID_DIR)/contents/ui/*))
+
+.PHONY: all build test vet run clean test-deps demo soak bench lint \
+	install uninstall install-user uninstall-user install-gnome-extension
 
 all: build
 
@@ -96,18 +104,40 @@ define fill_in
 	mv -f $(2).tmp $(2)
 endef
 
-# install_ext puts the extension's files into the extensions directory $(1).
+# install_ext puts the extension into the extensions directory $(1): its
+# code, the interface XML its proxy is built from, and its settings schema,
+# compiled (GNOME Shell reads only the compiled form).
 define install_ext
-	install -d -m 0755 $(1)/$(GNOME_EXT)
-	for f in $(GNOME_EXT_FILES); do install -m 0644 dist/gnome-shell/$(GNOME_EXT)/$$f $(1)/$(GNOME_EXT)/$$f || exit 1; done
+	install -d -m 0755 $(1)/$(GNOME_EXT)/schemas
+	for f in $(GNOME_EXT_FILES); do install -m 0644 $(GNOME_EXT_DIR)/$$f $(1)/$(GNOME_EXT)/$$f || exit 1; done
+	install -m 0644 dist/org.antidrift.Session1.xml $(1)/$(GNOME_EXT)/org.antidrift.Session1.xml
+	install -m 0644 $(GNOME_EXT_DIR)/schemas/$(GNOME_EXT_SCHEMA) $(1)/$(GNOME_EXT)/schemas/$(GNOME_EXT_SCHEMA)
+	if command -v glib-compile-schemas >/dev/null 2>&1; then glib-compile-schemas $(1)/$(GNOME_EXT)/schemas; \
+	else echo "glib-compile-schemas (libglib2.0-bin) is missing: the GNOME indicator needs $(1)/$(GNOME_EXT)/schemas compiled" >&2; fi
 endef
 
-# uninstall_ext removes them, and the extension's own directory (named by
+# uninstall_ext removes them, and the extension's own directories (named by
 # its uuid: nothing else lives there, and GNOME Shell would complain about
 # an extension directory without metadata.json).
 define uninstall_ext
-	rm -f $(addprefix $(1)/$(GNOME_EXT)/,$(GNOME_EXT_FILES))
-	rmdir $(1)/$(GNOME_EXT) 2>/dev/null || true
+	rm -f $(addprefix $(1)/$(GNOME_EXT)/,$(GNOME_EXT_FILES) org.antidrift.Session1.xml schemas/$(GNOME_EXT_SCHEMA) schemas/gschemas.compiled)
+	rmdir $(1)/$(GNOME_EXT)/schemas $(1)/$(GNOME_EXT) 2>/dev/null || true
+endef
+
+# The extension alone, into EXTENSIONS_DIR: how the tests' GNOME Shell gets
+# it, so it runs what make install puts in place.
+install-gnome-extension:
+	@test -n "$(EXTENSIONS_DIR)" || { echo "install-gnome-extension: set EXTENSIONS_DIR" >&2; exit 1; }
+	$(call install_ext,$(EXTENSIONS_DIR))
+
+# install_plasmoid copies the applet into the plasmoids directory $(1).
+define install_plasmoid
+	for f in $(PLASMOID_FILES); do install -D -m 0644 $(PLASMOID_DIR)/$$f $(1)/$(PLASMOID)/$$f || exit 1; done
+endef
+
+define uninstall_plasmoid
+	rm -f $(addprefix $(1)/$(PLASMOID)/,$(PLASMOID_FILES))
+	rmdir $(1)/$(PLASMOID)/contents/ui $(1)/$(PLASMOID)/contents $(1)/$(PLASMOID) 2>/dev/null || true
 endef
 
 install: build
@@ -120,6 +150,7 @@ install: build
 	install -D -m 0644 $(COMPLETION_ZSH) $(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift
 	install -D -m 0644 $(COMPLETION_FISH) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
 	$(call install_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
+	$(call install_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
 
 # Removes exactly what install puts in place, and no directories but the
 # extension's own.
@@ -132,6 +163,7 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
 	$(call uninstall_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
+	$(call uninstall_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
 
 # reload tells the user manager about the new or removed unit; without one
 # (no session, su, a container) it says what to run later instead of failing.
@@ -155,12 +187,20 @@ install-user: build
 	install -D -m 0644 $(COMPLETION_ZSH) $(USER_DATA)/zsh/site-functions/_antidrift
 	install -D -m 0644 $(COMPLETION_FISH) $(USER_DATA)/fish/vendor_completions.d/antidrift.fish
 	$(call install_ext,$(USER_DATA)/gnome-shell/extensions)
+	@# Plasma's own installer where there is one (it also tells a running
+	@# Plasma); a plain copy to the same place elsewhere.
+	if command -v kpackagetool6 >/dev/null 2>&1; then \
+		stage=$$(mktemp -d) && $(call install_plasmoid,$$stage) && \
+		{ kpackagetool6 --type Plasma/Applet --upgrade $$stage/$(PLASMOID) >/dev/null 2>&1 || \
+		  kpackagetool6 --type Plasma/Applet --install $$stage/$(PLASMOID); }; rc=$$?; rm -rf $$stage; exit $$rc; \
+	else $(call install_plasmoid,$(USER_DATA)/plasma/plasmoids); fi
 	$(reload)
 	@echo "installed. The daemon starts on the first call to it (D-Bus activation);"
 	@echo "to start it with every graphical session:  systemctl --user enable --now antidrift"
 	@echo "make sure $(USER_BINDIR) is on your PATH, and $(USER_DATA)/zsh/site-functions in zsh's fpath."
 	@echo "on GNOME: log out and back in (GNOME Shell finds new extensions at login), then"
 	@echo "    gnome-extensions enable $(GNOME_EXT)"
+	@echo "on Plasma: right-click the panel, Add or Manage Widgets, and drag in antidrift."
 
 uninstall-user:
 	@case "$(HOME)" in /?*) ;; *) echo "uninstall-user: HOME is not set to an absolute path" >&2; exit 1 ;; esac
@@ -173,5 +213,7 @@ uninstall-user:
 		$(USER_DATA)/zsh/site-functions/_antidrift \
 		$(USER_DATA)/fish/vendor_completions.d/antidrift.fish
 	$(call uninstall_ext,$(USER_DATA)/gnome-shell/extensions)
+	-@command -v kpackagetool6 >/dev/null 2>&1 && kpackagetool6 --type Plasma/Applet --remove $(PLASMOID) >/dev/null 2>&1 || true
+	$(call uninstall_plasmoid,$(USER_DATA)/plasma/plasmoids)
 	$(reload)
 	@echo "your sessions' state in $${XDG_STATE_HOME:-$$HOME/.local/state}/antidrift is kept."

@@ -231,7 +231,9 @@ func noFiles(t *testing.T, root string) {
 }
 
 // gnomeExtension lists the GNOME Shell extension's files as installed
-// under share/: every file of dist/gnome-shell/<uuid>/.
+// under share/: the code of dist/gnome-shell/<uuid>/, the interface XML its
+// proxy reads, and its settings schema with the compiled form GNOME Shell
+// reads.
 func gnomeExtension(t *testing.T) []string {
 	t.Helper()
 	const uuid = "antidrift@antidrift.github.io"
@@ -239,9 +241,29 @@ func gnomeExtension(t *testing.T) []string {
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("the GNOME Shell extension: %v", err)
 	}
-	var files []string
+	dir := "gnome-shell/extensions/" + uuid + "/"
+	files := []string{dir + "org.antidrift.Session1.xml", dir + "schemas/org.gnome.shell.extensions.antidrift.gschema.xml"}
+	if _, err := exec.LookPath("glib-compile-schemas"); err == nil {
+		files = append(files, dir+"schemas/gschemas.compiled")
+	}
 	for _, e := range entries {
-		files = append(files, "gnome-shell/extensions/"+uuid+"/"+e.Name())
+		if !e.IsDir() {
+			files = append(files, dir+e.Name())
+		}
+	}
+	return files
+}
+
+// plasmoid lists the Plasma applet's files as installed under share/.
+func plasmoid(t *testing.T) []string {
+	t.Helper()
+	files := []string{"plasma/plasmoids/org.antidrift.panel/metadata.json"}
+	entries, err := os.ReadDir("plasma/org.antidrift.panel/contents/ui")
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("the Plasma applet: %v", err)
+	}
+	for _, e := range entries {
+		files = append(files, "plasma/plasmoids/org.antidrift.panel/contents/ui/"+e.Name())
 	}
 	return files
 }
@@ -263,7 +285,7 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 	if hasCLI(t) {
 		want = append(want, installed{path: "/usr/bin/antidrift", mode: 0o755})
 	}
-	for _, c := range append(completions(t), gnomeExtension(t)...) {
+	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t)) {
 		want = append(want, installed{path: "/usr/share/" + c, mode: 0o644})
 	}
 	checkTree(t, destdir, want)
@@ -309,7 +331,7 @@ func TestMakeInstallUser(t *testing.T) {
 	if hasCLI(t) {
 		want = append(want, installed{path: "/.local/bin/antidrift", mode: 0o755})
 	}
-	for _, c := range append(completions(t), gnomeExtension(t)...) {
+	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t)) {
 		want = append(want, installed{path: "/.local/share/" + c, mode: 0o644})
 	}
 	// The go command keeps its telemetry counters under ~/.config/go; they

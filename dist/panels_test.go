@@ -17,18 +17,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
-// screenshotDir is where the panel tests leave their screenshots:
-// $ANTIDRIFT_SCREENSHOTS when set (to keep them), else the test's temp dir.
-func screenshotDir(t *testing.T) string {
-	if dir := os.Getenv("ANTIDRIFT_SCREENSHOTS"); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return dir
-	}
-	return t.TempDir()
-}
-
 // copyTree copies src to dst, following links (the applet's format.mjs is
 // a link to the GNOME extension's), as make install does.
 func copyTree(t *testing.T, src, dst string) {
@@ -182,10 +170,20 @@ func TestPlasmaApplet(t *testing.T) {
 		if err != nil || len(fields) == 0 {
 			return false
 		}
-		window, err = strconv.ParseUint(fields[0], 10, 32)
-		return err == nil
+		if window, err = strconv.ParseUint(fields[0], 10, 32); err != nil {
+			return false
+		}
+		// It maps small, as in a panel, then grows to its window size and
+		// shows its full form.
+		geo, err := x.Run(t, "xdotool", "getwindowgeometry", "--shell", fields[0])
+		m := regexp.MustCompile(`WIDTH=(\d+)`).FindStringSubmatch(geo)
+		width := 0
+		if err == nil && m != nil {
+			width, _ = strconv.Atoi(m[1])
+		}
+		return width >= 400
 	})
-	shot := filepath.Join(screenshotDir(t), "plasma-applet.png")
+	shot := filepath.Join(testenv.ArtifactsDir(t), "plasma-applet.png")
 	x.Screenshot(t, shot, uint32(window))
 	t.Logf("screenshot: %s", shot)
 }

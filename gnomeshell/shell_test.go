@@ -25,9 +25,7 @@ import (
 const waitTimeout = 30 * time.Second
 
 // extensionDir is the extension as shipped.
-func extensionDir() string {
-	return filepath.Join(testenv.DistDir(), "gnome-shell", gnomeshell.ExtensionUUID)
-}
+func extensionDir() string { return testenv.AntidriftExtensionDir() }
 
 // recorder keeps everything a watcher reported.
 type recorder[T any] struct {
@@ -227,11 +225,8 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 	if err := guard.ActivateWindow(ctx, "424242"); err == nil || !strings.Contains(err.Error(), "no longer exists") {
 		t.Fatalf("activating a window that never was: %v", err)
 	}
-	// A look at the desktop, kept where ANTIDRIFT_TEST_ARTIFACTS says.
-	artifacts := os.Getenv("ANTIDRIFT_TEST_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
+	// A look at the desktop, kept where ANTIDRIFT_ARTIFACTS says.
+	artifacts := testenv.ArtifactsDir(t)
 	g.Screenshot(t, filepath.Join(artifacts, "gnomeshell-desktop.png"))
 
 	// Another peer's word is not the Shell's: a forged state change (and a

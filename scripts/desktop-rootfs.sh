@@ -21,7 +21,7 @@ mirror=${ANTIDRIFT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 packages="sway foot grim wlrctl wtype kwin-wayland gnome-shell mutter-common-bin dbus dbus-daemon
 gjs libglib2.0-bin python3-gi gir1.2-gtk-4.0 libgl1-mesa-dri libegl-mesa0 wayland-utils
 dconf-gsettings-backend plasma-workspace kpackagetool6 qml6-module-org-kde-kirigami mako-notifier
-libnotify-bin fonts-dejavu-core xwayland"
+libnotify-bin fonts-dejavu-core xwayland qt6-svg-plugins"
 
 cache=${ANTIDRIFT_ROOTFS_CACHE:-/var/cache/antidrift}
 key=$(printf '%s %s\n' "$suite" "$(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ')" | sha256sum | cut -c1-12)

@@ -23,7 +23,7 @@ type gnomeDesktop struct {
 
 func startGnomeDesktop(t *testing.T) *gnomeDesktop {
 	t.Helper()
-	g := testenv.StartGnomeShell(t, filepath.Join(testenv.DistDir(), "gnome-shell", "antidrift@antidrift.github.io"))
+	g := testenv.StartGnomeShell(t, testenv.AntidriftExtensionDir())
 	k := &gnomeDesktop{g: g, bin: testenv.Binary(t, "antidriftd")}
 	// The built binary's directory is private to root; the daemon runs as
 	// the Shell's user.
@@ -143,10 +143,7 @@ func TestGnomeShellEndToEnd(t *testing.T) {
 	if nudge != `"Back to work|Allow org.antidrift.Drift"` {
 		t.Fatalf("the nudge's actions: %s", nudge)
 	}
-	artifacts := os.Getenv("ANTIDRIFT_TEST_ARTIFACTS")
-	if artifacts == "" {
-		artifacts = t.TempDir()
-	}
+	artifacts := testenv.ArtifactsDir(t)
 	// The nudge in the message list, for a look.
 	const dateMenu = "Main.panel.statusArea.dateMenu.menu"
 	if _, err := g.Eval(dateMenu + ".open()"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -70,7 +71,9 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 	}
 	for _, src := range extensions {
 		uuid := filepath.Base(src)
-		if err := CopyTree(src, filepath.Join(g.extensionsDir(), uuid), 0o755, 0o644); err != nil {
+		if src == AntidriftExtensionDir() {
+			installAntidriftExtension(t, g.extensionsDir())
+		} else if err := CopyTree(src, filepath.Join(g.extensionsDir(), uuid), 0o755, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		uuids = append(uuids, uuid)
@@ -241,6 +244,22 @@ func (g *GnomeShell) OpenWindow(t testing.TB, appID string, titles ...string) *W
 		return g.FocusedClass(t) == appID
 	})
 	return w
+}
+
+// AntidriftExtensionDir is antidrift's GNOME Shell extension as the
+// checkout has it. Given to StartGnomeShell, it is installed as make
+// install does: its code, the interface XML its indicator's proxy is built
+// from, and its settings schema, compiled.
+func AntidriftExtensionDir() string {
+	return filepath.Join(DistDir(), "gnome-shell", "antidrift@antidrift.github.io")
+}
+
+func installAntidriftExtension(t testing.TB, extensionsDir string) {
+	t.Helper()
+	out, err := exec.Command("make", "-s", "-C", filepath.Dir(DistDir()), "install-gnome-extension", "EXTENSIONS_DIR="+extensionsDir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("make install-gnome-extension: %v\n%s", err, out)
+	}
 }
 
 // testdataDir is this package's testdata directory.

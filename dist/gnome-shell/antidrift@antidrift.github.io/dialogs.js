@@ -32,8 +32,8 @@ function field(parent, caption, control) {
     return error;
 }
 
-function entry(hint, text = '') {
-    return new St.Entry({style_class: 'antidrift-entry', hint_text: hint, text, can_focus: true, x_expand: true});
+function entry(hint, text = '', styleClass = 'antidrift-entry') {
+    return new St.Entry({style_class: styleClass, hint_text: hint, text, can_focus: true, x_expand: true});
 }
 
 /** A row of toggle buttons of which one (or, with many, any) is checked. */
@@ -98,7 +98,7 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
         const minutes = settings.get_uint('default-duration');
         this._presets = toggles(PRESETS.map(m => ({label: `${m} min`, value: m})),
             {checked: [PRESETS.includes(minutes) ? minutes : -1]});
-        this._duration = entry('or type: 45, 1h30m', PRESETS.includes(minutes) ? '' : String(minutes));
+        this._duration = entry('or type: 45, 1h30m', PRESETS.includes(minutes) ? '' : String(minutes), 'antidrift-duration-entry');
         const durationBox = new St.BoxLayout({style_class: 'antidrift-duration'});
         durationBox.add_child(this._presets.row);
         durationBox.add_child(this._duration);

@@ -1,17 +1,26 @@
-// The antidrift GNOME Shell extension. Mutter offers Wayland clients no way
-// to see or act on other windows, so the daemon's eyes and hands live here,
-// inside the Shell. Each part is a small class created in enable() and
-// destroyed in disable(); the evidence part is in evidence.js.
+// The antidrift GNOME Shell extension. Two parts, each a small class
+// created in enable() and destroyed in disable():
+//   - evidence.js: the daemon's eyes and hands (Mutter offers Wayland
+//     clients no way to see or act on other windows);
+//   - indicator.js: the panel indicator that shows and drives the session,
+//     on the session bus API alone.
 import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
+import * as Main from 'resource:///org/gnome/shell/ui/main.js';
 
 import {Evidence} from './evidence.js';
+import {Indicator} from './indicator.js';
 
 export default class AntidriftExtension extends Extension {
     enable() {
         this._evidence = new Evidence();
+        this._indicator = new Indicator(this);
+        // Where gnome-pomodoro puts its timer: first in the right box.
+        Main.panel.addToStatusArea(this.uuid, this._indicator, 1, 'right');
     }
 
     disable() {
+        this._indicator?.destroy();
+        this._indicator = null;
         this._evidence?.destroy();
         this._evidence = null;
     }

@@ -152,7 +152,7 @@ class AntidriftIndicator extends PanelMenu.Button {
             const b = buckets[i];
             item.visible = b !== undefined;
             if (b)
-                item.label.text = `${Format.duration(Number(b[2]))}  ${b[1] ? `${b[0]} · ${b[1]}` : b[0]}`;
+                item.label.text = `${Format.duration(Number(b[2]))}  ${[b[0] || '(no window)', b[1]].filter(x => x).join(' · ')}`;
         });
         this._today.visible = running && this._todayText !== undefined;
         this._today.label.text = this._todayText ?? '';

@@ -40,7 +40,8 @@ PlasmoidItem {
     readonly property real secsLeft: Math.max(0, (st.deadline || 0) - now)
     readonly property var permitted: st.permitted || []
 
-    Plasmoid.icon: Format.stateIcon(running ? st.state : "", st.drift || "none")
+    readonly property string stateIcon: Format.stateIcon(running ? st.state : "", st.drift || "none")
+    Plasmoid.icon: stateIcon
     Plasmoid.status: active ? PlasmaCore.Types.ActiveStatus : PlasmaCore.Types.PassiveStatus
     toolTipMainText: running && st.next_action ? st.next_action : "antidrift"
     toolTipSubText: statusLine()
@@ -135,7 +136,7 @@ PlasmoidItem {
             anchors.fill: parent
             spacing: Kirigami.Units.smallSpacing
             Kirigami.Icon {
-                source: Plasmoid.icon
+                source: root.stateIcon
                 color: root.st.drift === "drifting" ? Kirigami.Theme.negativeTextColor : Kirigami.Theme.textColor
                 Layout.preferredWidth: Kirigami.Units.iconSizes.smallMedium
                 Layout.preferredHeight: Kirigami.Units.iconSizes.smallMedium
@@ -164,7 +165,7 @@ PlasmoidItem {
             RowLayout {
                 spacing: Kirigami.Units.smallSpacing
                 Kirigami.Icon {
-                    source: Plasmoid.icon
+                    source: root.stateIcon
                     color: root.st.drift === "drifting" ? Kirigami.Theme.negativeTextColor : Kirigami.Theme.textColor
                     Layout.preferredWidth: Kirigami.Units.iconSizes.medium
                     Layout.preferredHeight: Kirigami.Units.iconSizes.medium
