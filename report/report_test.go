@@ -1,0 +1,136 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/internal/statefixture"
+	"github.com/antidrift/antidrift/persist"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fixtureNow is the fixed "now" of the golden reports: a Sunday evening.
+var fixtureNow = time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+
+// fixtureOptions are the privacy settings of the golden reports: one
+// private class and one redaction, both of which the fixture's titles hit.
+var fixtureOptions = Options{
+	PrivateClasses: []string{"keepassxc"},
+	RedactTitles:   []*regexp.Regexp{regexp.MustCompile(`\S+@\S+`)},
+}
+
+// fixture writes the golden state directory: 30 sessions over two weeks,
+// the last 8 with their raw log, the last one pending, and line 20 of the
+// chain altered by hand.
+func fixture(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "state")
+	if _, err := statefixture.Write(dir, statefixture.Spec{
+		Seed: 14, Sessions: 30, First: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC),
+		Slots:            []time.Duration{9 * time.Hour, 14*time.Hour + 30*time.Minute},
+		EventsPerSession: 40, KeepRawLogs: 22, Pending: 1,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "audit.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	lines[19] = regexp.MustCompile(`"next_action":"[^"]*"`).ReplaceAll(lines[19], []byte(`"next_action":"rewritten afterwards"`))
+	if err := os.WriteFile(path, bytes.Join(lines, []byte("\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func build(t testing.TB, dir string, span Span) *Report {
+	t.Helper()
+	r, err := Build(persist.NewReader(dir), span, fixtureOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+func TestGoldenWeek(t *testing.T) {
+	r := build(t, fixture(t), LastDays(fixtureNow, 7))
+	var text, js bytes.Buffer
+	if err := Text(&text, r, time.UTC, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := JSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "week.txt", text.Bytes())
+	golden(t, "week.json", js.Bytes())
+}
+
+// The text fits an 80-column terminal, and colour appears only when asked
+// for: a pipe or NO_COLOR gets none.
+func TestTextFits80ColumnsAndColoursOnlyWhenAsked(t *testing.T) {
+	r := build(t, fixture(t), LastDays(fixtureNow, 30))
+	var plain, coloured bytes.Buffer
+	if err := Text(&plain, r, time.UTC, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&coloured, r, time.UTC, true); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(plain.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("line %d is %d columns: %q", i+1, n, l)
+		}
+	}
+	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
+		t.Error("the report without colour has an escape sequence")
+	}
+	if !bytes.Contains(coloured.Bytes(), []byte("\x1b[32m█")) {
+		t.Error("the coloured report draws no green on-task bar")
+	}
+	if got := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(coloured.String(), ""); got != plain.String() {
+		t.Error("the coloured report says something else than the plain one")
+	}
+}
+
+// An empty state directory (first day of use) reports zeros and says so,
+// rather than failing.
+func TestEmptyStateDirectory(t *testing.T) {
+	r := build(t, filepath.Join(t.TempDir(), "nothing-here"), LastDays(fixtureNow, 1))
+	var text bytes.Buffer
+	if err := Text(&text, r, time.UTC, false); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "empty.txt", text.Bytes())
+	if !r.Chain.OK || r.Totals.Sessions != 0 || len(r.Days) != 1 {
+		t.Errorf("empty report: chain %+v, %d sessions, %d days", r.Chain, r.Totals.Sessions, len(r.Days))
+	}
+}
