@@ -59,6 +59,8 @@ var aptPackages = map[string]string{
 	"dunstctl":     "dunst",
 	"notify-send":  "libnotify-bin",
 	"xterm":        "xterm",
+	"chromium":     "chromium",
+	"unshare":      "util-linux",
 
 	"systemd-analyze": "systemd",
 }
