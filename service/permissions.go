@@ -23,6 +23,7 @@ const (
 	MethodBreakGlass     Method = "BreakGlass"
 	MethodVerifyAudit    Method = "VerifyAudit"
 	MethodHistory        Method = "History"
+	MethodReport         Method = "Report"
 )
 
 // What each state permits, and at which enforcement level.
@@ -87,6 +88,7 @@ var permissions = []struct {
 	// ── Reads of the sealed past. Change nothing, so every state. ───────
 	{method: MethodVerifyAudit, states: States},
 	{method: MethodHistory, states: States},
+	{method: MethodReport, states: States},
 }
 
 // Classified reports whether the permission table has an entry for name.

@@ -87,6 +87,7 @@ var calls = map[Method]func(h *harness) error{
 	},
 	MethodVerifyAudit: func(h *harness) error { _, err := h.VerifyAudit(); return err },
 	MethodHistory:     func(h *harness) error { _, err := h.History(0); return err },
+	MethodReport:      func(h *harness) error { _, err := h.Report(0, 3600); return err },
 }
 
 // want is the permission table, written out independently of the
@@ -114,7 +115,7 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
-	case MethodVerifyAudit, MethodHistory:
+	case MethodVerifyAudit, MethodHistory, MethodReport:
 		return true
 	}
 	return false
@@ -168,7 +169,7 @@ func TestUnclassifiedMethodIsRefusedEverywhere(t *testing.T) {
 func TestRefusalListsWhatWorksNow(t *testing.T) {
 	h := enter(t, situation{state: StateActive, level: LevelLocked})
 	err := h.Abandon("")
-	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, VerifyAudit, History."
+	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, VerifyAudit, History, Report."
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("refusal %q\nwant suffix %q", err, want)
 	}

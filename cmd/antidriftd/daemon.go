@@ -14,6 +14,7 @@ import (
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/report"
 	"github.com/antidrift/antidrift/service"
 	"github.com/antidrift/antidrift/x11"
 )
@@ -113,6 +114,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
 		Notifier:       m.notes,
+		Reporter: report.DirReporter{Dir: store.Dir(),
+			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
 	}
 	var sensor *x11.Sensor
 	if m.Display != "" {
