@@ -33,7 +33,7 @@ func BenchmarkReport(b *testing.B) {
 		span report.Span
 	}{
 		{"year", statefixture.Spec{Seed: 1, Sessions: 2000, First: today.AddDate(0, 0, -334), EventsPerSession: 8,
-			Slots: []time.Duration{8 * time.Hour, 10 * time.Hour, 12 * time.Hour, 14 * time.Hour, 16 * time.Hour, 18 * time.Hour},
+			Slots:       []time.Duration{8 * time.Hour, 10 * time.Hour, 12 * time.Hour, 14 * time.Hour, 16 * time.Hour, 18 * time.Hour},
 			KeepRawLogs: 2000}, report.LastDays(now, 366)},
 		{"week", statefixture.Spec{Seed: 2, Sessions: 21, First: today.AddDate(0, 0, -6), EventsPerSession: 100000 / 21,
 			Slots: []time.Duration{9 * time.Hour, 13 * time.Hour, 16 * time.Hour}}, report.LastDays(now, 7)},
