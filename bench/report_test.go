@@ -34,9 +34,9 @@ func BenchmarkReport(b *testing.B) {
 	}{
 		{"year", statefixture.Spec{Seed: 1, Sessions: 2000, First: today.AddDate(0, 0, -334), EventsPerSession: 8,
 			Slots:       []time.Duration{8 * time.Hour, 10 * time.Hour, 12 * time.Hour, 14 * time.Hour, 16 * time.Hour, 18 * time.Hour},
-			KeepRawLogs: 2000}, report.LastDays(now, 366)},
+			KeepRawLogs: 2000}, report.LastDays(now, 366, 0)},
 		{"week", statefixture.Spec{Seed: 2, Sessions: 21, First: today.AddDate(0, 0, -6), EventsPerSession: 100000 / 21,
-			Slots: []time.Duration{9 * time.Hour, 13 * time.Hour, 16 * time.Hour}}, report.LastDays(now, 7)},
+			Slots: []time.Duration{9 * time.Hour, 13 * time.Hour, 16 * time.Hour}}, report.LastDays(now, 7, 0)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			dir := filepath.Join(b.TempDir(), "state")

@@ -98,7 +98,7 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 				windows.addSummary(e.Summary)
 			}
 			rep.Totals.add(s)
-			if d := daysBetween(midnight(span.Since), midnight(time.Unix(s.StartedUnix, 0).In(span.Since.Location()))); d >= 0 && d < len(rep.Days) {
+			if d := daysBetween(span.day(span.Since), span.day(time.Unix(s.StartedUnix, 0))); d >= 0 && d < len(rep.Days) {
 				rep.Days[d].add(s)
 			}
 			rep.Sessions = append(rep.Sessions, s)
@@ -111,13 +111,13 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 }
 
 func periodOf(span Span) Period {
-	last := span.Until.Add(-time.Nanosecond)
+	first, last := span.day(span.Since), span.day(span.Until.Add(-time.Nanosecond))
 	return Period{
 		SinceUnix: span.Since.Unix(),
 		UntilUnix: span.Until.Unix(),
-		FirstDay:  span.Since.Format(time.DateOnly),
+		FirstDay:  first.Format(time.DateOnly),
 		LastDay:   last.Format(time.DateOnly),
-		Days:      daysBetween(midnight(span.Since), midnight(last)) + 1,
+		Days:      daysBetween(first, last) + 1,
 		TimeZone:  span.Since.Location().String(),
 	}
 }
@@ -125,7 +125,7 @@ func periodOf(span Span) Period {
 func emptyDays(span Span) []Day {
 	p := periodOf(span)
 	days := make([]Day, max(p.Days, 0))
-	first := midnight(span.Since)
+	first := span.day(span.Since)
 	for i := range days {
 		days[i].Date = first.AddDate(0, 0, i).Format(time.DateOnly)
 	}

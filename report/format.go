@@ -82,10 +82,11 @@ func (d delta) String() string {
 	return "▼ " + d.text
 }
 
-// periodTitle names the period: "Mon 23 Nov – Sun 29 Nov 2026 (7 days)".
+// periodTitle names the period by its days: "Mon 23 Nov – Sun 29 Nov 2026
+// (7 days)".
 func periodTitle(p Period, loc *time.Location) string {
-	first := time.Unix(p.SinceUnix, 0).In(loc)
-	last := time.Unix(p.UntilUnix-1, 0).In(loc)
+	first, _ := time.ParseInLocation(time.DateOnly, p.FirstDay, loc)
+	last, _ := time.ParseInLocation(time.DateOnly, p.LastDay, loc)
 	days := "1 day"
 	if p.Days != 1 {
 		days = fmt.Sprintf("%d days", p.Days)

@@ -32,7 +32,7 @@ func artifactDir(t *testing.T) string {
 // or font by URL. (The browser test below proves it by running offline.)
 func TestHTMLIsSelfContained(t *testing.T) {
 	var page bytes.Buffer
-	if err := HTML(&page, build(t, fixture(t), LastDays(fixtureNow, 7)), time.UTC); err != nil {
+	if err := HTML(&page, build(t, fixture(t), LastDays(fixtureNow, 7, 0)), time.UTC); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"http:", "https:", "url(", "<script", "@import", " src=", " href=", "<link", "<img"} {
@@ -47,7 +47,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 // or was refused to load, and the screenshots in light and dark mode show
 // the charts on the right background.
 func TestHTMLInHeadlessChromium(t *testing.T) {
-	r := build(t, fixture(t), LastDays(fixtureNow, 7))
+	r := build(t, fixture(t), LastDays(fixtureNow, 7, 0))
 	dir := artifactDir(t)
 	page := filepath.Join(t.TempDir(), "report.html")
 	var buf bytes.Buffer

@@ -82,7 +82,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestGoldenWeek(t *testing.T) {
-	r := build(t, fixture(t), LastDays(fixtureNow, 7))
+	r := build(t, fixture(t), LastDays(fixtureNow, 7, 0))
 	var text, js bytes.Buffer
 	if err := Text(&text, r, time.UTC, false); err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestGoldenWeek(t *testing.T) {
 // The text fits an 80-column terminal, and colour appears only when asked
 // for: a pipe or NO_COLOR gets none.
 func TestTextFits80ColumnsAndColoursOnlyWhenAsked(t *testing.T) {
-	r := build(t, fixture(t), LastDays(fixtureNow, 30))
+	r := build(t, fixture(t), LastDays(fixtureNow, 30, 0))
 	var plain, coloured bytes.Buffer
 	if err := Text(&plain, r, time.UTC, false); err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestTextFits80ColumnsAndColoursOnlyWhenAsked(t *testing.T) {
 // An empty state directory (first day of use) reports zeros and says so,
 // rather than failing.
 func TestEmptyStateDirectory(t *testing.T) {
-	r := build(t, filepath.Join(t.TempDir(), "nothing-here"), LastDays(fixtureNow, 1))
+	r := build(t, filepath.Join(t.TempDir(), "nothing-here"), LastDays(fixtureNow, 1, 0))
 	var text bytes.Buffer
 	if err := Text(&text, r, time.UTC, false); err != nil {
 		t.Fatal(err)
@@ -132,5 +132,37 @@ func TestEmptyStateDirectory(t *testing.T) {
 	golden(t, "empty.txt", text.Bytes())
 	if !r.Chain.OK || r.Totals.Sessions != 0 || len(r.Days) != 1 {
 		t.Errorf("empty report: chain %+v, %d sessions, %d days", r.Chain, r.Totals.Sessions, len(r.Days))
+	}
+}
+
+// With day_starts = "04:00" a session at half past one in the night counts
+// on the day before, and the period's days start at 04:00; without it, at
+// midnight.
+func TestDayStarts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	tuesday := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	if _, err := statefixture.Write(dir, statefixture.Spec{Seed: 1, Sessions: 1, First: tuesday,
+		Slots: []time.Duration{90 * time.Minute}, EventsPerSession: 5}); err != nil {
+		t.Fatal(err)
+	}
+	noon := tuesday.Add(12 * time.Hour)
+	for _, c := range []struct {
+		dayStart time.Duration
+		since    time.Time
+		day      string
+	}{
+		{0, tuesday.AddDate(0, 0, -1), "2026-11-24"},
+		{4 * time.Hour, tuesday.AddDate(0, 0, -1).Add(4 * time.Hour), "2026-11-23"},
+	} {
+		span := LastDays(noon, 2, c.dayStart)
+		r := build(t, dir, span)
+		if !span.Since.Equal(c.since) || r.Period.FirstDay != "2026-11-23" || r.Period.LastDay != "2026-11-24" {
+			t.Errorf("day start %v: period %+v from %v, want Mon 23–Tue 24 from %v", c.dayStart, r.Period, span.Since, c.since)
+		}
+		for _, d := range r.Days {
+			if (d.Sessions == 1) != (d.Date == c.day) {
+				t.Errorf("day start %v: %s has %d sessions; the 01:30 session belongs to %s", c.dayStart, d.Date, d.Sessions, c.day)
+			}
+		}
 	}
 }

@@ -12,14 +12,15 @@ import (
 // state directory, read as the CLI reads it (no lock, no write), so the
 // daemon's Report and `antidrift report --json` give the same document.
 type DirReporter struct {
-	Dir     string
-	Options Options
+	Dir      string
+	Options  Options
+	DayStart time.Duration // day_starts
 }
 
 var _ service.Reporter = DirReporter{}
 
 func (d DirReporter) Report(since, until time.Time) ([]byte, error) {
-	r, err := Build(persist.NewReader(d.Dir), Between(since, until), d.Options)
+	r, err := Build(persist.NewReader(d.Dir), Between(since, until, d.DayStart), d.Options)
 	if err != nil {
 		return nil, err
 	}

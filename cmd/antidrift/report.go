@@ -30,7 +30,8 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 	stateDir := fs.String("state-dir", "", "read `DIR` instead of $XDG_STATE_HOME/antidrift")
 	configPath := fs.String("config", "", "take private_classes and redact_titles from `FILE` instead of the default config")
 	return func(x *invocation) error {
-		span, err := reportSpan(*today, *week, *month, *since, *until, reportNow())
+		cfg := reportConfig(*configPath)
+		span, err := reportSpan(*today, *week, *month, *since, *until, reportNow(), cfg.DayStarts)
 		if err != nil {
 			return x.cmd.usageError("%s", err)
 		}
@@ -46,10 +47,7 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 				return err
 			}
 		}
-		opts, err := reportOptions(*configPath)
-		if err != nil {
-			return err
-		}
+		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
 		r, err := report.Build(persist.NewReader(dir), span, opts)
 		if err != nil {
 			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", dir, err)}
@@ -68,7 +66,7 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 }
 
 // reportSpan is the period the flags name; at most one may be given.
-func reportSpan(today, week, month bool, since, until string, now time.Time) (report.Span, error) {
+func reportSpan(today, week, month bool, since, until string, now time.Time, dayStart time.Duration) (report.Span, error) {
 	n := 0
 	for _, b := range []bool{today, week, month, since != ""} {
 		if b {
@@ -81,23 +79,24 @@ func reportSpan(today, week, month bool, since, until string, now time.Time) (re
 	case until != "" && since == "":
 		return report.Span{}, fmt.Errorf("--until needs --since")
 	case today:
-		return report.LastDays(now, 1), nil
+		return report.LastDays(now, 1, dayStart), nil
 	case month:
-		return report.LastDays(now, 30), nil
+		return report.LastDays(now, 30, dayStart), nil
 	case since != "":
-		return report.Dates(since, until, now)
+		return report.Dates(since, until, now, dayStart)
 	}
-	return report.LastDays(now, 7), nil
+	return report.LastDays(now, 7, dayStart), nil
 }
 
-// reportOptions are the privacy settings of the config file. A bad file
-// does not stop a report, as it does not stop the daemon; but its problems
-// are said, since they may concern the very keys that hide titles.
-func reportOptions(path string) (report.Options, error) {
+// reportConfig is the config file a report honours: private_classes,
+// redact_titles and day_starts. A bad file does not stop a report, as it
+// does not stop the daemon; but its problems are said, since they may
+// concern the very keys that hide titles.
+func reportConfig(path string) config.Config {
 	if path == "" {
 		p, err := config.DefaultPath()
 		if err != nil {
-			return report.Options{}, nil
+			return config.Default()
 		}
 		path = p
 	}
@@ -105,7 +104,7 @@ func reportOptions(path string) (report.Options, error) {
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, "antidrift report:", p)
 	}
-	return report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}, nil
+	return cfg
 }
 
 // writeHTML writes the page privately (window titles: 0600) and, with

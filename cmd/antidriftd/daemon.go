@@ -114,7 +114,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
 		Notifier:       m.notes,
-		Reporter: report.DirReporter{Dir: store.Dir(),
+		Reporter: report.DirReporter{Dir: store.Dir(), DayStart: cfg.DayStarts,
 			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
 	}
 	var sensor *x11.Sensor
