@@ -50,24 +50,21 @@ func durDelta(cur, prev uint64) delta {
 	return d
 }
 
+// pointsDelta is a change of a share in percentage points.
 func pointsDelta(cur, prev float64) delta {
-	p := int(round(cur*100, 1)) - int(round(prev*100, 1))
-	switch {
-	case p > 0:
-		return delta{up: true, text: fmt.Sprintf("%d pts", p)}
-	case p < 0:
-		return delta{text: fmt.Sprintf("%d pts", -p)}
-	}
-	return delta{}
+	return signedDelta(round(cur*100, 1)-round(prev*100, 1), "%.0f pts")
 }
 
-func rateDelta(cur, prev float64) delta {
-	d := round(cur-prev, 10)
+// rateDelta is a change of a rate, to a tenth.
+func rateDelta(cur, prev float64) delta { return signedDelta(round(cur-prev, 10), "%.1f") }
+
+// signedDelta says d's size with format and its sign with the arrow.
+func signedDelta(d float64, format string) delta {
 	switch {
 	case d > 0:
-		return delta{up: true, text: fmt.Sprintf("%.1f", d)}
+		return delta{up: true, text: fmt.Sprintf(format, d)}
 	case d < 0:
-		return delta{text: fmt.Sprintf("%.1f", -d)}
+		return delta{text: fmt.Sprintf(format, -d)}
 	}
 	return delta{}
 }

@@ -148,6 +148,11 @@ func TestErrorNames(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.Storage") {
 		t.Errorf("History with an unreadable audit log: %v", err)
 	}
+	_, err = d.Bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift",
+		"--object-path", "/org/antidrift/Session1", "--method", "org.antidrift.Session1.Report", "0", "3600")
+	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.Storage") || !strings.Contains(err.Error(), "could not build the report") {
+		t.Errorf("Report with an unreadable audit log: %v", err)
+	}
 }
 
 func TestKillNineResumesTheSameSession(t *testing.T) {
