@@ -122,6 +122,14 @@ func (v htmlView) Legend() [][2]string {
 	return out
 }
 
+// DaysTitle heads the chart of days, which long periods draw by weeks.
+func (v htmlView) DaysTitle() string {
+	if len(v.r.Days) > maxDayRows {
+		return "Per week"
+	}
+	return "Per day"
+}
+
 // Days is the per-day chart: a stacked column a day (a week for long
 // periods), hour grid lines, and the total above each column.
 func (v htmlView) Days() chart {
