@@ -166,3 +166,43 @@ func TestDayStarts(t *testing.T) {
 		}
 	}
 }
+
+// Damage never stops a report: a state.json that is not JSON, garbage in
+// a raw log and a line of the chain that is not JSON are named or skipped,
+// and every session that can be read is still shown.
+func TestDamagedStateDirectoryStillReports(t *testing.T) {
+	dir := fixture(t)
+	intact := build(t, dir, LastDays(fixtureNow, 7, 0))
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "audit.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\x00not json at all\n{\"seq\":\"x\"}\n")
+	f.Close()
+	logs, _ := filepath.Glob(filepath.Join(dir, "sessions", "*.jsonl"))
+	if len(logs) == 0 {
+		t.Fatal("the fixture kept no raw log")
+	}
+	raw, _ := os.ReadFile(logs[0])
+	os.WriteFile(logs[0], append([]byte("garbage\n{\"at_unix_millis\":\"soon\"}\n"), raw...), 0o600)
+
+	r := build(t, dir, LastDays(fixtureNow, 7, 0))
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "state.json is not valid JSON") {
+		t.Errorf("problems %q, want the damaged state.json named", r.Problems)
+	}
+	if r.Totals.Sessions != intact.Totals.Sessions-1 || r.Pending != 0 {
+		t.Errorf("%d sessions, %d pending; want the %d sealed ones of the intact report", r.Totals.Sessions, r.Pending, intact.Totals.Sessions-1)
+	}
+	var text bytes.Buffer
+	if err := Text(&text, r, time.UTC, false); err != nil || !strings.Contains(text.String(), "state.json is not valid JSON") {
+		t.Errorf("the text report does not say state.json is damaged (%v):\n%s", err, text.String())
+	}
+	for _, s := range r.Sessions {
+		if s.Timeline == nil && s.StartedUnix > fixtureNow.AddDate(0, 0, -4).Unix() {
+			t.Errorf("session %s lost its timeline to a garbage line in its raw log", s.SessionID)
+		}
+	}
+}
