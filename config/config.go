@@ -38,6 +38,7 @@ type Config struct {
 	PrivateClasses []string         // private_classes (used by a later feature)
 	RedactTitles   []*regexp.Regexp // redact_titles
 	Evidence       string           // evidence: one of EvidenceSources
+	DayStarts      time.Duration    // day_starts: when a report's day begins, after midnight
 }
 
 // EvidenceSources are the values of the evidence key: where the daemon
@@ -207,6 +208,22 @@ var fields = map[string]field{
 	"private_classes":  classes(func(c *Config) *[]string { return &c.PrivateClasses }),
 	"redact_titles":    redactTitles,
 	"evidence":         evidence,
+	"day_starts":       dayStarts,
+}
+
+// dayStarts is a time of day, "HH:MM": a report's days begin then rather
+// than at midnight, so a night owl's 01:00 belongs to the day before.
+func dayStarts(c *Config, v any) error {
+	s, err := text(v, `a quoted time of day such as "04:00"`)
+	if err != nil {
+		return err
+	}
+	t, err := time.Parse("15:04", s)
+	if err != nil {
+		return fmt.Errorf("%q is not a time of day (use HH:MM, 00:00 to 23:59)", s)
+	}
+	c.DayStarts = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute
+	return nil
 }
 
 func level(c *Config, v any) error {

@@ -25,6 +25,7 @@ idle_after = "1m30s"
 private_classes = ["KeePassXC", "Signal"]
 redact_titles = ['\d{4}-\d{4}', "(?i)bank"]
 evidence = "wlroots"
+day_starts = "04:30"
 `
 
 // want is a problem a test expects: the key, the line, and a piece of the
@@ -55,6 +56,7 @@ func TestLoad(t *testing.T) {
 			c.PrivateClasses = []string{"KeePassXC", "Signal"}
 			c.RedactTitles = regexps(`\d{4}-\d{4}`, `(?i)bank`)
 			c.Evidence = "wlroots"
+			c.DayStarts = 4*time.Hour + 30*time.Minute
 		}},
 		{name: "unicode classes", file: ptr("allowed_classes = [\"Скайп\", \"微信\", \"🦊\"]\n"), config: func(c *Config) {
 			c.AllowedClasses = []string{"Скайп", "微信", "🦊"}
@@ -136,6 +138,9 @@ func TestBadValues(t *testing.T) {
 		{"class list as string", "allowed_classes", `"Emacs"`, `want a list of quoted strings (each a window class), got the string "Emacs"`},
 		{"class list of tables", "allowed_classes", `[{name = "Emacs"}]`, `item 1: want a quoted window class, got a table`},
 		{"class list as table", "private_classes", `{a = "b"}`, `got a table`},
+		{"day starting at 25:00", "day_starts", `"25:00"`, `"25:00" is not a time of day (use HH:MM, 00:00 to 23:59)`},
+		{"day start as a duration", "day_starts", `"4h"`, `"4h" is not a time of day`},
+		{"day start as a number", "day_starts", `4`, `want a quoted time of day such as "04:00", got the number 4`},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			var rest []string

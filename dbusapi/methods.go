@@ -92,6 +92,16 @@ func (m *methods) History(msg dbus.Message, limit uint32) ([]map[string]dbus.Var
 	return out, nil
 }
 
+// Report is a thin call into the core, which checks the range and the
+// permission table and has the report package build the JSON.
+func (m *methods) Report(msg dbus.Message, sinceUnix, untilUnix int64) (string, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
+		return "", err
+	}
+	doc, err := m.s.svc.Report(sinceUnix, untilUnix)
+	return doc, dbusError(err)
+}
+
 // historyEntry is one History item; the keys are documented in README.
 func historyEntry(s service.Summary) map[string]dbus.Variant {
 	return map[string]dbus.Variant{

@@ -308,6 +308,12 @@ run_shown antidrift verify || fail "antidrift verify says the chain is broken"
 show "verify: ok"
 show "audit.jsonl, line 1: $(head -c 150 "$XDG_STATE_HOME/antidrift/audit.jsonl")…"
 
+current="reporting on today"
+say "Report: today at a glance" \
+	"Read straight from the state directory (no daemon needed): totals, the day's bar, and the" \
+	"session's timeline of which window had focus when. Also --week, --json, --html FILE."
+run_shown antidrift report --today || fail "antidrift report failed"
+
 current="tearing down"
 say "Done" "Stopping everything the demo started."
 exit 0

@@ -8,7 +8,7 @@ set -eu
 # tool:package pairs.
 pairs="dbus-daemon:dbus dbus-monitor:dbus gdbus:libglib2.0-bin Xvfb:xvfb xprop:x11-utils
 xdotool:xdotool wmctrl:wmctrl openbox:openbox dunst:dunst notify-send:libnotify-bin
-xterm:xterm busctl:systemd"
+xterm:xterm busctl:systemd chromium:chromium"
 
 missing=""
 for pair in $pairs; do

@@ -266,15 +266,31 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 type harness struct {
 	*Service
-	clock *fakeClock
-	store *fakeStore
-	rec   *recorder
+	clock    *fakeClock
+	store    *fakeStore
+	rec      *recorder
+	reporter *fakeReporter
+}
+
+// fakeReporter stands in for the report package: it remembers the range
+// it was asked for and answers with a fixed document, or with err.
+type fakeReporter struct {
+	since, until time.Time
+	err          error
+}
+
+func (f *fakeReporter) Report(since, until time.Time) ([]byte, error) {
+	f.since, f.until = since, until
+	if f.err != nil {
+		return nil, f.err
+	}
+	return []byte(`{"schema":1}`), nil
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{clock: newFakeClock(), store: newFakeStore()}
-	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute})
+	h := &harness{clock: newFakeClock(), store: newFakeStore(), reporter: &fakeReporter{}}
+	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute, Reporter: h.reporter})
 	h.rec = &recorder{s: h.Service}
 	h.AddListener(h.rec)
 	if err := h.Recover(Snapshot{}); err != nil {
@@ -287,8 +303,8 @@ func newHarness(t *testing.T) *harness {
 // restart would, from the last snapshot.
 func (h *harness) restart(t *testing.T) *harness {
 	t.Helper()
-	n := &harness{clock: h.clock, store: h.store}
-	n.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute})
+	n := &harness{clock: h.clock, store: h.store, reporter: h.reporter}
+	n.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute, Reporter: h.reporter})
 	n.rec = &recorder{s: n.Service}
 	n.AddListener(n.rec)
 	if err := n.Recover(h.store.last()); err != nil {

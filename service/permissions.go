@@ -28,6 +28,7 @@ const (
 	// compositor-side helper (the KWin script, the GNOME Shell extension)
 	// reporting the focused window.
 	MethodReportFocus Method = "ReportFocus"
+	MethodReport      Method = "Report"
 )
 
 // What each state permits, and at which enforcement level.
@@ -95,6 +96,7 @@ var permissions = []struct {
 	// ── Reads of the sealed past. Change nothing, so every state. ───────
 	{method: MethodVerifyAudit, states: States},
 	{method: MethodHistory, states: States},
+	{method: MethodReport, states: States},
 
 	// ── Evidence from the compositor. ───────────────────────────────────
 	// Which window has focus is a fact, not a step of the person's, so

@@ -88,6 +88,7 @@ var calls = map[Method]func(h *harness) error{
 	},
 	MethodVerifyAudit: func(h *harness) error { _, err := h.VerifyAudit(); return err },
 	MethodHistory:     func(h *harness) error { _, err := h.History(0); return err },
+	MethodReport:      func(h *harness) error { _, err := h.Report(0, 3600); return err },
 	MethodReportFocus: func(h *harness) error { return h.Permitted(MethodReportFocus) },
 }
 
@@ -116,7 +117,7 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
-	case MethodVerifyAudit, MethodHistory, MethodReportFocus:
+	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportFocus:
 		return true
 	}
 	return false
@@ -170,7 +171,7 @@ func TestUnclassifiedMethodIsRefusedEverywhere(t *testing.T) {
 func TestRefusalListsWhatWorksNow(t *testing.T) {
 	h := enter(t, situation{state: StateActive, level: LevelLocked})
 	err := h.Abandon("")
-	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, VerifyAudit, History."
+	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, VerifyAudit, History, Report."
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("refusal %q\nwant suffix %q", err, want)
 	}

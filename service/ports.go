@@ -57,6 +57,13 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
+// Reporter builds the JSON report of the sessions that started in
+// [since, until) from the state directory (the report package does it; the
+// daemon wires it in). It only reads.
+type Reporter interface {
+	Report(since, until time.Time) ([]byte, error)
+}
+
 // Timer is a pending AfterFunc.
 type Timer interface {
 	// Stop prevents the call if it has not started; it reports whether it

@@ -23,3 +23,10 @@ func (p privacy) scrub(w Window) Window {
 	}
 	return w
 }
+
+// PrivateTitle is title as a record may show it under the given settings:
+// empty for a private class, redaction matches replaced. A report applies
+// today's settings to titles recorded under older ones.
+func PrivateTitle(classes []string, redact []*regexp.Regexp, class, instance, title string) string {
+	return privacy{classes: classes, redact: redact}.scrub(Window{Class: class, Instance: instance, Title: title}).Title
+}

@@ -39,6 +39,7 @@ type Options struct {
 	Judge    Judge    // default AllowlistJudge
 	Guard    Guard    // nil: nothing is enforced
 	Notifier Notifier // nil: no notifications
+	Reporter Reporter // nil: Report answers that reports are unavailable
 
 	// Problems found before the core started (damaged files set aside,
 	// loosened permissions), shown in the Problems property.
@@ -67,6 +68,7 @@ type Service struct {
 	nudgeRepeat    time.Duration
 	judge          Judge
 	guard          Guard
+	reporter       Reporter
 	idleAfter      time.Duration
 	privacy        privacy
 	nudges         *nudger        // nil without a notifier
@@ -121,6 +123,7 @@ func New(o Options) *Service {
 		nudgeRepeat:    o.NudgeRepeat,
 		judge:          o.Judge,
 		guard:          o.Guard,
+		reporter:       o.Reporter,
 		idleAfter:      o.IdleAfter,
 		privacy:        privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
 		presence:       map[string]AwayReason{},

@@ -153,6 +153,9 @@ func TestInvalidArguments(t *testing.T) {
 		{"too many classes", func() error { _, err := h.Start("a", "b", 60, "", make([]string, 65)); return err }, "at most 64"},
 		{"empty class", func() error { _, err := h.Start("a", "b", 60, "", []string{""}); return err }, "window class"},
 		{"history limit", func() error { _, err := h.History(1001); return err }, "limit"},
+		{"report backwards", func() error { _, err := h.Report(100, 100); return err }, "until_unix must be after since_unix"},
+		{"report before 1970", func() error { _, err := h.Report(-1, 100); return err }, "since_unix"},
+		{"report too long", func() error { _, err := h.Report(0, 401*24*3600); return err }, "at most 400 days; got 401 days"},
 		{"bad level set", func() error { return h.SetEnforcement("") }, "level"},
 	} {
 		var e *Error

@@ -61,6 +61,10 @@ type stats struct {
 	lastAt  time.Time // when the open segment started
 
 	top []Bucket // topN's answer, nil when a credit made it stale
+
+	// credited, when set, hears of every stretch of time as it is credited
+	// (see Timeline); live accounting leaves it nil.
+	credited func(from, to time.Time, k bucketKey, kind SegmentKind)
 }
 
 func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration)} }
@@ -118,6 +122,9 @@ func (s *stats) flush(at time.Time) {
 		return
 	}
 	if d := at.Sub(s.lastAt); d > 0 {
+		if s.credited != nil {
+			s.credited(s.lastAt, at, s.creditKey(), s.kind())
+		}
 		switch {
 		case s.isAway:
 			s.credit(s.awayAt, d)

@@ -70,6 +70,8 @@ func init() {
 		{name: "enforce", synopsis: "LEVEL", summary: "set the enforcement level: " + strings.Join(levels, ", "), minArgs: 1, maxArgs: 1, setup: voidCmd("SetEnforcement", levelArg)},
 		{name: "break-glass", synopsis: "REASON", summary: "at level locked: start the hold after which abandon is permitted", minArgs: 1, maxArgs: -1, setup: setupBreakGlass},
 		{name: "history", synopsis: "[--limit N]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},
+		{name: "report", synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--state-dir DIR]",
+			summary: "see the week: totals, days, sessions and windows, as text, JSON or an HTML page (reads the state directory; no daemon needed)", setup: setupReport},
 		{name: "verify", summary: "check the audit log's hash chain; exits 1 if it is broken", setup: setupVerify},
 		{name: "help", synopsis: "[COMMAND]", summary: "show this help, or a command's", maxArgs: 1, setup: setupHelp},
 	}

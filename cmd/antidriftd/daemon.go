@@ -14,6 +14,7 @@ import (
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/report"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -117,6 +118,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
 		Notifier:       m.notes,
+		Reporter: report.DirReporter{Dir: store.Dir(), DayStart: cfg.DayStarts,
+			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
 	}
 	m.svc = service.New(opts)
 	if err := m.svc.Recover(snap); err != nil {

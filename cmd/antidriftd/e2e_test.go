@@ -128,6 +128,8 @@ func TestErrorNames(t *testing.T) {
 		{"Start", []string{"' '", "'done'", "uint64 60", "''", "@as []"}, "org.antidrift.Error.InvalidArgument", "next_action"},
 		{"Start", []string{"'a'", "'done'", "uint64 0", "''", "@as []"}, "org.antidrift.Error.InvalidArgument", "timebox_secs"},
 		{"History", []string{"uint32 5000"}, "org.antidrift.Error.InvalidArgument", "limit"},
+		{"Report", []string{"int64 100", "int64 100"}, "org.antidrift.Error.InvalidArgument", "until_unix must be after since_unix"},
+		{"Report", []string{"int64 0", "int64 99999999"}, "org.antidrift.Error.InvalidArgument", "at most 400 days"},
 	} {
 		out, err := d.Bus.Run(t, "gdbus", append([]string{"call", "--session", "--dest", "org.antidrift",
 			"--object-path", "/org/antidrift/Session1", "--method", "org.antidrift.Session1." + c.method}, c.args...)...)
@@ -145,6 +147,11 @@ func TestErrorNames(t *testing.T) {
 		"--object-path", "/org/antidrift/Session1", "--method", "org.antidrift.Session1.History", "0")
 	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.Storage") {
 		t.Errorf("History with an unreadable audit log: %v", err)
+	}
+	_, err = d.Bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift",
+		"--object-path", "/org/antidrift/Session1", "--method", "org.antidrift.Session1.Report", "0", "3600")
+	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.Storage") || !strings.Contains(err.Error(), "could not build the report") {
+		t.Errorf("Report with an unreadable audit log: %v", err)
 	}
 }
 
@@ -290,5 +297,41 @@ func TestREADMEVerifierWorks(t *testing.T) {
 	os.WriteFile(audit, bytes.Replace(data, []byte(`"next_action":"task"`), []byte(`"next_action":"tusk"`), 1), 0o600)
 	if out, err := exec.Command(python, script, audit).CombinedOutput(); err == nil || !strings.Contains(string(out), "line 1: altered") {
 		t.Fatalf("README verifier on a tampered chain: %v %s", err, out)
+	}
+}
+
+// A panel's call: Report for today returns the JSON of `antidrift report
+// --json`, with the session that just ended in it, from a second client
+// (godbus) and with the figures a panel shows.
+func TestReportOverTheBus(t *testing.T) {
+	d := startDaemon(t)
+	call(t, d, "Start", "sstsas", "write the report", "it prints", "600", "observe", "0")
+	call(t, d, "Complete")
+	call(t, d, "End")
+	now := time.Now()
+	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
+	var doc string
+	obj := d.Bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1")
+	if err := obj.Call("org.antidrift.Session1.Report", 0, midnight.Unix(), midnight.AddDate(0, 0, 1).Unix()).Store(&doc); err != nil {
+		t.Fatalf("Report: %v", err)
+	}
+	var r struct {
+		Schema int `json:"schema"`
+		Chain  struct {
+			OK bool `json:"ok"`
+		} `json:"chain"`
+		Totals struct {
+			Sessions  int `json:"sessions"`
+			Completed int `json:"completed"`
+		} `json:"totals"`
+		Sessions []struct {
+			NextAction string `json:"next_action"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(doc), &r); err != nil {
+		t.Fatalf("Report returned no JSON (%v): %s", err, doc)
+	}
+	if r.Schema != 1 || !r.Chain.OK || r.Totals.Sessions != 1 || r.Totals.Completed != 1 || len(r.Sessions) != 1 || r.Sessions[0].NextAction != "write the report" {
+		t.Errorf("Report for today: %s", doc)
 	}
 }

@@ -206,6 +206,10 @@ func (g gen) u64() uint64 {
 	return []uint64{0, 1, 2, 3, 59, 60, 3600, 86399, 86400, 86401, math.MaxUint64, math.MaxUint64 - 1, 1 << 63, math.MaxInt64, g.r.Uint64(), g.r.Uint64N(100000)}[g.pick(16)]
 }
 
+func (g gen) i64() int64 {
+	return []int64{0, 1, -1, 3600, 86400, 400 * 86400, 400*86400 + 1, math.MinInt64, math.MaxInt64, g.r.Int64(), g.r.Int64N(2e9)}[g.pick(11)]
+}
+
 func (g gen) u32() uint32 {
 	return []uint32{0, 1, 50, 999, 1000, 1001, math.MaxUint32, math.MaxUint32 - 1, g.r.Uint32()}[g.pick(9)]
 }
@@ -289,6 +293,7 @@ var signatures = map[string][]func(gen) any{
 	"BreakGlass":     {func(g gen) any { return g.str() }},
 	"VerifyAudit":    nil,
 	"History":        {func(g gen) any { return g.u32() }},
+	"Report":         {func(g gen) any { return g.i64() }, func(g gen) any { return g.i64() }},
 }
 
 var propertyNames = []string{"State", "SessionId", "Deadline", "Buckets", "Problems", "AuditPending", "Version", "Nope", ""}
@@ -535,6 +540,7 @@ var busCalls = []struct {
 	{"Complete", nil}, {"Abandon", []any{""}}, {"Extend", []any{uint64(60)}}, {"End", nil},
 	{"Refocus", nil}, {"Allow", []any{"Terminal"}}, {"SetEnforcement", []any{"warn"}},
 	{"BreakGlass", []any{"why"}}, {"VerifyAudit", nil}, {"History", []any{uint32(0)}},
+	{"Report", []any{int64(0), int64(3600)}},
 }
 
 // permitted is README's permission table, written out again.
@@ -561,7 +567,7 @@ func permitted(method string, s cell) bool {
 		return st == "planning" || (st == "active" && lv != "locked")
 	case "BreakGlass":
 		return st == "active" && lv == "locked"
-	case "VerifyAudit", "History":
+	case "VerifyAudit", "History", "Report":
 		return true
 	}
 	return false
@@ -800,10 +806,10 @@ func TestLockedHasNoWayOut(t *testing.T) {
 				time.Sleep(time.Until(brokeAt.Add(hold + time.Millisecond)))
 				waits++
 			default:
-				// The reads (VerifyAudit, History) change nothing, and the
-				// sweep and the fuzzer call them; here they would only cost
-				// time (History re-reads the whole chain).
-				m := busCalls[rng.IntN(len(busCalls)-2)].method
+				// The reads (VerifyAudit, History, Report) change nothing,
+				// and the sweep and the fuzzer call them; here they would
+				// only cost time (they re-read the whole chain).
+				m := busCalls[rng.IntN(len(busCalls)-3)].method
 				if m == "Complete" && rng.IntN(3) != 0 {
 					m = "Abandon" // Complete ends the walk; let walks go deeper
 				}

@@ -8,7 +8,7 @@ _antidrift() {
     prev=${COMP_WORDS[COMP_CWORD-1]}
     COMPREPLY=()
 
-    local commands="plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history verify help"
+    local commands="plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history report verify help"
     local levels="observe warn block locked"
     local formats="text json waybar polybar"
     local durations="15m 25m 30m 45m 50m 1h 90m"
@@ -28,7 +28,8 @@ _antidrift() {
         --enforce) COMPREPLY=($(compgen -W "$levels" -- "$cur")); return ;;
         --format)  COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
         --for)     COMPREPLY=($(compgen -W "$durations" -- "$cur")); return ;;
-        --done-when|--allow|--limit) return ;;
+        --done-when|--allow|--limit|--since|--until) return ;;
+        --html|--state-dir|--config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 
     if [[ -z $cmd ]]; then
@@ -41,6 +42,7 @@ _antidrift() {
         start)   flags+=" --done-when --for --allow --enforce" ;;
         status)  flags+=" --follow --format --wait-change" ;;
         history) flags+=" --limit" ;;
+        report)  flags+=" --today --week --month --since --until --html --open --state-dir --config" ;;
         enforce) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$levels" -- "$cur")); return; } ;;
         extend)  [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m 25m 30m 1h" -- "$cur")); return; } ;;
         help)    COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;

@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/antidrift.fish (or
 # /usr/share/fish/vendor_completions.d/).
 
-set -l commands plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history verify help
+set -l commands plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history report verify help
 set -l levels observe warn block locked
 
 # No file names anywhere.
@@ -23,6 +23,7 @@ complete -c antidrift -n $none -a allow -d 'Count a window class as on task'
 complete -c antidrift -n $none -a enforce -d 'Set the enforcement level'
 complete -c antidrift -n $none -a break-glass -d 'At level locked: start the hold before abandon'
 complete -c antidrift -n $none -a history -d 'List sealed sessions, newest first'
+complete -c antidrift -n $none -a report -d 'See the week as text, JSON or an HTML page'
 complete -c antidrift -n $none -a verify -d 'Check the audit log hash chain'
 complete -c antidrift -n $none -a help -d 'Show help'
 complete -c antidrift -n $none -l version -d 'Show the version'
@@ -49,3 +50,14 @@ complete -c antidrift -n '__fish_seen_subcommand_from help' -a "$commands"
 
 # history
 complete -c antidrift -n '__fish_seen_subcommand_from history' -l limit -x -d 'Show at most N sessions'
+
+# report
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l today -d 'Report on today'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l week -d 'The last 7 days (default)'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l month -d 'The last 30 days'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l since -x -d 'From DATE (YYYY-MM-DD)'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l until -x -d 'Through DATE, with --since'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l html -r -F -d 'Write an HTML page (- for stdout)'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l open -d 'Open the HTML page with xdg-open'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l state-dir -r -a '(__fish_complete_directories)' -d 'Read this state directory'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l config -r -F -d 'Take the privacy settings from this file'

@@ -62,6 +62,7 @@ var aptPackages = map[string]string{
 	"dunstctl":     "dunst",
 	"notify-send":  "libnotify-bin",
 	"xterm":        "xterm",
+	"chromium":     "chromium",
 
 	"systemd-analyze": "systemd",
 	"unshare":         "util-linux",

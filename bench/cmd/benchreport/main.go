@@ -330,6 +330,21 @@ func render(m machineInfo, command string, r results, output []byte) string {
 		goal:     "≤ 0.5 s",
 		verdict:  vVer,
 	})
+	for _, c := range []struct {
+		sub, figure, how string
+		goal             float64
+	}{
+		{"year", "report of a year: 2,000 sealed summaries, raw logs pruned", "report.Build + Text as `antidrift report` runs them (verify, read, render), state dir in the page cache; median of 9", 200},
+		{"week", "report of a week whose raw logs hold 100k focus events", "the same, 21 sessions, every raw log replayed through the core's accounting for its timeline; median of 9", 1000},
+	} {
+		n := "Report/" + c.sub
+		v, _ := t.le(n, "p50_ms", c.goal)
+		t.add(row{
+			figure: c.figure, how: c.how,
+			measured: fmt.Sprintf("p50 %s ms, max %s ms", t.f(n, "p50_ms", "%.0f"), t.f(n, "max_ms", "%.0f")),
+			goal:     fmt.Sprintf("≤ %.0f ms", c.goal), verdict: v,
+		})
+	}
 	for _, s := range []struct{ sub, what, peer string }{
 		{"GetAll", "GetAll", "floord-Ping"},
 		{"cycle/disk", "Start/Complete/End cycle, state on disk", "fsync/disk"},

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/antidrift/antidrift/config"
+	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/report"
+)
+
+// reportNow is the report's "now"; tests pin it.
+var reportNow = time.Now
+
+// setupReport is `antidrift report`: the one command that does not talk
+// to the daemon. It reads the state directory itself (read-only, without
+// the daemon's lock), so it works whether or not the daemon runs.
+func setupReport(fs *flag.FlagSet) func(*invocation) error {
+	today := fs.Bool("today", false, "report on today")
+	week := fs.Bool("week", false, "report on the last 7 days, today included (the default)")
+	month := fs.Bool("month", false, "report on the last 30 days, today included")
+	since := fs.String("since", "", "report from `DATE` (YYYY-MM-DD, local time)")
+	until := fs.String("until", "", "with --since: report through `DATE` (included; default today)")
+	htmlOut := fs.String("html", "", "write a self-contained HTML page to `FILE` (- for stdout)")
+	open := fs.Bool("open", false, "with --html FILE: open the page with xdg-open")
+	stateDir := fs.String("state-dir", "", "read `DIR` instead of $XDG_STATE_HOME/antidrift")
+	configPath := fs.String("config", "", "take private_classes and redact_titles from `FILE` instead of the default config")
+	return func(x *invocation) error {
+		cfg := reportConfig(*configPath)
+		span, err := reportSpan(*today, *week, *month, *since, *until, reportNow(), cfg.DayStarts)
+		if err != nil {
+			return x.cmd.usageError("%s", err)
+		}
+		switch {
+		case *open && (*htmlOut == "" || *htmlOut == "-"):
+			return x.cmd.usageError("--open needs --html FILE")
+		case x.json && *htmlOut != "":
+			return x.cmd.usageError("--json and --html are two different outputs; pick one")
+		}
+		dir := *stateDir
+		if dir == "" {
+			if dir, err = persist.DefaultDir(); err != nil {
+				return err
+			}
+		}
+		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
+		r, err := report.Build(persist.NewReader(dir), span, opts)
+		if err != nil {
+			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", dir, err)}
+		}
+		loc := span.Since.Location()
+		switch {
+		case x.json:
+			return report.JSON(x.stdout, r)
+		case *htmlOut == "-":
+			return report.HTML(x.stdout, r, loc)
+		case *htmlOut != "":
+			return writeHTML(x, r, loc, *htmlOut, *open)
+		}
+		return report.Text(x.stdout, r, loc, useColour(x.stdout))
+	}
+}
+
+// reportSpan is the period the flags name; at most one may be given.
+func reportSpan(today, week, month bool, since, until string, now time.Time, dayStart time.Duration) (report.Span, error) {
+	n := 0
+	for _, b := range []bool{today, week, month, since != ""} {
+		if b {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return report.Span{}, fmt.Errorf("give one of --today, --week, --month and --since")
+	case until != "" && since == "":
+		return report.Span{}, fmt.Errorf("--until needs --since")
+	case today:
+		return report.LastDays(now, 1, dayStart), nil
+	case month:
+		return report.LastDays(now, 30, dayStart), nil
+	case since != "":
+		return report.Dates(since, until, now, dayStart)
+	}
+	return report.LastDays(now, 7, dayStart), nil
+}
+
+// reportConfig is the config file a report honours: private_classes,
+// redact_titles and day_starts. A bad file does not stop a report, as it
+// does not stop the daemon; but its problems are said, since they may
+// concern the very keys that hide titles.
+func reportConfig(path string) config.Config {
+	if path == "" {
+		p, err := config.DefaultPath()
+		if err != nil {
+			return config.Default()
+		}
+		path = p
+	}
+	cfg, problems := config.Load(path)
+	for _, p := range problems {
+		fmt.Fprintln(os.Stderr, "antidrift report:", p)
+	}
+	return cfg
+}
+
+// writeHTML writes the page privately (window titles: 0600) and, with
+// open, hands it to xdg-open.
+func writeHTML(x *invocation, r *report.Report, loc *time.Location, path string, open bool) error {
+	var page bytes.Buffer
+	if err := report.HTML(&page, r, loc); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, page.Bytes(), 0o600); err != nil {
+		return &exitError{code: exitRefused, msg: "antidrift report: " + err.Error()}
+	}
+	fmt.Fprintf(x.stdout, "Wrote %s.\n", path)
+	if !open {
+		return nil
+	}
+	if err := exec.Command("xdg-open", path).Start(); err != nil {
+		return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: wrote %s, but xdg-open failed: %v", path, err)}
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/statefixture"
+)
+
+// noBus is an environment with no session bus at all, in UTC: a report
+// must never need the daemon.
+func noBus(extra ...string) []string {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TZ=UTC",
+		"DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent", "XDG_CONFIG_HOME=/nonexistent"}
+	return append(env, extra...)
+}
+
+// A state directory of two weeks of sessions, written relative to the
+// real now (the CLI reads the clock).
+func reportFixture(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "state")
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	if _, err := statefixture.Write(dir, statefixture.Spec{
+		Seed: 3, Sessions: 28, First: today.AddDate(0, 0, -14), Slots: []time.Duration{0, 12 * time.Hour},
+		EventsPerSession: 20, KeepRawLogs: 24,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The periods, as a script reads them: --week is the default, --today one
+// day, --since/--until the days asked for, and the JSON schema's figures
+// add up.
+func TestReportPeriodsWithoutADaemon(t *testing.T) {
+	dir := reportFixture(t)
+	type doc struct {
+		Period struct {
+			FirstDay string `json:"first_day"`
+			Days     int    `json:"days"`
+		} `json:"period"`
+		Chain struct {
+			OK      bool   `json:"ok"`
+			Entries uint32 `json:"entries"`
+		} `json:"chain"`
+		Totals struct {
+			Sessions int `json:"sessions"`
+		} `json:"totals"`
+		Sessions []map[string]any `json:"sessions"`
+	}
+	get := func(args ...string) doc {
+		t.Helper()
+		r := cli(t, noBus(), append([]string{"report", "--state-dir", dir, "--json"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("want exit 0: %v", r)
+		}
+		var d doc
+		if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+			t.Fatalf("report --json is not JSON: %v\n%s", err, r.stdout)
+		}
+		return d
+	}
+	week := get()
+	if week.Period.Days != 7 || !week.Chain.OK || week.Chain.Entries != 28 || week.Totals.Sessions != 12 {
+		t.Errorf("default report: %+v; want the last 7 days with the 12 sessions of the 6 days before today, chain of 28 OK", week)
+	}
+	if d := get("--today"); d.Period.Days != 1 || d.Totals.Sessions != 0 {
+		t.Errorf("--today: %+v; want one day with no session (the fixture ends yesterday)", d)
+	}
+	first := time.Now().UTC().AddDate(0, 0, -14).Format(time.DateOnly)
+	last := time.Now().UTC().AddDate(0, 0, -13).Format(time.DateOnly)
+	d := get("--since", first, "--until", last)
+	if d.Period.FirstDay != first || d.Period.Days != 2 || d.Totals.Sessions != 4 || len(d.Sessions) != 4 {
+		t.Errorf("--since %s --until %s: %+v; want 2 days, 4 sessions", first, last, d)
+	}
+	if d.Sessions[0]["timeline"] != nil || get("--week").Sessions[11]["timeline"] == nil {
+		t.Error("timelines: want none for pruned raw logs and one where the raw log is kept")
+	}
+}
+
+// Text by default (no colour into a pipe), HTML to stdout or a private
+// file, and usage errors for contradictions.
+func TestReportOutputsAndUsage(t *testing.T) {
+	dir := reportFixture(t)
+	text := cli(t, noBus(), "report", "--state-dir", dir)
+	if text.code != 0 || !strings.Contains(text.stdout, "Per day") || strings.Contains(text.stdout, "\x1b[") {
+		t.Errorf("text report: want the day chart and no colour in a pipe: %v", text)
+	}
+	page := cli(t, noBus(), "report", "--state-dir", dir, "--html", "-")
+	if page.code != 0 || !strings.HasPrefix(page.stdout, "<!DOCTYPE html>") {
+		t.Errorf("--html -: %v", page)
+	}
+	file := filepath.Join(t.TempDir(), "week.html")
+	if r := cli(t, noBus(), "report", "--state-dir", dir, "--html", file); r.code != 0 {
+		t.Errorf("--html FILE: %v", r)
+	}
+	if info, err := os.Stat(file); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the page holds window titles, so it must be 0600: %v %v", info.Mode(), err)
+	}
+	for _, args := range [][]string{
+		{"--today", "--week"}, {"--since", "yesterday"}, {"--until", "2026-01-01"},
+		{"--since", "2026-02-01", "--until", "2026-01-01"}, {"--open"}, {"--json", "--html", file},
+	} {
+		r := cli(t, noBus(), append([]string{"report", "--state-dir", dir}, args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "usage: antidrift report") {
+			t.Errorf("report %v: want a usage error (exit 2): %v", args, r)
+		}
+	}
+}
+
+// The daemon holds its state directory's lock while it runs; the report
+// reads it anyway and sees the session that just ended.
+func TestReportWhileTheDaemonRuns(t *testing.T) {
+	s := startDaemon(t, "")
+	s.ok(t, "start", "write the report", "--done-when", "it prints", "--for", "10m")
+	s.ok(t, "complete")
+	s.ok(t, "end")
+	out := s.ok(t, "report", "--today", "--state-dir", s.d.StateDir)
+	for _, want := range []string{"write the report", "completed", "sessions                           1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report --today while the daemon runs lacks %q:\n%s", want, out)
+		}
+	}
+}

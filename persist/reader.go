@@ -1,0 +1,75 @@
+package persist
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// Reader reads a state directory without owning it: no lock, no repair, no
+// write of any kind. It exists for `antidrift report`, which must work
+// while the daemon runs (the daemon holds the directory's lock) and must
+// never change what it reports on. It shares the Store's readers, so the
+// files are parsed and verified by one code path.
+type Reader struct{ s *Store }
+
+// NewReader reads dir. A directory that does not exist reads as empty.
+func NewReader(dir string) *Reader {
+	dir = filepath.Clean(dir)
+	return &Reader{s: &Store{
+		dir:   dir,
+		raw:   rawLogs{dir: filepath.Join(dir, sessionsDirName), open: map[string]*rawLog{}},
+		audit: auditChain{path: filepath.Join(dir, auditFileName)},
+	}}
+}
+
+// Dir is the state directory read.
+func (r *Reader) Dir() string { return r.s.dir }
+
+// VerifyAudit walks the chain as Store.VerifyAudit does.
+func (r *Reader) VerifyAudit() service.AuditReport { return r.s.VerifyAudit() }
+
+// History returns every sealed summary that parses, oldest first.
+func (r *Reader) History() ([]service.Summary, error) {
+	sums, err := r.s.History(0)
+	for i, j := 0, len(sums)-1; i < j; i, j = i+1, j-1 {
+		sums[i], sums[j] = sums[j], sums[i]
+	}
+	return sums, err
+}
+
+// HasRawLog reports whether a session's raw log is still retained.
+func (r *Reader) HasRawLog(sessionID string) bool {
+	if checkSessionID(sessionID) != nil {
+		return false
+	}
+	info, err := os.Stat(r.s.raw.path(sessionID))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// EachEvent streams a session's raw log as Store.EachEvent does.
+func (r *Reader) EachEvent(sessionID string, fn func(service.FocusEvent)) error {
+	return r.s.EachEvent(sessionID, fn)
+}
+
+// Pending returns the ended summaries state.json holds that are not yet in
+// the chain. A missing state.json has none; one that cannot be decoded is
+// left where it is (the daemon sets it aside, not a reader) and named in
+// problem.
+func (r *Reader) Pending() (pending []service.Summary, problem string, err error) {
+	data, err := os.ReadFile(r.s.statePath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("reading %s: %w", stateFileName, err)
+	}
+	snap, why := decodeSnapshot(data)
+	if why != "" {
+		return nil, fmt.Sprintf("%s %s; summaries it may hold are not shown", stateFileName, why), nil
+	}
+	return snap.Pending, "", nil
+}

@@ -1,0 +1,294 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+	"time"
+)
+
+// HTML writes the report as one self-contained page: inline CSS and SVG,
+// no script, no font, image or link that would make a request, readable in
+// light and dark mode and on paper.
+func HTML(w io.Writer, r *Report, loc *time.Location) error {
+	return page.Execute(w, htmlView{r: r, loc: loc})
+}
+
+//go:embed page.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("page").Parse(pageTemplate))
+
+// htmlView is what the template reads: the report's figures already said
+// as a person reads them, and the charts' geometry.
+type htmlView struct {
+	r   *Report
+	loc *time.Location
+}
+
+func (v htmlView) Title() string      { return "antidrift report: " + v.Period() }
+func (v htmlView) Period() string     { return periodTitle(v.r.Period, v.loc) }
+func (v htmlView) Warnings() []string { return chainWarnings(v.r) }
+func (v htmlView) PreviousName() string {
+	if v.r.Period.Days == 1 {
+		return "the day before"
+	}
+	return fmt.Sprintf("the previous %d days", v.r.Period.Days)
+}
+
+// card is one figure of the totals. Good and Bad colour its change: for
+// drift, away, switches and iconified windows less is better.
+type card struct {
+	Label, Value, Note string
+	Delta              string
+	Good, Bad          bool
+}
+
+func newCard(label, value, note string, d delta, lessIsBetter bool) card {
+	c := card{Label: label, Value: value, Note: note, Delta: "= same"}
+	if d.text != "" {
+		c.Delta = d.String()
+		c.Good = d.up != lessIsBetter
+		c.Bad = !c.Good
+	}
+	return c
+}
+
+func (v htmlView) Cards() []card {
+	c, p := v.r.Totals, v.r.Previous
+	return []card{
+		newCard("sessions", fmt.Sprint(c.Sessions), fmt.Sprintf("%d completed · %d expired · %d abandoned", c.Completed, c.Expired, c.Abandoned),
+			countDelta(uint64(c.Sessions), uint64(p.Sessions)), false),
+		newCard("completion rate", pct(c.CompletionRate), "completed of all sessions", pointsDelta(c.CompletionRate, p.CompletionRate), false),
+		newCard("on task", dur(c.OnTaskSeconds), pct(share(c.OnTaskSeconds, c.ActiveSeconds))+" of active time", durDelta(c.OnTaskSeconds, p.OnTaskSeconds), false),
+		newCard("drift", dur(c.DriftSeconds), pct(share(c.DriftSeconds, c.ActiveSeconds))+" of active time", durDelta(c.DriftSeconds, p.DriftSeconds), true),
+		newCard("away", dur(c.AwaySeconds), pct(share(c.AwaySeconds, c.ActiveSeconds))+" of active time", durDelta(c.AwaySeconds, p.AwaySeconds), true),
+		newCard("time active", dur(c.ActiveSeconds), "of "+dur(c.CommittedSeconds)+" committed", durDelta(c.ActiveSeconds, p.ActiveSeconds), false),
+		newCard("switches per hour", fmt.Sprintf("%.1f", c.SwitchesPerHour), fmt.Sprintf("%d context switches", c.Switches), rateDelta(c.SwitchesPerHour, p.SwitchesPerHour), true),
+		newCard("windows iconified", fmt.Sprint(c.Minimized), "by block and locked", countDelta(c.Minimized, p.Minimized), true),
+		newCard("break-glass uses", fmt.Sprint(c.BreakGlass), "at level locked", countDelta(uint64(c.BreakGlass), uint64(p.BreakGlass)), true),
+	}
+}
+
+// rect is one SVG rectangle of a chart, with the tooltip it shows.
+type rect struct {
+	X, Y, W, H float64
+	Class, Tip string
+}
+
+// label is one SVG text of a chart.
+type label struct {
+	X, Y   float64
+	Anchor string
+	Text   string
+}
+
+// chart is one SVG drawing.
+type chart struct {
+	W, H   float64
+	Rects  []rect
+	Labels []label
+	Lines  []rect // grid lines, as 1-high rects
+}
+
+// Split is the period's active time as one 100% bar.
+func (v htmlView) Split() chart {
+	c := v.r.Totals
+	ch := chart{W: pageWidth, H: 18}
+	x := 0.0
+	for _, p := range []struct {
+		kind string
+		secs uint64
+	}{{"on_task", c.OnTaskSeconds}, {"drift", c.DriftSeconds}, {"away", c.AwaySeconds}, {"unavailable", c.UnavailableSeconds}} {
+		if c.ActiveSeconds == 0 || p.secs == 0 {
+			continue
+		}
+		w := float64(p.secs) / float64(c.ActiveSeconds) * ch.W
+		ch.Rects = append(ch.Rects, rect{X: x, W: w, H: ch.H, Class: p.kind,
+			Tip: fmt.Sprintf("%s: %s (%s)", kindName(p.kind), dur(p.secs), pct(share(p.secs, c.ActiveSeconds)))})
+		x += w
+	}
+	return ch
+}
+
+// Legend lists the kinds with their names.
+func (v htmlView) Legend() [][2]string {
+	out := make([][2]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = [2]string{k, kindName(k)}
+	}
+	return out
+}
+
+// DaysTitle heads the chart of days, which long periods draw by weeks.
+func (v htmlView) DaysTitle() string {
+	if len(v.r.Days) > maxDayRows {
+		return "Per week"
+	}
+	return "Per day"
+}
+
+// Days is the per-day chart: a stacked column a day (a week for long
+// periods), hour grid lines, and the total above each column.
+func (v htmlView) Days() chart {
+	rows := dayRows(v.r.Days, v.loc)
+	ch := chart{W: pageWidth, H: 240}
+	const top, bottom, left = 22.0, 36.0, 34.0
+	plot := ch.H - top - bottom
+	var most uint64
+	for _, d := range rows {
+		most = max(most, d.total())
+	}
+	hours := max(uint64(1), (most+3599)/3600)
+	step := uint64(1)
+	for hours/step > 6 {
+		step *= 2
+	}
+	scale := plot / float64(hours*3600)
+	for h := uint64(0); h <= hours; h += step {
+		y := top + plot - float64(h*3600)*scale
+		ch.Lines = append(ch.Lines, rect{X: left, Y: y, W: ch.W - left, H: 1, Class: "grid"})
+		ch.Labels = append(ch.Labels, label{X: left - 6, Y: y + 4, Anchor: "end", Text: fmt.Sprintf("%dh", h)})
+	}
+	if len(rows) == 0 {
+		return ch
+	}
+	slot := (ch.W - left) / float64(len(rows))
+	bar := min(slot*0.64, 56)
+	for i, d := range rows {
+		x := left + slot*float64(i) + (slot-bar)/2
+		y := top + plot
+		for _, p := range []struct {
+			kind string
+			secs uint64
+		}{{"on_task", d.OnTaskSeconds}, {"drift", d.DriftSeconds}, {"away", d.AwaySeconds}, {"unavailable", d.UnavailableSeconds}} {
+			if p.secs == 0 {
+				continue
+			}
+			h := float64(p.secs) * scale
+			y -= h
+			ch.Rects = append(ch.Rects, rect{X: x, Y: y, W: bar, H: h, Class: p.kind,
+				Tip: fmt.Sprintf("%s — %s: %s", d.label, kindName(p.kind), dur(p.secs))})
+		}
+		cx := x + bar/2
+		if d.total() > 0 {
+			ch.Labels = append(ch.Labels, label{X: cx, Y: y - 6, Anchor: "middle", Text: dur(d.total())})
+		}
+		parts := strings.SplitN(d.label, " ", 2)
+		ch.Labels = append(ch.Labels, label{X: cx, Y: ch.H - bottom + 16, Anchor: "middle", Text: parts[0]})
+		if len(parts) == 2 {
+			ch.Labels = append(ch.Labels, label{X: cx, Y: ch.H - bottom + 30, Anchor: "middle", Text: parts[1]})
+		}
+	}
+	return ch
+}
+
+// htmlSession is a session's row.
+type htmlSession struct {
+	When, NextAction, Outcome, Level, Active, Drift string
+	Pending                                         bool
+	Strip                                           *chart
+	Top                                             string
+}
+
+const htmlStripCells = 240
+
+// pageWidth is the width of the page's content, which the wide charts fill.
+const pageWidth = 752
+
+func (v htmlView) Sessions() []htmlSession {
+	out := make([]htmlSession, len(v.r.Sessions))
+	for i, s := range v.r.Sessions {
+		h := htmlSession{When: sessionWhen(s, v.loc), NextAction: s.NextAction, Outcome: s.Outcome, Level: s.Enforcement,
+			Active: dur(s.ActiveSeconds), Drift: pct(s.DriftShare), Pending: s.Pending}
+		if s.Timeline != nil {
+			h.Strip = stripChart(s, v.loc)
+		} else {
+			var top []string
+			for _, b := range s.Top {
+				top = append(top, bucketName(b)+" "+dur(b.Seconds))
+			}
+			h.Top = strings.Join(top, " · ")
+		}
+		out[i] = h
+	}
+	return out
+}
+
+// stripChart draws a session's timeline from the same cells as the text
+// strip, one rectangle per run of a kind.
+func stripChart(s Session, loc *time.Location) *chart {
+	cells := strip(s.Timeline, htmlStripCells)
+	ch := &chart{W: 240, H: 14}
+	t0, t1 := s.Timeline[0].FromUnixMillis, s.Timeline[len(s.Timeline)-1].ToUnixMillis
+	at := func(i int) string {
+		return time.UnixMilli(t0 + (t1-t0)*int64(i)/int64(len(cells))).In(loc).Format("15:04")
+	}
+	for i := 0; i < len(cells); {
+		j := i
+		for j < len(cells) && cells[j] == cells[i] {
+			j++
+		}
+		if cells[i] != "" {
+			ch.Rects = append(ch.Rects, rect{X: float64(i), W: float64(j - i), H: ch.H, Class: cells[i],
+				Tip: fmt.Sprintf("%s–%s %s", at(i), at(j), kindName(cells[i]))})
+		}
+		i = j
+	}
+	return ch
+}
+
+// htmlWindow is a row of the top windows.
+type htmlWindow struct {
+	Class, OnTask, Drift, Unsplit string
+	Bar                           chart
+	Titles                        string
+}
+
+func (v htmlView) AnyUnsplit() bool {
+	for _, w := range v.r.Windows {
+		if w.UnsplitSeconds > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (v htmlView) Windows() []htmlWindow {
+	var most uint64
+	for _, w := range v.r.Windows {
+		most = max(most, w.OnTaskSeconds+w.DriftSeconds+w.UnsplitSeconds)
+	}
+	show := func(secs uint64) string {
+		if secs == 0 {
+			return "—"
+		}
+		return dur(secs)
+	}
+	out := make([]htmlWindow, len(v.r.Windows))
+	for i, w := range v.r.Windows {
+		h := htmlWindow{Class: w.Class, OnTask: show(w.OnTaskSeconds), Drift: show(w.DriftSeconds), Unsplit: show(w.UnsplitSeconds),
+			Bar: chart{W: 200, H: 12}}
+		x := 0.0
+		for _, p := range []struct {
+			kind string
+			secs uint64
+		}{{"on_task", w.OnTaskSeconds}, {"drift", w.DriftSeconds}, {"unsplit", w.UnsplitSeconds}} {
+			if p.secs == 0 || most == 0 {
+				continue
+			}
+			bw := float64(p.secs) / float64(most) * h.Bar.W
+			h.Bar.Rects = append(h.Bar.Rects, rect{X: x, W: bw, H: h.Bar.H, Class: p.kind, Tip: p.kind + ": " + dur(p.secs)})
+			x += bw
+		}
+		var titles []string
+		for _, b := range w.Titles {
+			titles = append(titles, "“"+b.Title+"” "+dur(b.Seconds))
+		}
+		h.Titles = strings.Join(titles, " · ")
+		out[i] = h
+	}
+	return out
+}

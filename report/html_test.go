@@ -1,0 +1,135 @@
+package report
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+)
+
+// The page asks for nothing outside itself: no script, no link, no image
+// or font by URL. (The browser test below proves it by running offline.)
+func TestHTMLIsSelfContained(t *testing.T) {
+	var page bytes.Buffer
+	if err := HTML(&page, build(t, fixture(t), LastDays(fixtureNow, 7, 0)), time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"http:", "https:", "url(", "<script", "@import", " src=", " href=", "<link", "<img"} {
+		if strings.Contains(strings.ToLower(page.String()), bad) {
+			t.Errorf("the page contains %q", bad)
+		}
+	}
+}
+
+// The HTML report rendered by a real Chromium with no network: the figures
+// a person looks for are on the page, titles stay private, nothing failed
+// or was refused to load, and the screenshots in light and dark mode show
+// the charts on the right background.
+func TestHTMLInHeadlessChromium(t *testing.T) {
+	r := build(t, fixture(t), LastDays(fixtureNow, 7, 0))
+	dir := testenv.ArtifactsDir(t)
+	page := filepath.Join(t.TempDir(), "report.html")
+	var buf bytes.Buffer
+	if err := HTML(&buf, r, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		dark bool
+		bg   color.RGBA
+	}{{"light", false, color.RGBA{0xfb, 0xfb, 0xf8, 0xff}}, {"dark", true, color.RGBA{0x15, 0x18, 0x1c, 0xff}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			shot := filepath.Join(dir, "report-week-"+mode.name+".png")
+			got := testenv.RenderPage(t, page, shot, 900, 2400, mode.dark)
+			t.Logf("screenshot: %s (offline: %v)", shot, got.Offline)
+			if m := regexp.MustCompile(`.*(net::ERR_|Failed to load resource|Refused to (load|apply|execute)|Not allowed to load).*`).FindString(got.Log); m != "" {
+				t.Errorf("the page tried to load something: %s", m)
+			}
+			dom := got.DOM
+			for _, want := range []string{
+				dur(r.Totals.OnTaskSeconds), dur(r.Totals.DriftSeconds), pct(r.Totals.CompletionRate),
+				"The audit chain is broken", "1 ended session is pending", r.Sessions[0].NextAction,
+				r.Sessions[len(r.Sessions)-1].NextAction, "Top windows", r.Windows[0].Class, "…",
+			} {
+				if !strings.Contains(dom, escaped(want)) {
+					t.Errorf("the rendered page does not show %q", want)
+				}
+			}
+			for _, private := range []string{"Passwords.kdbx", "alice@example.org"} {
+				if strings.Contains(dom, private) {
+					t.Errorf("the rendered page shows the private %q", private)
+				}
+			}
+			img := decodePNG(t, shot)
+			if b := img.Bounds(); b.Dx() != 900 || b.Dy() != 2400 {
+				t.Errorf("screenshot is %v, want 900×2400", b)
+			}
+			if c := color.RGBAModel.Convert(img.At(4, 4)).(color.RGBA); !near(c, mode.bg) {
+				t.Errorf("the page background is %v, want about %v in %s mode", c, mode.bg, mode.name)
+			}
+			if n := countNear(img, onTaskColour(mode.dark)); n < 2000 {
+				t.Errorf("only %d pixels of the on-task colour: the charts did not render", n)
+			}
+		})
+	}
+}
+
+// escaped is s as a DOM dump writes it in a text node.
+func escaped(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func onTaskColour(dark bool) color.RGBA {
+	if dark {
+		return color.RGBA{0x45, 0xc0, 0x7f, 0xff}
+	}
+	return color.RGBA{0x2f, 0x9e, 0x62, 0xff}
+}
+
+func decodePNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img
+}
+
+func near(a, b color.RGBA) bool {
+	d := func(x, y uint8) int {
+		if x > y {
+			return int(x - y)
+		}
+		return int(y - x)
+	}
+	return d(a.R, b.R) < 12 && d(a.G, b.G) < 12 && d(a.B, b.B) < 12
+}
+
+func countNear(img image.Image, c color.RGBA) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			if near(color.RGBAModel.Convert(img.At(x, y)).(color.RGBA), c) {
+				n++
+			}
+		}
+	}
+	return n
+}

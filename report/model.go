@@ -1,0 +1,148 @@
+// Package report turns the record in a state directory — the audit chain,
+// pending summaries and retained raw logs — into the picture of a period
+// that `antidrift report` prints as text, JSON or an HTML page, and that
+// the daemon's Report method returns to panels.
+//
+// It reads the directory through persist.Reader (no lock, no write), so it
+// works while the daemon runs and never changes what it reports on.
+package report
+
+// Schema is the version of the JSON document. It changes only when a key
+// changes meaning or goes away; new keys may be added without a change.
+const Schema = 1
+
+// Report is one period's picture. Its JSON form is the documented schema
+// (README, "Reports"): every duration is whole seconds, every instant unix
+// seconds (milliseconds in timelines), every share a fraction 0–1.
+type Report struct {
+	Schema int    `json:"schema"`
+	Period Period `json:"period"`
+	// Chain is the audit chain's verification, done before anything else
+	// is read: a broken chain is said first.
+	Chain Chain `json:"chain"`
+	// Pending counts ended sessions not yet sealed into the chain; they
+	// are included (their Pending is true).
+	Pending int `json:"pending"`
+	// Problems are sentences about what could not be read.
+	Problems []string `json:"problems"`
+	Totals   Totals   `json:"totals"`
+	// Previous is the same figures for the period of the same length just
+	// before this one.
+	Previous Totals       `json:"previous"`
+	Days     []Day        `json:"days"`
+	Sessions []Session    `json:"sessions"`
+	Windows  []WindowTime `json:"windows"`
+}
+
+// Period is the time reported on: sessions that started in
+// [since_unix, until_unix).
+type Period struct {
+	SinceUnix int64  `json:"since_unix"`
+	UntilUnix int64  `json:"until_unix"`
+	FirstDay  string `json:"first_day"` // YYYY-MM-DD, local
+	LastDay   string `json:"last_day"`  // YYYY-MM-DD, local, inclusive
+	Days      int    `json:"days"`
+	TimeZone  string `json:"time_zone"`
+}
+
+// Chain is the result of verifying audit.jsonl.
+type Chain struct {
+	OK      bool   `json:"ok"`
+	Entries uint32 `json:"entries"`
+	Problem string `json:"problem"`
+}
+
+// Totals sums the sessions of a period.
+type Totals struct {
+	SinceUnix int64 `json:"since_unix"`
+	UntilUnix int64 `json:"until_unix"`
+	Sessions  int   `json:"sessions"`
+	Completed int   `json:"completed"`
+	Expired   int   `json:"expired"`
+	Abandoned int   `json:"abandoned"`
+	// CompletionRate is completed / sessions (0 with no sessions).
+	CompletionRate float64 `json:"completion_rate"`
+	// CommittedSeconds sums the timeboxes; ActiveSeconds the time the
+	// sessions were active (their buckets), which OnTask, Drift, Away and
+	// Unavailable (no window was known) split.
+	CommittedSeconds   uint64 `json:"committed_seconds"`
+	ActiveSeconds      uint64 `json:"active_seconds"`
+	OnTaskSeconds      uint64 `json:"on_task_seconds"`
+	DriftSeconds       uint64 `json:"drift_seconds"`
+	AwaySeconds        uint64 `json:"away_seconds"`
+	UnavailableSeconds uint64 `json:"unavailable_seconds"`
+	Switches           uint64 `json:"switches"`
+	// SwitchesPerHour is context switches per hour at the desk (active
+	// time less away).
+	SwitchesPerHour float64 `json:"switches_per_hour"`
+	Minimized       uint64  `json:"minimized"`   // windows iconified
+	BreakGlass      int     `json:"break_glass"` // sessions that used break-glass
+}
+
+// Day is one local calendar day of the period; a session counts on the
+// day it started.
+type Day struct {
+	Date               string `json:"date"` // YYYY-MM-DD
+	Sessions           int    `json:"sessions"`
+	OnTaskSeconds      uint64 `json:"on_task_seconds"`
+	DriftSeconds       uint64 `json:"drift_seconds"`
+	AwaySeconds        uint64 `json:"away_seconds"`
+	UnavailableSeconds uint64 `json:"unavailable_seconds"`
+}
+
+// Session is one ended session, oldest first.
+type Session struct {
+	Seq                uint64  `json:"seq"` // 0 while pending
+	SessionID          string  `json:"session_id"`
+	Pending            bool    `json:"pending"`
+	StartedUnix        int64   `json:"started_unix"`
+	EndedUnix          int64   `json:"ended_unix"`
+	NextAction         string  `json:"next_action"`
+	Outcome            string  `json:"outcome"`
+	Enforcement        string  `json:"enforcement"`
+	TimeboxSeconds     uint64  `json:"timebox_seconds"`
+	ActiveSeconds      uint64  `json:"active_seconds"`
+	OnTaskSeconds      uint64  `json:"on_task_seconds"`
+	DriftSeconds       uint64  `json:"drift_seconds"`
+	AwaySeconds        uint64  `json:"away_seconds"`
+	UnavailableSeconds uint64  `json:"unavailable_seconds"`
+	DriftShare         float64 `json:"drift_share"` // drift / active
+	Switches           uint32  `json:"switches"`
+	Minimized          uint32  `json:"minimized"`
+	BreakGlass         bool    `json:"break_glass"`
+	// Timeline is which window had focus when, from the raw log; null once
+	// the raw log is pruned.
+	Timeline []Stretch `json:"timeline"`
+	// Top is the session's longest buckets from its summary (at most 5).
+	Top []Bucket `json:"top"`
+}
+
+// Stretch is a span of a session's active time in one kind and window
+// class. Kind is on_task, drift, away or unavailable.
+type Stretch struct {
+	FromUnixMillis int64  `json:"from_unix_millis"`
+	ToUnixMillis   int64  `json:"to_unix_millis"`
+	Kind           string `json:"kind"`
+	Class          string `json:"class"`
+}
+
+// Bucket is time in one window class and title; the title as today's
+// private_classes and redact_titles allow it ("" when private). Reserved
+// buckets have an empty class and a title like "(away)".
+type Bucket struct {
+	Class   string `json:"class"`
+	Title   string `json:"title"`
+	Seconds uint64 `json:"seconds"`
+}
+
+// WindowTime is a window class's time over the period, longest first.
+// UnsplitSeconds is time from sessions whose raw log is pruned and that
+// drifted: their summary records a window's time but not whether it was
+// on task or drift.
+type WindowTime struct {
+	Class          string   `json:"class"`
+	OnTaskSeconds  uint64   `json:"on_task_seconds"`
+	DriftSeconds   uint64   `json:"drift_seconds"`
+	UnsplitSeconds uint64   `json:"unsplit_seconds"`
+	Titles         []Bucket `json:"titles"` // the class's longest titles (at most 3)
+}

@@ -1,0 +1,208 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/internal/statefixture"
+	"github.com/antidrift/antidrift/persist"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fixtureNow is the fixed "now" of the golden reports: a Sunday evening.
+var fixtureNow = time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+
+// fixtureOptions are the privacy settings of the golden reports: one
+// private class and one redaction, both of which the fixture's titles hit.
+var fixtureOptions = Options{
+	PrivateClasses: []string{"keepassxc"},
+	RedactTitles:   []*regexp.Regexp{regexp.MustCompile(`\S+@\S+`)},
+}
+
+// fixture writes the golden state directory: 30 sessions over two weeks,
+// the last 8 with their raw log, the last one pending, and line 20 of the
+// chain altered by hand.
+func fixture(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "state")
+	if _, err := statefixture.Write(dir, statefixture.Spec{
+		Seed: 14, Sessions: 30, First: time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC),
+		Slots:            []time.Duration{9 * time.Hour, 14*time.Hour + 30*time.Minute},
+		EventsPerSession: 40, KeepRawLogs: 22, Pending: 1,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "audit.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	lines[19] = regexp.MustCompile(`"next_action":"[^"]*"`).ReplaceAll(lines[19], []byte(`"next_action":"rewritten afterwards"`))
+	if err := os.WriteFile(path, bytes.Join(lines, []byte("\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func build(t testing.TB, dir string, span Span) *Report {
+	t.Helper()
+	r, err := Build(persist.NewReader(dir), span, fixtureOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+func TestGoldenWeek(t *testing.T) {
+	r := build(t, fixture(t), LastDays(fixtureNow, 7, 0))
+	var text, js bytes.Buffer
+	if err := Text(&text, r, time.UTC, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := JSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "week.txt", text.Bytes())
+	golden(t, "week.json", js.Bytes())
+}
+
+// The text fits an 80-column terminal, and colour appears only when asked
+// for: a pipe or NO_COLOR gets none.
+func TestTextFits80ColumnsAndColoursOnlyWhenAsked(t *testing.T) {
+	r := build(t, fixture(t), LastDays(fixtureNow, 30, 0))
+	var plain, coloured bytes.Buffer
+	if err := Text(&plain, r, time.UTC, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&coloured, r, time.UTC, true); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(plain.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("line %d is %d columns: %q", i+1, n, l)
+		}
+	}
+	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
+		t.Error("the report without colour has an escape sequence")
+	}
+	if !bytes.Contains(coloured.Bytes(), []byte("\x1b[32m█")) {
+		t.Error("the coloured report draws no green on-task bar")
+	}
+	if got := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(coloured.String(), ""); got != plain.String() {
+		t.Error("the coloured report says something else than the plain one")
+	}
+}
+
+// An empty state directory (first day of use) reports zeros and says so,
+// rather than failing.
+func TestEmptyStateDirectory(t *testing.T) {
+	r := build(t, filepath.Join(t.TempDir(), "nothing-here"), LastDays(fixtureNow, 1, 0))
+	var text bytes.Buffer
+	if err := Text(&text, r, time.UTC, false); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "empty.txt", text.Bytes())
+	if !r.Chain.OK || r.Totals.Sessions != 0 || len(r.Days) != 1 {
+		t.Errorf("empty report: chain %+v, %d sessions, %d days", r.Chain, r.Totals.Sessions, len(r.Days))
+	}
+}
+
+// With day_starts = "04:00" a session at half past one in the night counts
+// on the day before, and the period's days start at 04:00; without it, at
+// midnight.
+func TestDayStarts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	tuesday := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	if _, err := statefixture.Write(dir, statefixture.Spec{Seed: 1, Sessions: 1, First: tuesday,
+		Slots: []time.Duration{90 * time.Minute}, EventsPerSession: 5}); err != nil {
+		t.Fatal(err)
+	}
+	noon := tuesday.Add(12 * time.Hour)
+	for _, c := range []struct {
+		dayStart time.Duration
+		since    time.Time
+		day      string
+	}{
+		{0, tuesday.AddDate(0, 0, -1), "2026-11-24"},
+		{4 * time.Hour, tuesday.AddDate(0, 0, -1).Add(4 * time.Hour), "2026-11-23"},
+	} {
+		span := LastDays(noon, 2, c.dayStart)
+		r := build(t, dir, span)
+		if !span.Since.Equal(c.since) || r.Period.FirstDay != "2026-11-23" || r.Period.LastDay != "2026-11-24" {
+			t.Errorf("day start %v: period %+v from %v, want Mon 23–Tue 24 from %v", c.dayStart, r.Period, span.Since, c.since)
+		}
+		for _, d := range r.Days {
+			if (d.Sessions == 1) != (d.Date == c.day) {
+				t.Errorf("day start %v: %s has %d sessions; the 01:30 session belongs to %s", c.dayStart, d.Date, d.Sessions, c.day)
+			}
+		}
+	}
+}
+
+// Damage never stops a report: a state.json that is not JSON, garbage in
+// a raw log and a line of the chain that is not JSON are named or skipped,
+// and every session that can be read is still shown.
+func TestDamagedStateDirectoryStillReports(t *testing.T) {
+	dir := fixture(t)
+	intact := build(t, dir, LastDays(fixtureNow, 7, 0))
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "audit.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\x00not json at all\n{\"seq\":\"x\"}\n")
+	f.Close()
+	logs, _ := filepath.Glob(filepath.Join(dir, "sessions", "*.jsonl"))
+	if len(logs) == 0 {
+		t.Fatal("the fixture kept no raw log")
+	}
+	raw, _ := os.ReadFile(logs[0])
+	os.WriteFile(logs[0], append([]byte("garbage\n{\"at_unix_millis\":\"soon\"}\n"), raw...), 0o600)
+
+	r := build(t, dir, LastDays(fixtureNow, 7, 0))
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "state.json is not valid JSON") {
+		t.Errorf("problems %q, want the damaged state.json named", r.Problems)
+	}
+	if r.Totals.Sessions != intact.Totals.Sessions-1 || r.Pending != 0 {
+		t.Errorf("%d sessions, %d pending; want the %d sealed ones of the intact report", r.Totals.Sessions, r.Pending, intact.Totals.Sessions-1)
+	}
+	var text bytes.Buffer
+	if err := Text(&text, r, time.UTC, false); err != nil || !strings.Contains(text.String(), "state.json is not valid JSON") {
+		t.Errorf("the text report does not say state.json is damaged (%v):\n%s", err, text.String())
+	}
+	for _, s := range r.Sessions {
+		if s.Timeline == nil && s.StartedUnix > fixtureNow.AddDate(0, 0, -4).Unix() {
+			t.Errorf("session %s lost its timeline to a garbage line in its raw log", s.SessionID)
+		}
+	}
+}

@@ -1,0 +1,30 @@
+package report
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/service"
+)
+
+// DirReporter is the daemon's service.Reporter: the JSON report of its own
+// state directory, read as the CLI reads it (no lock, no write), so the
+// daemon's Report and `antidrift report --json` give the same document.
+type DirReporter struct {
+	Dir      string
+	Options  Options
+	DayStart time.Duration // day_starts
+}
+
+var _ service.Reporter = DirReporter{}
+
+func (d DirReporter) Report(since, until time.Time) ([]byte, error) {
+	r, err := Build(persist.NewReader(d.Dir), Between(since, until, d.DayStart), d.Options)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = JSON(&b, r)
+	return b.Bytes(), err
+}
