@@ -108,6 +108,12 @@ func TestGnomeIndicator(t *testing.T) {
 	action("End & seal")
 	k.waitProp(t, "State", "(<'locked'>,)", false)
 	waitIcon("changes-prevent-symbolic")
+	// Today's totals come from the daemon's Report, read as the menu opens.
+	mustEval(t, g, indicator+".menu.open()")
+	testenv.WaitUntil(t, wait, "the menu to count today's session", func() bool {
+		return strings.HasSuffix(g.EvalString(t, indicator+"._today.label.text"), "focused, 1 session")
+	})
+	mustEval(t, g, indicator+".menu.close()")
 
 	// The daemon killed: the indicator says so; started again: back.
 	k.daemon.Stop()

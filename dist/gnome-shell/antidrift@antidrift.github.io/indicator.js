@@ -206,23 +206,15 @@ class AntidriftIndicator extends PanelMenu.Button {
             actor.remove_style_class_name(cls);
     }
 
-    /** Today's totals, from the sealed sessions that ended today. */
+    /** Today's totals, from the daemon's Report (what `antidrift report --today` says). */
     async _loadToday() {
         try {
-            const midnight = GLib.DateTime.new_now_local();
-            const since = GLib.DateTime.new_local(midnight.get_year(), midnight.get_month(),
-                midnight.get_day_of_month(), 0, 0, 0).to_unix();
-            const [sessions] = await this._session.call('History', 100);
-            let focused = 0, count = 0;
-            for (const h of sessions) {
-                const v = k => h[k]?.deepUnpack?.() ?? h[k];
-                if (Number(v('ended_unix')) < since)
-                    continue;
-                count++;
-                focused += Math.max(0, Number(v('ended_unix')) - Number(v('started_unix')) -
-                    Number(v('drift_seconds')) - Number(v('away_seconds')));
-            }
-            this._todayText = `Today: ${Format.duration(focused)} focused, ${count} session${count === 1 ? '' : 's'}`;
+            const now = GLib.DateTime.new_now_local();
+            const midnight = GLib.DateTime.new_local(now.get_year(), now.get_month(), now.get_day_of_month(), 0, 0, 0);
+            const [json] = await this._session.call('Report', midnight.to_unix(), midnight.add_days(1).to_unix());
+            const {totals} = JSON.parse(json);
+            this._todayText = `Today: ${Format.duration(totals.on_task_seconds)} focused, ` +
+                `${totals.sessions} session${totals.sessions === 1 ? '' : 's'}`;
         } catch {
             this._todayText = undefined;
         }

@@ -101,6 +101,23 @@ PlasmoidItem {
 
     Timer { id: retry; repeat: false; onTriggered: root.watch() }
 
+    // Today's totals, from the daemon's Report, read as the popup opens.
+    property string today: ""
+    onExpandedChanged: if (expanded) loadToday()
+    function loadToday() {
+        const midnight = new Date();
+        midnight.setHours(0, 0, 0, 0);
+        const since = Math.floor(midnight.getTime() / 1000);
+        const reply = call("Report", [since as DBus.int64, (since + 86400) as DBus.int64], "xx");
+        reply.finished.connect(() => {
+            if (reply.isError)
+                return;
+            const totals = JSON.parse(reply.value).totals;
+            root.today = "Today: " + Format.duration(totals.on_task_seconds) + " focused, " + totals.sessions
+                + (totals.sessions === 1 ? " session" : " sessions");
+        });
+    }
+
     // The countdown: only while active, each second in the last minute,
     // else when the rounded-up minute ticks over.
     Timer {
@@ -221,6 +238,12 @@ PlasmoidItem {
                     elide: Text.ElideRight
                     text: Format.duration(modelData.seconds) + "  " + modelData.class + (modelData.title ? " · " + modelData.title : "")
                 }
+            }
+
+            PlasmaComponents.Label {
+                visible: root.today !== ""
+                opacity: 0.7
+                text: root.today
             }
 
             // The steps: shown where they could apply, enabled exactly when
