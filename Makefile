@@ -58,7 +58,7 @@ build:
 # The test command CI runs (.ci/run). It first makes sure the desktop
 # pieces the end-to-end tests drive are installed.
 test: test-deps
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 test-deps:
 	@./scripts/ensure-test-deps.sh

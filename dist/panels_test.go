@@ -2,6 +2,7 @@ package dist
 
 import (
 	"bytes"
+	"image/png"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -186,6 +187,39 @@ func TestPlasmaApplet(t *testing.T) {
 	shot := filepath.Join(testenv.ArtifactsDir(t), "plasma-applet.png")
 	x.Screenshot(t, shot, uint32(window))
 	t.Logf("screenshot: %s", shot)
+
+	// Its buttons call the daemon, as a click does: +10 min (Extend, a
+	// typed argument), then Complete. Where each is: from the picture's
+	// layout, found by the text the applet draws in the first row of
+	// buttons (they sit below the text, left to right).
+	click := func(x0, y0 int) {
+		t.Helper()
+		if _, err := x.Run(t, "xdotool", "mousemove", "--window", strconv.FormatUint(window, 10), strconv.Itoa(x0), strconv.Itoa(y0), "click", "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	row := buttonRow(t, shot)
+	click(row[2], row[len(row)-1]) // the third button: +10 min
+	testenv.WaitUntil(t, time.Minute, "+10 min to extend the session", func() bool {
+		return strings.Contains(prop(t, bus, "TimeboxSeconds"), "2100")
+	})
+	click(row[0], row[len(row)-1]) // the first: Complete
+	testenv.WaitUntil(t, time.Minute, "Complete to end the active phase", func() bool {
+		return strings.Contains(prop(t, bus, "State"), "review")
+	})
+	if bad := qmlErrors.FindAllString(onX.Output(), -1); len(bad) > 0 {
+		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
+	}
+}
+
+// prop reads one property of the daemon with busctl.
+func prop(t *testing.T, bus *testenv.Bus, name string) string {
+	t.Helper()
+	out, err := bus.Run(t, "busctl", "--user", "get-property", "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // statusDigest is what `antidrift status --wait-change` calls the daemon's
@@ -203,4 +237,47 @@ func statusDigest(t *testing.T, bus *testenv.Bus) string {
 		t.Fatalf("no digest in %s", bytes.TrimSpace(out))
 	}
 	return string(m[1])
+}
+
+// buttonRow finds the applet's row of buttons in its screenshot: the first
+// line of pixels crossing at least four white runs (Breeze draws buttons
+// white on the window's grey). It returns the runs' centres, then the
+// line's y.
+func buttonRow(t *testing.T, path string) []int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	white := func(x, y int) bool {
+		r, g, bl, _ := img.At(x, y).RGBA()
+		return r>>8 >= 250 && g>>8 >= 250 && bl>>8 >= 250
+	}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		var centres []int
+		for x := b.Min.X; x < b.Max.X; {
+			if !white(x, y) {
+				x++
+				continue
+			}
+			start := x
+			for x < b.Max.X && white(x, y) {
+				x++
+			}
+			if x-start >= 30 {
+				centres = append(centres, (start+x)/2)
+			}
+		}
+		if len(centres) >= 4 {
+			return append(centres, y)
+		}
+	}
+	t.Fatalf("no row of buttons in %s", path)
+	return nil
 }

@@ -103,12 +103,15 @@ PlasmoidItem {
 
     // Today's totals, from the daemon's Report, read as the popup opens.
     property string today: ""
-    onExpandedChanged: if (expanded) loadToday()
+    onExpandedChanged: () => {
+        if (root.expanded)
+            loadToday();
+    }
     function loadToday() {
         const midnight = new Date();
         midnight.setHours(0, 0, 0, 0);
         const since = Math.floor(midnight.getTime() / 1000);
-        const reply = call("Report", [since as DBus.int64, (since + 86400) as DBus.int64], "xx");
+        const reply = call("Report", [since, since + 86400]);
         reply.finished.connect(() => {
             if (reply.isError)
                 return;
@@ -131,11 +134,14 @@ PlasmoidItem {
     Component.onCompleted: watch()
 
     // ── Writing ────────────────────────────────────────────────────────────
-    function call(member, args, signature) {
+    // Plain JavaScript values: with no signature given, the D-Bus module
+    // reads the method's from the daemon's introspection and converts each
+    // argument to its type (t, x, as).
+    function call(member, args) {
         error = "";
         const reply = DBus.SessionBus.asyncCall({
             "service": "org.antidrift", "path": "/org/antidrift/Session1", "iface": "org.antidrift.Session1",
-            "member": member, "arguments": args || [], "signature": signature || "",
+            "member": member, "arguments": args || [],
         });
         reply.finished.connect(() => {
             if (reply.isError)
@@ -255,7 +261,7 @@ PlasmoidItem {
                     model: [
                         { method: "Complete", label: "Complete", states: ["active"], run: () => root.call("Complete") },
                         { method: "Refocus", label: "Back to work", states: ["active"], run: () => root.call("Refocus") },
-                        { method: "Extend", label: "+10 min", states: ["active", "review"], run: () => root.call("Extend", [600 as DBus.uint64], "t") },
+                        { method: "Extend", label: "+10 min", states: ["active", "review"], run: () => root.call("Extend", [600]) },
                         { method: "End", label: "End & seal", states: ["review"], run: () => root.call("End") },
                         { method: "Abandon", label: "Abandon…", states: ["active"], run: () => { reasonForm.method = "Abandon"; reasonForm.visible = true; } },
                         { method: "BreakGlass", label: "Break glass…", states: ["active"], level: "locked", run: () => { reasonForm.method = "BreakGlass"; reasonForm.visible = true; } },
@@ -276,8 +282,7 @@ PlasmoidItem {
                 visible: false
                 Layout.fillWidth: true
                 onStart: (next, done, secs, level, allowed) => {
-                    const reply = root.call("Start", [next as DBus.string, done as DBus.string, secs as DBus.uint64,
-                        level as DBus.string, allowed], "sstsas");
+                    const reply = root.call("Start", [next, done, secs, level, allowed]);
                     reply.finished.connect(() => { if (!reply.isError) startForm.visible = false; });
                 }
                 error: root.error
@@ -297,7 +302,7 @@ PlasmoidItem {
                     id: go
                     text: reasonForm.method === "BreakGlass" ? "Break glass" : "Abandon"
                     onClicked: {
-                        const reply = root.call(reasonForm.method, [reason.text as DBus.string], "s");
+                        const reply = root.call(reasonForm.method, [reason.text]);
                         reply.finished.connect(() => { if (!reply.isError) reasonForm.visible = false; });
                     }
                 }
