@@ -108,6 +108,8 @@ class AntidriftIndicator extends PanelMenu.Button {
 
     /** Shows everything anew from the proxy's cached properties. */
     _sync() {
+        if (this._destroyed) // an answer that arrived after disable()
+            return;
         const s = this._session;
         const running = s.presence === Presence.RUNNING;
         const state = s.get('State') ?? '';
@@ -246,6 +248,7 @@ class AntidriftIndicator extends PanelMenu.Button {
     }
 
     destroy() {
+        this._destroyed = true;
         if (this._timeoutId)
             GLib.source_remove(this._timeoutId);
         this._timeoutId = 0;

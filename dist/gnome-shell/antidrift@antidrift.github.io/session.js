@@ -55,6 +55,9 @@ export class Session {
         // Without DO_NOT_AUTO_START the proxy asks the bus to start the
         // daemon when nobody owns its name: opening the panel is enough.
         new Proxy(Gio.DBus.session, BUS_NAME, OBJECT_PATH, (proxy, error) => {
+            // An init that finished as destroy() ran still calls back.
+            if (this._destroyed)
+                return;
             if (error) {
                 if (!error.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
                     this._settle(null);
@@ -83,6 +86,8 @@ export class Session {
         Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
             'ListActivatableNames', null, new GLib.VariantType('(as)'), Gio.DBusCallFlags.NONE, -1,
             this._cancellable, (conn, res) => {
+                if (this._destroyed)
+                    return;
                 try {
                     const [names] = conn.call_finish(res).deepUnpack();
                     this.presence = names.includes(BUS_NAME) ? Presence.STOPPED : Presence.NOT_INSTALLED;
@@ -111,10 +116,13 @@ export class Session {
                 'org.freedesktop.DBus.Properties', 'Get',
                 new GLib.Variant('(ss)', ['org.antidrift.Session1', 'Permitted']),
                 new GLib.VariantType('(v)'), Gio.DBusCallFlags.NONE, -1, this._cancellable)).deepUnpack();
+            if (this._destroyed)
+                return;
             this.proxy.set_cached_property('Permitted', value);
             this._onChange();
         } catch (e) {
-            logError(e, 'antidrift: re-reading Permitted');
+            if (!e.matches?.(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
+                logError(e, 'antidrift: re-reading Permitted');
         }
     }
 
@@ -136,6 +144,7 @@ export class Session {
     }
 
     destroy() {
+        this._destroyed = true;
         this._cancellable.cancel();
         if (this.proxy) {
             this.proxy.disconnect(this._propsId);
