@@ -1,6 +1,7 @@
 package service
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -127,8 +128,22 @@ func (s *Service) Shutdown() {
 		s.account(&w, FocusEvent{AtUnixMillis: s.clock.Now().UnixMilli(), Reason: "daemon stopped"})
 	}
 	s.commit(w)
+	s.logUnsealed()
 	if s.nudges != nil {
 		s.nudges.stop()
+	}
+}
+
+// logUnsealed names, as the daemon stops, every summary still not in the
+// audit chain: the log (the journal) is then a record of them even if no
+// file could take them, and the save's error says where they were kept.
+func (s *Service) logUnsealed() {
+	s.io.Lock()
+	defer s.io.Unlock()
+	for _, p := range s.pending {
+		whole, _ := json.Marshal(p)
+		s.log.Error("stopping with an ended session not sealed into audit.jsonl; the next start seals it if state.json or pending.spare kept it, and this line is its copy",
+			"session_id", p.SessionID, "summary", string(whole))
 	}
 }
 

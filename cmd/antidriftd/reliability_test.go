@@ -1060,9 +1060,14 @@ func leaveNoSlack(t *testing.T, c *client, dir string) {
 	t.Fatal("could not fill the last page of audit.jsonl")
 }
 
+// The tmpfs is sized so that the daemon's own files (a page per session's
+// raw log, the spare) never take the last free page: at 64k, the sessions
+// leaveNoSlack runs could, depending on how long their lines came out, so
+// the ballast held nothing and removing it freed nothing, and the "space
+// came back" restart ran on a disk that was still full.
 func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	testenv.Need(t, "dbus-daemon", "dbus-send")
-	mnt := testenv.Tmpfs(t, "64k")
+	mnt := testenv.Tmpfs(t, "128k")
 	d := testenv.StartDaemon(t, testenv.StartBus(t), mnt.Dir)
 	c := dialDaemon(t, d)
 	sealedBefore := c.start(t, 3600, "warn")
@@ -1093,7 +1098,9 @@ func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	// And a restart seals them too: the disk fills, a session ends pending,
 	// space comes back, the daemon is stopped and started again.
 	leaveNoSlack(t, c, mnt.Dir)
-	testenv.Fill(t, ballast)
+	if n := testenv.Fill(t, ballast); n < 2*4096 {
+		t.Fatalf("the ballast holds %d bytes: the disk was full before it, so removing it cannot give space back", n)
+	}
 	x := endWhileFailing(t, c, 1)
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
@@ -1107,6 +1114,52 @@ func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	sealsLater(t, c, mnt.Dir, x)
 	if t.Failed() {
 		t.Logf("the daemon before the restart:\n%s", stopped)
+	}
+}
+
+// A disk that stays full through a stop and the next start: the summary
+// of the session that ended meanwhile cannot go into state.json, so it goes
+// into the spare; the stopping daemon logs it, the next start adopts it and
+// says so in Problems, and seals it once there is room.
+func TestFullDiskThroughAStopKeepsTheSummary(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send")
+	mnt := testenv.Tmpfs(t, "128k")
+	d := testenv.StartDaemon(t, testenv.StartBus(t), mnt.Dir)
+	c := dialDaemon(t, d)
+	c.start(t, 3600, "warn")
+	c.must(t, "Complete", nil)
+	c.end(t) // state.json saved once: the spare's pages are taken
+
+	ballast := filepath.Join(mnt.Dir, "ballast")
+	leaveNoSlack(t, c, mnt.Dir)
+	testenv.Fill(t, ballast)
+	x := endWhileFailing(t, c, 1)
+	d.Stop(t)
+	if out := d.Output(); !strings.Contains(out, "pending.spare") || !strings.Contains(out, x) {
+		t.Errorf("the stopping daemon does not say where session %s went:\n%s", x, out)
+	}
+	d.Start(t) // the disk is still full
+	v := c.view(t)
+	if v.State != "locked" || v.AuditPending != 1 {
+		t.Fatalf("after a restart on a full disk: %s, AuditPending %d; Problems %q", v.State, v.AuditPending, v.Problems)
+	}
+	if p := strings.Join(v.Problems, "\n"); !strings.Contains(p, x) || !strings.Contains(p, "pending.spare") {
+		t.Errorf("Problems does not name the recovered session %s: %q", x, v.Problems)
+	}
+
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	c.start(t, 3600, "warn")
+	c.must(t, "Complete", nil)
+	if c.end(t) == "" {
+		t.Fatal("End returned no hash once space came back")
+	}
+	if sealed := checkChain(t, c, mnt.Dir); sealed[x] == "" {
+		t.Errorf("session %s, ended on a disk full through the stop, is not in audit.jsonl", x)
+	}
+	if v := c.view(t); v.AuditPending != 0 {
+		t.Errorf("AuditPending %d once space came back", v.AuditPending)
 	}
 }
 
