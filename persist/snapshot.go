@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/antidrift/antidrift/service"
 )
@@ -16,6 +17,7 @@ import (
 // service.SnapshotVersion, the format this build knows how to read back.
 func (s *Store) SaveSnapshot(snap service.Snapshot) error {
 	snap.Version = service.SnapshotVersion
+	snap.AuditHead = s.recordedHead()
 	data, err := json.MarshalIndent(snap, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding snapshot: %w", err)
@@ -80,7 +82,12 @@ func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem strin
 	path := s.statePath()
 	info, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return snap, false, s.adoptSpare(&snap), nil
+		problem = s.adoptSpare(&snap)
+		if n := s.chainLength(); n > 0 {
+			problem = strings.TrimPrefix(problem+fmt.Sprintf("; %s is missing but %s holds %d sealed session(s): the head recorded at the last seal is gone with it, so a cut tail can no longer be noticed from state.json (antidrift verify --journal checks the heads the journal recorded)",
+				stateFileName, auditFileName, n), "; ")
+		}
+		return snap, false, problem, nil
 	}
 	if err != nil {
 		return snap, false, "", err
@@ -94,6 +101,7 @@ func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem strin
 			return snap, false, "", fmt.Errorf("reading %s: %w", stateFileName, err)
 		}
 		if snap, why = decodeSnapshot(data); why == "" {
+			s.adoptHead(snap.AuditHead)
 			return snap, true, s.adoptSpare(&snap), nil
 		}
 	}
@@ -103,6 +111,9 @@ func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem strin
 	}
 	snap = service.Snapshot{}
 	problem = fmt.Sprintf("%s %s; kept it as %s and started without saved state", stateFileName, why, filepath.Base(moved))
+	if s.chainLength() > 0 {
+		problem += fmt.Sprintf("; the head of %s recorded in it is lost with it, so a tail cut from %s before now can no longer be noticed from state.json (antidrift verify --journal checks the heads the journal recorded)", auditFileName, auditFileName)
+	}
 	if spared := s.adoptSpare(&snap); spared != "" {
 		problem += "; " + spared
 	}
@@ -139,4 +150,34 @@ func (s *Store) CheckWritable() error {
 	}
 	name := f.Name()
 	return errors.Join(f.Close(), os.Remove(name))
+}
+
+// recordedHead is the anchor to write into state.json (nil before the
+// first seal).
+func (s *Store) recordedHead() *service.AuditHead {
+	s.audit.mu.Lock()
+	defer s.audit.mu.Unlock()
+	if s.audit.anchor.Seq == 0 {
+		return nil
+	}
+	head := s.audit.anchor
+	return &head
+}
+
+// adoptHead takes the head state.json recorded as the anchor the chain
+// must reach.
+func (s *Store) adoptHead(head *service.AuditHead) {
+	if head == nil {
+		return
+	}
+	s.audit.mu.Lock()
+	defer s.audit.mu.Unlock()
+	s.audit.anchor = *head
+}
+
+// chainLength is how many sessions audit.jsonl holds, as last read.
+func (s *Store) chainLength() int {
+	s.audit.mu.Lock()
+	defer s.audit.mu.Unlock()
+	return len(s.audit.sealed)
 }

@@ -102,6 +102,7 @@ func (s *Service) Recover(snap Snapshot) error {
 func sameSnapshot(a, b Snapshot) bool {
 	a.Version, b.Version = SnapshotVersion, SnapshotVersion
 	a.Pending, b.Pending = nil, nil
+	a.AuditHead, b.AuditHead = nil, nil
 	if len(a.AllowedClasses) == 0 && len(b.AllowedClasses) == 0 {
 		a.AllowedClasses, b.AllowedClasses = nil, nil
 	}

@@ -155,9 +155,40 @@ type Summary struct {
 // AuditReport is the result of walking the audit chain.
 type AuditReport struct {
 	OK      bool
-	Entries uint32
-	Problem string // names the first bad line and why; empty when OK
+	Entries uint32 // lines that verify before the first bad one
+	// Problem says in sentences what is wrong (empty when OK): how many
+	// lines are bad, the first few by line and seq, whether the lines after
+	// the first bad one still chain among themselves, and whether the file
+	// ends short of the recorded head.
+	Problem string
+	// BadLines counts the lines that do not verify; FirstBad names the
+	// first few.
+	BadLines uint32
+	FirstBad []string
+	// RestChains is true when every line after the first bad one links to
+	// the line before it: one altered line, not a rewritten tail.
+	RestChains bool
+	// Head is the last line's seq and hash; Anchor the head recorded at
+	// the last seal (zero when none is known). MissingTail is set when the
+	// file does not reach or does not match the anchor.
+	Head        AuditHead
+	Anchor      AuditHead
+	MissingTail bool
 }
+
+// AuditHead is the end of the chain as recorded at a seal: its seq, hash,
+// and when it was sealed. state.json and the journal keep it, so a chain
+// cut short at a line boundary no longer verifies.
+type AuditHead struct {
+	Seq             uint64 `json:"seq"`
+	Hash            string `json:"hash"`
+	SealedUnixMilli int64  `json:"sealed_unix_millis,omitempty"`
+}
+
+// AuditHeadMessageID is the journal MESSAGE_ID of the entry logged at
+// every seal (ANTIDRIFT_AUDIT_SEQ, ANTIDRIFT_AUDIT_HASH,
+// ANTIDRIFT_SESSION_ID): antidrift verify --journal reads them back.
+const AuditHeadMessageID = "257ea6b803dc4cdd96f89ac361a274a7"
 
 // Snapshot is the latest-wins record of the core's durable state
 // (state.json). It is written on every transition, never per focus event:
@@ -180,6 +211,10 @@ type Snapshot struct {
 	// Pending are ended sessions whose summary is not yet in the audit chain
 	// (the append failed, or the daemon died between End and the append).
 	Pending []Summary `json:"pending,omitempty"`
+	// AuditHead is the head of audit.jsonl at the last seal, written only
+	// after that line was durable. The store owns it: it fills it in on
+	// save, and keeps it when the file falls short of it.
+	AuditHead *AuditHead `json:"audit_head,omitempty"`
 }
 
 // SnapshotVersion is the state.json format this build writes.

@@ -1034,7 +1034,10 @@ func leaveNoSlack(t *testing.T, c *client, dir string) {
 	t.Helper()
 	const page, margin = 4096, 60
 	path := filepath.Join(dir, "audit.jsonl")
-	for range 8 {
+	// Both texts take up to MaxTextLen each, so a page fills in a few
+	// sessions; a line that comes out longer than foreseen (more digits,
+	// another bucket) spills onto the next page, which then fills too.
+	for range 24 {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -1042,29 +1045,26 @@ func leaveNoSlack(t *testing.T, c *client, dir string) {
 		slack := (page - len(data)%page) % page
 		lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 		var last struct {
-			NextAction string `json:"next_action"`
+			NextAction       string `json:"next_action"`
+			SuccessCondition string `json:"success_condition"`
 		}
 		if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
 			t.Fatal(err)
 		}
-		fixed := len(lines[len(lines)-1]) + 1 - len(last.NextAction) // a line with an empty next action
+		// The length of a line with one-character texts.
+		fixed := len(lines[len(lines)-1]) + 1 - len(last.NextAction) - len(last.SuccessCondition) + 2
 		if slack < fixed+margin {
 			return // no line fits any more
 		}
-		n := min(slack-fixed-margin/2, 500)
-		var id string
-		c.must(t, "Start", []any{strings.Repeat("n", n), "it holds", uint64(3600), "warn", []string{}}, &id)
+		n := min(slack-fixed-margin/2, 2*service.MaxTextLen-2)
+		action, cond := 1+min(n, service.MaxTextLen-1), 1+max(n-(service.MaxTextLen-1), 0)
+		c.must(t, "Start", []any{strings.Repeat("n", action), strings.Repeat("h", cond), uint64(3600), "warn", []string{}})
 		c.must(t, "Complete", nil)
 		c.end(t)
 	}
 	t.Fatal("could not fill the last page of audit.jsonl")
 }
 
-// The tmpfs is sized so that the daemon's own files (a page per session's
-// raw log, the spare) never take the last free page: at 64k, the sessions
-// leaveNoSlack runs could, depending on how long their lines came out, so
-// the ballast held nothing and removing it freed nothing, and the "space
-// came back" restart ran on a disk that was still full.
 func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	testenv.Need(t, "dbus-daemon", "dbus-send")
 	mnt := testenv.Tmpfs(t, "128k")
