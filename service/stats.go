@@ -190,6 +190,37 @@ func (s *stats) topN(n int) []Bucket {
 	return slices.Clone(s.top)
 }
 
+// liveTopN is topN as of now: the open segment (the current window's, or
+// away time, since the last event) is counted up to now, without crediting
+// it, so the buckets sum to the time accounted so far at any moment and
+// no timer is needed to keep them current. Only the open segment's bucket
+// grows, so the cached top n stays right except for where it goes.
+func (s *stats) liveTopN(n int, now time.Time) []Bucket {
+	top := s.topN(n)
+	d := now.Sub(s.lastAt)
+	if !s.running || d <= 0 {
+		return top
+	}
+	k := s.winKey
+	if s.isAway {
+		k = s.awayAt
+	}
+	if _, seen := s.buckets[k]; !seen && !k.reserved() && s.distinct >= MaxBucketKeys {
+		k = otherKey
+	}
+	live := timed{k, s.buckets[k] + d}
+	list := make([]timed, 0, len(top)+1)
+	for _, b := range top {
+		if x := (timed{bucketKey{b.Class, b.Title}, 0}); x.k != k {
+			x.d = s.buckets[x.k]
+			list = append(list, x)
+		}
+	}
+	i := sort.Search(len(list), func(i int) bool { return live.before(list[i]) })
+	list = slices.Insert(list, i, live)
+	return toBuckets(list[:min(len(list), n)])
+}
+
 // total is all accounted time (the open segment excluded).
 func (s *stats) total() time.Duration {
 	var t time.Duration

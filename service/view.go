@@ -39,7 +39,7 @@ type View struct {
 	EvidenceAvailable bool
 	EvidenceReason    string
 	SwitchCount       uint32
-	Buckets           []Bucket // top TopBuckets, as of the last focus event
+	Buckets           []Bucket // top TopBuckets, the current window's time counted up to the moment of reading
 	BreakGlassAt      int64
 	AuditHead         string
 	AuditPending      uint32
@@ -82,7 +82,11 @@ func (s *Service) View() View {
 	v.Buckets = []Bucket{}
 	if s.stats != nil {
 		v.SwitchCount = s.stats.switches
-		v.Buckets = s.stats.topN(TopBuckets)
+		if s.state == StateActive {
+			v.Buckets = s.stats.liveTopN(TopBuckets, s.clock.Now())
+		} else {
+			v.Buckets = s.stats.topN(TopBuckets)
+		}
 	}
 	if s.state == StateActive && s.awayMarked != "" {
 		v.Drift, v.DriftReason = DriftAway, awayDrift(s.awayMarked, s.idleAfter)
