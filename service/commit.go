@@ -156,6 +156,9 @@ func (s *Service) snapshotLocked() *Snapshot {
 		Outcome:             s.outcome,
 		EndedUnixMilli:      unixMilli(s.endedAt),
 		BreakGlassUnixMilli: unixMilli(s.breakGlassAt),
+		ClockWallUnixMilli:  unixMilli(s.lastWall),
+		ClockBootMillis:     s.lastBoot.Milliseconds(),
+		BootID:              s.bootID,
 	}
 }
 

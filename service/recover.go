@@ -62,9 +62,12 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
 	s.resetDriftLocked()
 	now := s.clock.Now()
-	s.lastWall, s.lastMono = now, s.clock.Mono()
+	s.lastWall, s.lastMono, s.lastBoot = now, s.clock.Mono(), s.clock.Boot()
 	if live {
 		s.stats = replayed
+		if s.state == StateActive {
+			s.catchUpClockLocked(&w, snap, now)
+		}
 		if s.stats.isAway && s.state == StateActive {
 			// Nobody knows whether the person is still away: count the
 			// downtime as away and let the sources say so again.
@@ -98,11 +101,31 @@ func (s *Service) Recover(snap Snapshot) error {
 	return nil
 }
 
+// catchUpClockLocked compares the clocks saved with snap with now's. In the
+// same boot, a date set while the daemon was down is found as it is live.
+// Across a reboot the boot clock started again, so the deadline can only
+// be kept in wall time; the log says so.
+func (s *Service) catchUpClockLocked(w *writes, snap Snapshot, now time.Time) {
+	switch {
+	case snap.ClockWallUnixMilli == 0:
+	case snap.BootID == "" || snap.BootID != s.bootID:
+		s.log.Info("the machine restarted since the session was saved: its deadline is kept in wall time until the next event, so a date set meanwhile is not noticed",
+			"session_id", s.sessionID)
+	default:
+		elapsed := s.lastBoot - time.Duration(snap.ClockBootMillis)*time.Millisecond
+		if jump := now.Sub(fromUnixMilli(snap.ClockWallUnixMilli)) - elapsed; jump > clockJump || jump < -clockJump {
+			s.clockSetLocked(w, jump, now)
+		}
+	}
+}
+
 // sameSnapshot reports whether recovering a changed nothing b would record.
 func sameSnapshot(a, b Snapshot) bool {
 	a.Version, b.Version = SnapshotVersion, SnapshotVersion
 	a.Pending, b.Pending = nil, nil
 	a.AuditHead, b.AuditHead = nil, nil
+	a.ClockWallUnixMilli, a.ClockBootMillis, a.BootID = 0, 0, ""
+	b.ClockWallUnixMilli, b.ClockBootMillis, b.BootID = 0, 0, ""
 	if len(a.AllowedClasses) == 0 && len(b.AllowedClasses) == 0 {
 		a.AllowedClasses, b.AllowedClasses = nil, nil
 	}

@@ -53,6 +53,7 @@ type Options struct {
 type Service struct {
 	store          Store
 	clock          Clock
+	bootID         string // the clock's BootID, read once
 	log            *slog.Logger
 	version        string
 	defaultLevel   Level
@@ -89,8 +90,9 @@ type Service struct {
 	drift        drift
 	presence     map[string]AwayReason // source → reason, for sources saying away
 	awayMarked   AwayReason            // what the session's raw log says now ("" = present)
-	lastWall     time.Time             // the clock at the last event, to catch suspends
+	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono     time.Duration
+	lastBoot     time.Duration
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -124,6 +126,7 @@ func New(o Options) *Service {
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
+	s.bootID = s.clock.BootID()
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -255,7 +258,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.stats = newStats()
 	s.resetDriftLocked()
 	s.armTimerLocked()
-	s.lastWall, s.lastMono, s.awayMarked = now, s.clock.Mono(), ""
+	s.lastWall, s.lastMono, s.lastBoot, s.awayMarked = now, s.clock.Mono(), s.clock.Boot(), ""
 	w := writes{snapshot: s.snapshotLocked()}
 	s.syncAwayLocked(&w, now) // away before the first judgement: nothing is judged while away
 	s.observeLocked(&w, now)
@@ -380,6 +383,7 @@ func (s *Service) summaryLocked() Summary {
 		AwaySeconds:      seconds(s.stats.away),
 		MinimizeCount:    s.stats.minimizes,
 		BreakGlass:       !s.breakGlassAt.IsZero(),
+		ClockJumps:       s.stats.clockJumps,
 		Buckets:          s.stats.sorted(),
 	}
 }
@@ -495,7 +499,7 @@ func (s *Service) breakGlassRemaining() time.Duration {
 	if s.breakGlassAt.IsZero() {
 		return s.breakGlassHold
 	}
-	return max(0, s.breakGlassAt.Add(s.breakGlassHold).Sub(s.clock.Now()))
+	return max(0, s.breakGlassAt.Add(s.breakGlassHold).Sub(s.liveNowLocked()))
 }
 
 func (s *Service) breakGlassElapsed() bool {

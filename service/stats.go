@@ -44,12 +44,13 @@ func keyOf(e FocusEvent) bucketKey {
 // Time between two events accrues to the bucket of the earlier one, so the
 // buckets always add up to the wall-clock time accounting ran.
 type stats struct {
-	buckets   map[bucketKey]time.Duration
-	distinct  int // non-reserved keys in buckets
-	switches  uint32
-	drift     time.Duration // time on off-task windows, grace included
-	away      time.Duration // time away or suspended
-	minimizes uint32
+	buckets    map[bucketKey]time.Duration
+	distinct   int // non-reserved keys in buckets
+	switches   uint32
+	drift      time.Duration // time on off-task windows, grace included
+	away       time.Duration // time away or suspended
+	minimizes  uint32
+	clockJumps uint32
 
 	running bool      // accounting; false before the first event and after a pause
 	seen    bucketKey // the last bucket with evidence, for counting switches
@@ -68,6 +69,16 @@ func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration
 // apply accounts one raw event.
 func (s *stats) apply(e FocusEvent) {
 	at := time.UnixMilli(e.AtUnixMillis)
+	if e.Mark == MarkClock {
+		// Credit up to where the boot clock says it is, then go on from the
+		// new wall time.
+		s.clockJumps++
+		if s.running {
+			s.flush(at.Add(-time.Duration(e.JumpMillis) * time.Millisecond))
+			s.lastAt = at
+		}
+		return
+	}
 	if s.running && at.Before(s.lastAt) {
 		at = s.lastAt // the wall clock stepped back: time never runs backwards here
 	}

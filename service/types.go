@@ -93,6 +93,9 @@ type FocusEvent struct {
 	OffTask bool `json:"off_task,omitempty"`
 	// Mark is empty for a focus event; otherwise see the Mark* constants.
 	Mark string `json:"mark,omitempty"`
+	// JumpMillis is, for MarkClock, how far the wall clock was set
+	// (forward > 0) since the event before.
+	JumpMillis int64 `json:"jump_millis,omitempty"`
 }
 
 // FocusEvent marks: things that happened to the session that are not a
@@ -110,6 +113,10 @@ const (
 	// accrues to (away), or (suspended), until MarkBack.
 	MarkAway = "away"
 	MarkBack = "back"
+	// MarkClock: the wall clock was set by JumpMillis. The time since the
+	// event before is what the boot clock measured, not the jump; the
+	// jump is counted (clock_jumps).
+	MarkClock = "clock"
 )
 
 // AwayReason is why the person is away from the desk.
@@ -133,23 +140,26 @@ type Bucket struct {
 // hash covers the line's exact bytes. Seq, PrevHash and Hash are assigned by
 // the store when the summary is appended.
 type Summary struct {
-	Seq              uint64   `json:"seq"`
-	PrevHash         string   `json:"prev_hash"`
-	SessionID        string   `json:"session_id"`
-	NextAction       string   `json:"next_action"`
-	SuccessCondition string   `json:"success_condition"`
-	Outcome          Outcome  `json:"outcome"`
-	Enforcement      Level    `json:"enforcement"`
-	StartedUnix      int64    `json:"started_unix"`
-	EndedUnix        int64    `json:"ended_unix"`
-	TimeboxSecs      uint64   `json:"timebox_secs"`
-	SwitchCount      uint32   `json:"switch_count"`
-	DriftSeconds     uint64   `json:"drift_seconds"`
-	AwaySeconds      uint64   `json:"away_seconds"`
-	MinimizeCount    uint32   `json:"minimize_count"`
-	BreakGlass       bool     `json:"break_glass"`
-	Buckets          []Bucket `json:"buckets"`
-	Hash             string   `json:"hash"`
+	Seq              uint64  `json:"seq"`
+	PrevHash         string  `json:"prev_hash"`
+	SessionID        string  `json:"session_id"`
+	NextAction       string  `json:"next_action"`
+	SuccessCondition string  `json:"success_condition"`
+	Outcome          Outcome `json:"outcome"`
+	Enforcement      Level   `json:"enforcement"`
+	StartedUnix      int64   `json:"started_unix"`
+	EndedUnix        int64   `json:"ended_unix"`
+	TimeboxSecs      uint64  `json:"timebox_secs"`
+	SwitchCount      uint32  `json:"switch_count"`
+	DriftSeconds     uint64  `json:"drift_seconds"`
+	AwaySeconds      uint64  `json:"away_seconds"`
+	MinimizeCount    uint32  `json:"minimize_count"`
+	BreakGlass       bool    `json:"break_glass"`
+	// ClockJumps counts the times the wall clock was set during the
+	// session; the timebox ran on the boot clock regardless.
+	ClockJumps uint32   `json:"clock_jumps,omitempty"`
+	Buckets    []Bucket `json:"buckets"`
+	Hash       string   `json:"hash"`
 }
 
 // AuditReport is the result of walking the audit chain.
@@ -215,6 +225,12 @@ type Snapshot struct {
 	// after that line was durable. The store owns it: it fills it in on
 	// save, and keeps it when the file falls short of it.
 	AuditHead *AuditHead `json:"audit_head,omitempty"`
+	// The wall and boot clocks at the last event before the save, and the
+	// boot they belong to: a restart in the same boot compares them to
+	// find a date set while the daemon was down.
+	ClockWallUnixMilli int64  `json:"clock_wall_unix_millis,omitempty"`
+	ClockBootMillis    int64  `json:"clock_boot_millis,omitempty"`
+	BootID             string `json:"boot_id,omitempty"`
 }
 
 // SnapshotVersion is the state.json format this build writes.

@@ -83,7 +83,7 @@ func (s *Service) View() View {
 	if s.stats != nil {
 		v.SwitchCount = s.stats.switches
 		if s.state == StateActive {
-			v.Buckets = s.stats.liveTopN(TopBuckets, s.clock.Now())
+			v.Buckets = s.stats.liveTopN(TopBuckets, s.liveNowLocked())
 		} else {
 			v.Buckets = s.stats.topN(TopBuckets)
 		}

@@ -1,0 +1,126 @@
+package service
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Setting the date forward mid-session neither ends a locked session nor
+// lets Abandon through; the deadline moves with the wall clock, so the
+// time left is what the boot clock says, and the jump is noted.
+func TestSettingTheClockForwardDoesNotShortenTheTimebox(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "main.go"))
+	h.start(t, LevelLocked) // 25 min
+	h.clock.Advance(5 * time.Minute)
+	deadline := h.View().Deadline
+
+	h.clock.SetWall(2 * time.Hour)
+	if err := h.Abandon("the clock says it is over"); err == nil {
+		t.Fatal("Abandon went through at locked after the date was set 2 h forward")
+	}
+	v := h.View()
+	if v.State != StateActive {
+		t.Fatalf("after a forward jump: %s", v.State)
+	}
+	if got := time.Unix(v.Deadline, 0).Sub(time.Unix(deadline, 0)); got != 2*time.Hour {
+		t.Fatalf("the deadline moved by %v, want the 2 h the clock was set by", got)
+	}
+	// The buckets count the boot clock's 5 min, not the jump.
+	if b := v.Buckets; len(b) != 1 || b[0].Seconds != 300 {
+		t.Fatalf("buckets after the jump: %+v", b)
+	}
+
+	// The timebox ends when 25 min have passed on the boot clock: not
+	// before, not after.
+	h.clock.Advance(20*time.Minute - time.Second)
+	if v := h.View(); v.State != StateActive {
+		t.Fatalf("a second before the timebox ends: %s", v.State)
+	}
+	h.clock.Advance(time.Second)
+	if v := h.View(); v.State != StateReview || v.Outcome != OutcomeExpired {
+		t.Fatalf("at the end of the timebox: %s %s", v.State, v.Outcome)
+	}
+	hash, err := h.End()
+	must(t, err)
+	_ = hash
+	sealed := h.store.sealed()
+	if got := sealed[len(sealed)-1]; got.ClockJumps != 1 {
+		t.Fatalf("summary clock_jumps %d, want 1", got.ClockJumps)
+	}
+}
+
+// Setting the date back neither stretches the timebox nor lets the
+// buckets lose time.
+func TestSettingTheClockBackDoesNotStretchTheTimebox(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "main.go"))
+	h.start(t, LevelWarn)
+	h.clock.Advance(10 * time.Minute)
+	h.clock.SetWall(-time.Hour)
+	h.RecordWindow(win("Firefox", "docs"))
+	h.clock.Advance(15 * time.Minute)
+	v := h.View()
+	if v.State != StateReview {
+		t.Fatalf("25 min on the boot clock with the date set 1 h back: %s", v.State)
+	}
+	var total uint64
+	for _, b := range v.Buckets {
+		total += b.Seconds
+	}
+	if total != 25*60 {
+		t.Fatalf("buckets add to %d s, want 1500: %+v", total, v.Buckets)
+	}
+}
+
+// The break-glass hold elapses on the boot clock too.
+func TestBreakGlassHoldIgnoresTheDate(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelLocked)
+	if _, err := h.BreakGlass("test"); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.SetWall(time.Hour)
+	left, err := h.BreakGlass("again")
+	must(t, err)
+	if left != 300 {
+		t.Fatalf("the hold has %d s left after the date was set 1 h forward, want 300", left)
+	}
+	if err := h.Abandon("x"); err == nil || !strings.Contains(err.Error(), "hold") {
+		t.Fatalf("Abandon before the hold elapsed: %v", err)
+	}
+	h.clock.Advance(5 * time.Minute)
+	must(t, h.Abandon("the hold elapsed"))
+}
+
+// A restart in the same boot finds a date set while the daemon was down;
+// after a reboot the deadline is kept in wall time.
+func TestClockSetWhileDownIsFoundOnRestart(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelLocked)
+	h.clock.Advance(5 * time.Minute)
+	h.Shutdown()
+	h.clock.SetWall(3 * time.Hour)
+	h.clock.Advance(time.Minute)
+	n := h.restart(t)
+	if v := n.View(); v.State != StateActive {
+		t.Fatalf("restarted after the date was set 3 h forward: %s", v.State)
+	}
+	n.clock.Advance(19*time.Minute - time.Second)
+	if v := n.View(); v.State != StateActive {
+		t.Fatalf("before 25 min on the boot clock: %s", v.State)
+	}
+
+	// A reboot: the boot clock restarted, the wall deadline is what is left.
+	n.Shutdown()
+	n.clock.Reboot()
+	r := n.restart(t)
+	if v := r.View(); v.State != StateActive {
+		t.Fatalf("after a reboot: %s", v.State)
+	}
+	r.clock.Advance(time.Second)
+	if v := r.View(); v.State != StateReview {
+		t.Fatalf("after a reboot, at the wall deadline: %s", v.State)
+	}
+}
