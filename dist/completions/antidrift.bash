@@ -28,7 +28,7 @@ _antidrift() {
         --enforce) COMPREPLY=($(compgen -W "$levels" -- "$cur")); return ;;
         --format)  COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
         --for)     COMPREPLY=($(compgen -W "$durations" -- "$cur")); return ;;
-        --done-when|--allow|--limit) return ;;
+        --done-when|--allow|--limit|--state-dir) return ;;
     esac
 
     if [[ -z $cmd ]]; then
@@ -41,6 +41,7 @@ _antidrift() {
         start)   flags+=" --done-when --for --allow --enforce" ;;
         status)  flags+=" --follow --format" ;;
         history) flags+=" --limit" ;;
+        verify)  flags+=" --journal --state-dir" ;;
         enforce) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$levels" -- "$cur")); return; } ;;
         extend)  [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m 25m 30m 1h" -- "$cur")); return; } ;;
         help)    COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;

@@ -48,3 +48,6 @@ complete -c antidrift -n '__fish_seen_subcommand_from help' -a "$commands"
 
 # history
 complete -c antidrift -n '__fish_seen_subcommand_from history' -l limit -x -d 'Show at most N sessions'
+# verify
+complete -c antidrift -n '__fish_seen_subcommand_from verify' -l journal -d 'Also check the heads the journal recorded'
+complete -c antidrift -n '__fish_seen_subcommand_from verify' -l state-dir -r -a '(__fish_complete_directories)' -d 'Where audit.jsonl is'
