@@ -9,20 +9,13 @@ import (
 	"github.com/antidrift/antidrift/service"
 )
 
-// sealAndSave seals n sessions, saving state.json after each as the core
-// does, and returns them as written.
+// sealAndSave seals n sessions and then saves state.json, as the core
+// does after a seal, and returns them as written.
 func sealAndSave(t *testing.T, s *Store, n int) []service.Summary {
 	t.Helper()
-	var sealed []service.Summary
-	for i := range n {
-		sum, err := s.AppendAudit(sampleSummary(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.SaveSnapshot(service.Snapshot{State: service.StateLocked}); err != nil {
-			t.Fatal(err)
-		}
-		sealed = append(sealed, sum)
+	sealed := appendSummaries(t, s, n)
+	if err := s.SaveSnapshot(service.Snapshot{State: service.StateLocked}); err != nil {
+		t.Fatal(err)
 	}
 	return sealed
 }

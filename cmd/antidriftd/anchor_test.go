@@ -31,23 +31,14 @@ func TestACutAuditTailIsBrokenOverTheBus(t *testing.T) {
 			// The fresh chain: another state directory's first three seals.
 			freshDir := t.TempDir()
 			fd := testenv.StartDaemon(t, testenv.StartBus(t), freshDir)
-			fc := dialDaemon(t, fd)
-			for range 3 {
-				fc.start(t, 3600, "warn")
-				fc.must(t, "Complete", nil)
-				fc.end(t)
-			}
+			sealSessions(t, dialDaemon(t, fd), 3)
 			fd.Stop(t)
 			fresh := auditFileLines(t, freshDir)
 
 			dir := t.TempDir()
 			d := testenv.StartDaemon(t, testenv.StartBus(t), dir)
 			c := dialDaemon(t, d)
-			for range 3 {
-				c.start(t, 3600, "warn")
-				c.must(t, "Complete", nil)
-				c.end(t)
-			}
+			sealSessions(t, c, 3)
 			d.Stop(t)
 			lines := auditFileLines(t, dir)
 			if err := os.WriteFile(filepath.Join(dir, "audit.jsonl"), append(bytes.Join(tc.cut(lines, fresh), []byte("\n")), '\n'), 0o600); err != nil {
@@ -72,6 +63,16 @@ func TestACutAuditTailIsBrokenOverTheBus(t *testing.T) {
 				t.Errorf("Problems does not say the chain is cut: %q", p)
 			}
 		})
+	}
+}
+
+// sealSessions runs n whole sessions: Start, Complete, End.
+func sealSessions(t *testing.T, c *client, n int) {
+	t.Helper()
+	for range n {
+		c.start(t, 3600, "warn")
+		c.must(t, "Complete", nil)
+		c.end(t)
 	}
 }
 
