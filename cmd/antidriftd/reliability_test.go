@@ -313,6 +313,8 @@ type rawEvent struct {
 	OffTask   bool   `json:"off_task"`
 	Mark      string `json:"mark"`
 	Reason    string `json:"reason"`
+	// JumpMillis: a "clock" mark's jump of the wall clock (README).
+	JumpMillis int64 `json:"jump_millis"`
 }
 
 // replayBuckets recomputes a session's buckets from its raw log by the
@@ -321,8 +323,12 @@ type rawEvent struct {
 // "(evidence unavailable)"), a pause mark stops accounting until the next
 // focus event, and away/back marks send the time in between to "(away)" or
 // "(suspended)". A line that is not an event (unfinished, not JSON, no
-// at_unix_millis) is skipped. It also returns how many lines it skipped.
-func replayBuckets(t testing.TB, data []byte) (map[bucketKey]time.Duration, int) {
+// at_unix_millis) is skipped; a clock mark counts the time before it up to
+// where the boot clock was (at - jump_millis). It also returns how many
+// lines it skipped.
+// The open segment (since the last event of a running session) is counted
+// up to nowMillis, as the live Buckets property counts it up to its read.
+func replayBuckets(t testing.TB, data []byte, nowMillis int64) (map[bucketKey]time.Duration, int) {
 	t.Helper()
 	out := map[bucketKey]time.Duration{}
 	var (
@@ -369,6 +375,9 @@ func replayBuckets(t testing.TB, data []byte) (map[bucketKey]time.Duration, int)
 		case service.MarkVerdict:
 			flush(at)
 		case service.MarkMinimized:
+		case service.MarkClock:
+			flush(at - e.JumpMillis)
+			lastAt = at
 		case "away":
 			flush(at)
 			away, awayKey = true, awayK
@@ -389,6 +398,7 @@ func replayBuckets(t testing.TB, data []byte) (map[bucketKey]time.Duration, int)
 			t.Fatalf("the raw log has a mark %q that replayBuckets (reliability_test.go) does not know; teach it", e.Mark)
 		}
 	}
+	flush(nowMillis)
 	return out, skipped
 }
 
@@ -452,7 +462,7 @@ func checkBuckets(t testing.TB, c *client, dir string) {
 		if err != nil {
 			return false, err.Error()
 		}
-		replay, _ := replayBuckets(t, data)
+		replay, _ := replayBuckets(t, data, time.Now().UnixMilli())
 		var total uint64
 		for _, b := range v.Buckets {
 			total += b.Seconds
@@ -884,6 +894,8 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 	v := c.view(t)
 	path := filepath.Join(dir, file)
 
+	cut := false // audit.jsonl verifies by itself but ends before its recorded head
+
 	// No byte is lost: the damaged bytes are found again, in place (maybe
 	// followed by new lines) or set aside whole, or split between the two.
 	aside, _ := filepath.Glob(path + ".*-*")
@@ -925,9 +937,17 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 		}
 	case file == "audit.jsonl":
 		entries, bad, why := chainOf(kept)
+		// A chain that verifies by itself but ends before the head recorded
+		// at the last seal was cut at a line boundary: broken too.
+		orig, _ := os.ReadFile(filepath.Join(fx.dir, "audit.jsonl"))
+		sealed, _, _ := chainOf(orig)
+		cut = bad == 0 && len(entries) < len(sealed)
 		r := c.verifyAudit(t)
-		if r.OK != (bad == 0) || int(r.Entries) != len(entries) {
-			t.Fatalf("VerifyAudit %+v; the README's rule finds %d good entries, then line %d: %s", r, len(entries), bad, why)
+		if r.OK != (bad == 0 && !cut) || int(r.Entries) != len(entries) {
+			t.Fatalf("VerifyAudit %+v; the README's rule finds %d good entries, then line %d: %s (%d were sealed)", r, len(entries), bad, why, len(sealed))
+		}
+		if cut && (!strings.Contains(r.Problem, fmt.Sprintf("but seq %d", len(sealed))) || !strings.Contains(strings.Join(v.Problems, "\n"), "audit.jsonl")) {
+			t.Errorf("audit.jsonl cut to %d of %d entries: VerifyAudit says %q, Problems %q", len(entries), len(sealed), r.Problem, v.Problems)
 		}
 		if bad != 0 {
 			if !strings.Contains(r.Problem, fmt.Sprintf("line %d", bad)) {
@@ -977,7 +997,12 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 	if h, _ := lineHash(e.PrevHash, newLine); e.PrevHash != prevHash || h != hash {
 		t.Fatalf("the new line links to %.12s…, the last line before it has %.12s…; its hash recomputes to %.12s…", e.PrevHash, prevHash, h)
 	}
-	if _, bad, _ := chainOf(before); bad == 0 {
+	switch _, bad, _ := chainOf(before); {
+	case cut:
+		if r := c.verifyAudit(t); r.OK {
+			t.Errorf("a seal after the cut made the chain verify again: %+v", r)
+		}
+	case bad == 0:
 		checkChain(t, c, dir)
 	}
 }
