@@ -78,6 +78,7 @@ func (s *Service) syncAwayLocked(w *writes, now time.Time) {
 // monotonic clock, so they fire late) expires the session now.
 func (s *Service) tickLocked(w *writes) time.Time {
 	now, mono, boot := s.clock.Now(), s.clock.Mono(), s.clock.Boot()
+	var jump time.Duration
 	if s.state == StateActive && !s.lastWall.IsZero() {
 		elapsed, awake := boot-s.lastBoot, mono-s.lastMono
 		if slept := elapsed - awake; slept > suspendJump && s.awayMarked != AwaySuspended {
@@ -86,11 +87,13 @@ func (s *Service) tickLocked(w *writes) time.Time {
 			// focus change, and the first event after waking comes at once).
 			s.markSuspendLocked(w, s.lastWall.Add(awake), s.lastWall.Add(elapsed))
 		}
-		if jump := now.Sub(s.lastWall) - elapsed; jump > clockJump || jump < -clockJump {
-			s.clockSetLocked(w, jump, now)
-		}
+		jump = now.Sub(s.lastWall) - elapsed
 	}
+	// Before the jump is followed: its snapshot must hold this reading.
 	s.lastWall, s.lastMono, s.lastBoot = now, mono, boot
+	if jump > clockJump || jump < -clockJump {
+		s.clockSetLocked(w, jump, now)
+	}
 	if s.state == StateActive && !now.Before(s.deadline) {
 		s.log.Info("session expired", "session_id", s.sessionID, "state", StateReview)
 		w.merge(s.toReviewLocked(OutcomeExpired, s.deadline))
@@ -111,6 +114,9 @@ func (s *Service) clockSetLocked(w *writes, jump time.Duration, now time.Time) {
 	s.log.Warn("the wall clock was set during a session; the timebox runs on the boot clock and keeps its length",
 		"session_id", s.sessionID, "jump", jump.Round(time.Millisecond))
 	s.deadline = s.deadline.Add(jump)
+	if jump < 0 {
+		s.clockSetBack -= jump
+	}
 	if !s.breakGlassAt.IsZero() {
 		s.breakGlassAt = s.breakGlassAt.Add(jump)
 	}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,23 @@ func TestClockSetWhileDownIsFoundOnRestart(t *testing.T) {
 	r.clock.Advance(time.Second)
 	if v := r.View(); v.State != StateReview {
 		t.Fatalf("after a reboot, at the wall deadline: %s", v.State)
+	}
+}
+
+// A session whose date was set back before its own start still replays
+// whole after a crash: its later lines are not mistaken for foreign ones.
+func TestReplayAfterTheDateWasSetBackBeforeTheStart(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "main.go"))
+	h.start(t, LevelWarn)
+	h.clock.Advance(2 * time.Minute)
+	h.clock.SetWall(-time.Hour)
+	h.RecordWindow(win("Firefox", "docs"))
+	h.clock.Advance(3 * time.Minute)
+	h.RecordWindow(win("Editor", "main.go"))
+	live := h.View().Buckets
+	n := h.restart(t) // no Shutdown: a crash
+	if got := n.View().Buckets; !reflect.DeepEqual(got, live) {
+		t.Fatalf("replayed buckets %+v, live %+v; Problems %q", got, live, n.View().Problems)
 	}
 }

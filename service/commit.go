@@ -159,6 +159,7 @@ func (s *Service) snapshotLocked() *Snapshot {
 		ClockWallUnixMilli:  unixMilli(s.lastWall),
 		ClockBootMillis:     s.lastBoot.Milliseconds(),
 		BootID:              s.bootID,
+		ClockSetBackMillis:  s.clockSetBack.Milliseconds(),
 	}
 }
 

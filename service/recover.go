@@ -60,6 +60,7 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.endedAt = fromUnixMilli(snap.EndedUnixMilli)
 	s.level, s.allowed, s.outcome = snap.Enforcement, slices.Clone(snap.AllowedClasses), snap.Outcome
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
+	s.clockSetBack = time.Duration(snap.ClockSetBackMillis) * time.Millisecond
 	s.resetDriftLocked()
 	now := s.clock.Now()
 	s.lastWall, s.lastMono, s.lastBoot = now, s.clock.Mono(), s.clock.Boot()
@@ -181,10 +182,13 @@ func (s *Service) replay(snap Snapshot) (st *stats, counted int) {
 	}
 	started, now := fromUnixMilli(snap.StartedUnixMilli), s.clock.Now()
 	skipped := 0
+	// A date set back during the session puts lines before its start, or
+	// after now: the bounds widen by as much as it was set back.
+	back := time.Duration(snap.ClockSetBackMillis) * time.Millisecond
 	err := s.store.EachEvent(snap.SessionID, func(e FocusEvent) {
 		// A line from outside the session's lifetime cannot be an event of
 		// it (a damaged or foreign line): it would credit decades to a bucket.
-		if at := fromUnixMilli(e.AtUnixMillis); at.Before(started.Add(-time.Second)) || at.After(now.Add(time.Minute)) {
+		if at := fromUnixMilli(e.AtUnixMillis); at.Before(started.Add(-back-time.Second)) || at.After(now.Add(back+time.Minute)) {
 			skipped++
 			return
 		}

@@ -93,6 +93,7 @@ type Service struct {
 	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono     time.Duration
 	lastBoot     time.Duration
+	clockSetBack time.Duration // how far the date was set back this session
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -259,6 +260,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.resetDriftLocked()
 	s.armTimerLocked()
 	s.lastWall, s.lastMono, s.lastBoot, s.awayMarked = now, s.clock.Mono(), s.clock.Boot(), ""
+	s.clockSetBack = 0
 	w := writes{snapshot: s.snapshotLocked()}
 	s.syncAwayLocked(&w, now) // away before the first judgement: nothing is judged while away
 	s.observeLocked(&w, now)

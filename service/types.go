@@ -231,6 +231,9 @@ type Snapshot struct {
 	ClockWallUnixMilli int64  `json:"clock_wall_unix_millis,omitempty"`
 	ClockBootMillis    int64  `json:"clock_boot_millis,omitempty"`
 	BootID             string `json:"boot_id,omitempty"`
+	// ClockSetBackMillis sums how far the date was set back during the
+	// session: replay accepts raw-log lines that much outside its span.
+	ClockSetBackMillis int64 `json:"clock_set_back_millis,omitempty"`
 }
 
 // SnapshotVersion is the state.json format this build writes.
