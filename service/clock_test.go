@@ -143,3 +143,23 @@ func TestReplayAfterTheDateWasSetBackBeforeTheStart(t *testing.T) {
 		t.Fatalf("replayed buckets %+v, live %+v; Problems %q", got, live, n.View().Problems)
 	}
 }
+
+// A break-glass hold asked for after the date was set, with no event in
+// between, still lasts its length.
+func TestBreakGlassRightAfterTheDateWasSet(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelLocked)
+	h.clock.Advance(time.Minute)
+	h.clock.SetWall(time.Hour)
+	left, err := h.BreakGlass("now")
+	must(t, err)
+	if left != 300 {
+		t.Fatalf("hold %d s, want 300", left)
+	}
+	h.clock.Advance(5*time.Minute - time.Second)
+	if err := h.Abandon("x"); err == nil {
+		t.Fatal("Abandon a second before the hold elapsed")
+	}
+	h.clock.Advance(time.Second)
+	must(t, h.Abandon("the hold elapsed"))
+}

@@ -46,8 +46,8 @@ type Store interface {
 
 // Clock is the core's sense of time. Tests drive a fake one.
 type Clock interface {
-	// Now is the wall clock: the timebox, the deadline and every recorded
-	// time are in wall time.
+	// Now is the wall clock: the deadline and every recorded or shown time
+	// are in wall time (how long the timebox has run is the boot clock's).
 	Now() time.Time
 	// Mono is a monotonic reading that stops while the machine sleeps.
 	// Boot time running ahead of it between two events is a suspend.

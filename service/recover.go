@@ -11,7 +11,7 @@ import (
 // armTimerLocked (re)arms the one deadline timer. Caller holds mu.
 func (s *Service) armTimerLocked() {
 	s.stopTimerLocked()
-	id, d := s.sessionID, s.deadline.Sub(s.clock.Now())
+	id, d := s.sessionID, s.deadline.Sub(s.liveNowLocked())
 	s.timer = s.clock.AfterFunc(d, func() { s.expire(id) })
 }
 
@@ -150,7 +150,9 @@ func (s *Service) Shutdown() {
 	// that ended while the disk was full is saved and sealed now if it can be.
 	w := writes{flushPending: true, snapshot: s.snapshotLocked()}
 	if s.state == StateActive {
-		s.account(&w, FocusEvent{AtUnixMillis: s.clock.Now().UnixMilli(), Reason: "daemon stopped"})
+		// Stamped on the session's reckoning: a date set since the last
+		// event is found by the next start, not credited to the window.
+		s.account(&w, FocusEvent{AtUnixMillis: s.liveNowLocked().UnixMilli(), Reason: "daemon stopped"})
 	}
 	s.commit(w)
 	s.logUnsealed()

@@ -482,13 +482,14 @@ func (s *Service) BreakGlass(reason string) (uint64, error) {
 		return 0, err
 	}
 	s.mu.Lock()
+	var w writes
+	now := s.tickLocked(&w) // a date set since the last event must not move the hold
 	if err := s.permit(MethodBreakGlass, ""); err != nil {
-		s.mu.Unlock()
+		s.commit(w)
 		return 0, err
 	}
-	var w writes
 	if s.breakGlassAt.IsZero() {
-		s.breakGlassAt = s.clock.Now()
+		s.breakGlassAt = now
 		s.log.Info("break-glass hold started", "session_id", s.sessionID, "hold", s.breakGlassHold, "reason", reason)
 		w.snapshot = s.snapshotLocked()
 	}
