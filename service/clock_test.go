@@ -52,16 +52,23 @@ func TestSettingTheClockForwardDoesNotShortenTheTimebox(t *testing.T) {
 	}
 }
 
-// Setting the date back neither stretches the timebox nor lets the
-// buckets lose time.
-func TestSettingTheClockBackDoesNotStretchTheTimebox(t *testing.T) {
+// setBackMidSession runs a 25 min session: the editor for before, then
+// the date set back an hour, then the browser for after.
+func setBackMidSession(t *testing.T, before, after time.Duration) *harness {
 	h := newHarness(t)
 	h.RecordWindow(win("Editor", "main.go"))
 	h.start(t, LevelWarn)
-	h.clock.Advance(10 * time.Minute)
+	h.clock.Advance(before)
 	h.clock.SetWall(-time.Hour)
 	h.RecordWindow(win("Firefox", "docs"))
-	h.clock.Advance(15 * time.Minute)
+	h.clock.Advance(after)
+	return h
+}
+
+// Setting the date back neither stretches the timebox nor lets the
+// buckets lose time.
+func TestSettingTheClockBackDoesNotStretchTheTimebox(t *testing.T) {
+	h := setBackMidSession(t, 10*time.Minute, 15*time.Minute)
 	v := h.View()
 	if v.State != StateReview {
 		t.Fatalf("25 min on the boot clock with the date set 1 h back: %s", v.State)
@@ -75,24 +82,34 @@ func TestSettingTheClockBackDoesNotStretchTheTimebox(t *testing.T) {
 	}
 }
 
-// The break-glass hold elapses on the boot clock too.
+// The break-glass hold elapses on the boot clock too, whether the date
+// is set after the hold started or just before it was asked for (with no
+// event in between).
 func TestBreakGlassHoldIgnoresTheDate(t *testing.T) {
-	h := newHarness(t)
-	h.start(t, LevelLocked)
-	if _, err := h.BreakGlass("test"); err != nil {
-		t.Fatal(err)
+	for _, setFirst := range []bool{false, true} {
+		h := newHarness(t)
+		h.start(t, LevelLocked)
+		h.clock.Advance(time.Minute)
+		if setFirst {
+			h.clock.SetWall(time.Hour)
+		}
+		_, err := h.BreakGlass("test")
+		must(t, err)
+		if !setFirst {
+			h.clock.SetWall(time.Hour)
+		}
+		left, err := h.BreakGlass("again")
+		must(t, err)
+		if left != 300 {
+			t.Fatalf("date set first %v: the hold has %d s left, want 300", setFirst, left)
+		}
+		h.clock.Advance(5*time.Minute - time.Second)
+		if err := h.Abandon("x"); err == nil || !strings.Contains(err.Error(), "hold") {
+			t.Fatalf("date set first %v: Abandon a second before the hold elapsed: %v", setFirst, err)
+		}
+		h.clock.Advance(time.Second)
+		must(t, h.Abandon("the hold elapsed"))
 	}
-	h.clock.SetWall(time.Hour)
-	left, err := h.BreakGlass("again")
-	must(t, err)
-	if left != 300 {
-		t.Fatalf("the hold has %d s left after the date was set 1 h forward, want 300", left)
-	}
-	if err := h.Abandon("x"); err == nil || !strings.Contains(err.Error(), "hold") {
-		t.Fatalf("Abandon before the hold elapsed: %v", err)
-	}
-	h.clock.Advance(5 * time.Minute)
-	must(t, h.Abandon("the hold elapsed"))
 }
 
 // A restart in the same boot finds a date set while the daemon was down;
@@ -129,37 +146,11 @@ func TestClockSetWhileDownIsFoundOnRestart(t *testing.T) {
 // A session whose date was set back before its own start still replays
 // whole after a crash: its later lines are not mistaken for foreign ones.
 func TestReplayAfterTheDateWasSetBackBeforeTheStart(t *testing.T) {
-	h := newHarness(t)
-	h.RecordWindow(win("Editor", "main.go"))
-	h.start(t, LevelWarn)
-	h.clock.Advance(2 * time.Minute)
-	h.clock.SetWall(-time.Hour)
-	h.RecordWindow(win("Firefox", "docs"))
-	h.clock.Advance(3 * time.Minute)
+	h := setBackMidSession(t, 2*time.Minute, 3*time.Minute)
 	h.RecordWindow(win("Editor", "main.go"))
 	live := h.View().Buckets
 	n := h.restart(t) // no Shutdown: a crash
 	if got := n.View().Buckets; !reflect.DeepEqual(got, live) {
 		t.Fatalf("replayed buckets %+v, live %+v; Problems %q", got, live, n.View().Problems)
 	}
-}
-
-// A break-glass hold asked for after the date was set, with no event in
-// between, still lasts its length.
-func TestBreakGlassRightAfterTheDateWasSet(t *testing.T) {
-	h := newHarness(t)
-	h.start(t, LevelLocked)
-	h.clock.Advance(time.Minute)
-	h.clock.SetWall(time.Hour)
-	left, err := h.BreakGlass("now")
-	must(t, err)
-	if left != 300 {
-		t.Fatalf("hold %d s, want 300", left)
-	}
-	h.clock.Advance(5*time.Minute - time.Second)
-	if err := h.Abandon("x"); err == nil {
-		t.Fatal("Abandon a second before the hold elapsed")
-	}
-	h.clock.Advance(time.Second)
-	must(t, h.Abandon("the hold elapsed"))
 }
