@@ -72,6 +72,7 @@ bench: test-deps
 # 200 crash rounds, 100k fuzzed calls, 20k locked-level walks.
 soak: test-deps
 	ANTIDRIFT_SOAK=1 $(GO) test -race -count=1 -timeout 60m -run 'TestCrashAnywhere|TestDamagedFiles|TestBusFuzz|TestLockedHasNoWayOut' ./cmd/antidriftd/
+	$(GO) test -race -count=200 -timeout 60m -run 'TestFullDiskKeepsSummariesPending' ./cmd/antidriftd/
 
 vet:
 	$(GO) vet ./...

@@ -28,6 +28,10 @@ type auditChain struct {
 	// or even a whole line that the fields above do not know about, so they
 	// are reloaded from the file before they are trusted again.
 	stale bool
+	// anchor is the head recorded at the last seal (state.json keeps it).
+	// It moves on with an append only when the file ended at it, so a cut
+	// or rewritten tail stays reported after later seals.
+	anchor service.AuditHead
 }
 
 // auditKeys are the keys of an audit line the store itself needs.
@@ -89,6 +93,9 @@ func (s *Store) AppendAudit(sum service.Summary) (service.Summary, error) {
 	if err := appendDurably(a.path, line); err != nil {
 		a.stale = true
 		return sum, fmt.Errorf("sealing session %s into %s: %w", sum.SessionID, auditFileName, err)
+	}
+	if a.anchor.Seq == 0 || (a.anchor.Seq == a.lastSeq && a.anchor.Hash == a.lastHash) {
+		a.anchor = service.AuditHead{Seq: sealed.Seq, Hash: sealed.Hash, SealedUnixMilli: s.now().UnixMilli()}
 	}
 	a.lastSeq, a.lastHash = sealed.Seq, sealed.Hash
 	a.sealed[sealed.SessionID] = true

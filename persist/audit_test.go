@@ -220,7 +220,7 @@ func TestAuditNamesALineThatIsNotJSON(t *testing.T) {
 	lines := auditLines(t, s)
 	writeAuditLines(t, s, [][]byte{lines[0], []byte(`{"seq":2, oops`), lines[1]})
 
-	if r := s.VerifyAudit(); r.OK || r.Entries != 1 || r.Problem != "line 2: not valid JSON" {
+	if r := s.VerifyAudit(); r.OK || r.Entries != 1 || !strings.HasPrefix(r.Problem, "line 2: not valid JSON.") || r.BadLines != 1 || !r.RestChains {
 		t.Errorf("VerifyAudit = %+v", r)
 	}
 }

@@ -326,6 +326,8 @@ func fastFocusEvent(line []byte, e *service.FocusEvent, strs *interner) bool {
 			return setBool(value, &e.OffTask)
 		case "mark":
 			return setString(value, &e.Mark, strs)
+		case "jump_millis":
+			return setInt(value, &e.JumpMillis)
 		}
 		// A key this switch does not know may be a field added to
 		// FocusEvent since; only encoding/json knows where it goes.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/antidrift/antidrift/service"
 )
@@ -16,6 +17,7 @@ import (
 // service.SnapshotVersion, the format this build knows how to read back.
 func (s *Store) SaveSnapshot(snap service.Snapshot) error {
 	snap.Version = service.SnapshotVersion
+	snap.AuditHead = s.recordedHead()
 	data, err := json.MarshalIndent(snap, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding snapshot: %w", err)
@@ -35,9 +37,31 @@ func (s *Store) SaveSnapshot(snap service.Snapshot) error {
 		return errClosed
 	}
 	if err := writeFileAtomic(s.statePath(), data); err != nil {
-		return fmt.Errorf("saving %s: %w", stateFileName, err)
+		return s.keepPendingElsewhere(snap.Pending, fmt.Errorf("saving %s: %w", stateFileName, err))
 	}
+	// state.json holds the pending list again; the spare is made ready for
+	// the next full disk (its pages are taken now, while there is room).
+	// Neither write is needed for this save to count: their errors show
+	// when the spare is needed.
+	s.spare.clear()
+	s.spare.prepare()
 	return nil
+}
+
+// keepPendingElsewhere writes pending summaries that state.json could not
+// take into the spare, and says in the returned error what became of them.
+func (s *Store) keepPendingElsewhere(pending []service.Summary, saveErr error) error {
+	if len(pending) == 0 {
+		return saveErr
+	}
+	kept, err := s.spare.keep(pending)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w; the %d pending summary(ies) could not be kept in %s either (%v): they exist only in memory", saveErr, len(pending), spareFileName, err)
+	case kept < len(pending):
+		return fmt.Errorf("%w; %d of %d pending summaries kept in %s (the rest do not fit and exist only in memory)", saveErr, kept, len(pending), spareFileName)
+	}
+	return fmt.Errorf("%w; the %d pending summary(ies) are kept in %s", saveErr, kept, spareFileName)
 }
 
 // LoadSnapshot reads state.json. A missing file is a first start: found is
@@ -46,6 +70,9 @@ func (s *Store) SaveSnapshot(snap service.Snapshot) error {
 // state.json.damaged-<unix> and named in problem, so the daemon can start
 // fresh without destroying what may be the only record of a session. err is
 // only for I/O failures, which say nothing about the file's contents.
+//
+// Pending summaries only the spare holds (state.json could not be saved
+// when they ended) are added to snap.Pending, and problem says so.
 func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem string, err error) {
 	s.snapshotMu.Lock()
 	defer s.snapshotMu.Unlock()
@@ -55,7 +82,12 @@ func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem strin
 	path := s.statePath()
 	info, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return snap, false, "", nil
+		problem = s.adoptSpare(&snap)
+		if n := s.chainLength(); n > 0 {
+			problem = strings.TrimPrefix(problem+fmt.Sprintf("; %s is missing but %s holds %d sealed session(s): the head recorded at the last seal is gone with it, so a cut tail can no longer be noticed from state.json (antidrift verify --journal checks the heads the journal recorded)",
+				stateFileName, auditFileName, n), "; ")
+		}
+		return snap, false, problem, nil
 	}
 	if err != nil {
 		return snap, false, "", err
@@ -69,15 +101,23 @@ func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem strin
 			return snap, false, "", fmt.Errorf("reading %s: %w", stateFileName, err)
 		}
 		if snap, why = decodeSnapshot(data); why == "" {
-			return snap, true, "", nil
+			s.adoptHead(snap.AuditHead)
+			return snap, true, s.adoptSpare(&snap), nil
 		}
 	}
 	moved, err := s.setAside(path, "damaged")
 	if err != nil {
 		return service.Snapshot{}, false, "", fmt.Errorf("%s %s, and setting it aside failed: %w", stateFileName, why, err)
 	}
-	return service.Snapshot{}, false, fmt.Sprintf(
-		"%s %s; kept it as %s and started without saved state", stateFileName, why, filepath.Base(moved)), nil
+	snap = service.Snapshot{}
+	problem = fmt.Sprintf("%s %s; kept it as %s and started without saved state", stateFileName, why, filepath.Base(moved))
+	if s.chainLength() > 0 {
+		problem += fmt.Sprintf("; the head of %s recorded in it is lost with it, so a tail cut from %s before now can no longer be noticed from state.json (antidrift verify --journal checks the heads the journal recorded)", auditFileName, auditFileName)
+	}
+	if spared := s.adoptSpare(&snap); spared != "" {
+		problem += "; " + spared
+	}
+	return snap, false, problem, nil
 }
 
 // decodeSnapshot parses state.json's bytes. why is empty when snap is
@@ -110,4 +150,34 @@ func (s *Store) CheckWritable() error {
 	}
 	name := f.Name()
 	return errors.Join(f.Close(), os.Remove(name))
+}
+
+// recordedHead is the anchor to write into state.json (nil before the
+// first seal).
+func (s *Store) recordedHead() *service.AuditHead {
+	s.audit.mu.Lock()
+	defer s.audit.mu.Unlock()
+	if s.audit.anchor.Seq == 0 {
+		return nil
+	}
+	head := s.audit.anchor
+	return &head
+}
+
+// adoptHead takes the head state.json recorded as the anchor the chain
+// must reach.
+func (s *Store) adoptHead(head *service.AuditHead) {
+	if head == nil {
+		return
+	}
+	s.audit.mu.Lock()
+	defer s.audit.mu.Unlock()
+	s.audit.anchor = *head
+}
+
+// chainLength is how many sessions audit.jsonl holds, as last read.
+func (s *Store) chainLength() int {
+	s.audit.mu.Lock()
+	defer s.audit.mu.Unlock()
+	return len(s.audit.sealed)
 }

@@ -31,6 +31,7 @@ type Store struct {
 	snapshotMu sync.Mutex // one state.json replacement at a time
 	raw        rawLogs
 	audit      auditChain
+	spare      spareFile
 }
 
 var _ service.Store = (*Store)(nil)
@@ -85,6 +86,7 @@ func Open(dir string) (st *Store, problems []string, err error) {
 		now:   time.Now,
 		raw:   rawLogs{dir: filepath.Join(dir, sessionsDirName), open: map[string]*rawLog{}},
 		audit: auditChain{path: filepath.Join(dir, auditFileName)},
+		spare: spareFile{path: filepath.Join(dir, spareFileName)},
 	}
 	problem, err := s.loadAuditChain()
 	if err != nil {

@@ -7,35 +7,47 @@ import (
 	"fmt"
 	"hash"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/antidrift/antidrift/service"
 )
 
+// maxNamedBad is how many bad lines a report names one by one.
+const maxNamedBad = 3
+
 // VerifyAudit walks every line of audit.jsonl and checks that each is
 // unaltered (its hash matches its bytes), in place (seq follows the previous
-// one) and linked (prev_hash is the previous line's hash). It stops at the
-// first bad line and names it; Entries counts the good lines before it.
+// line's) and linked (prev_hash is the previous line's hash). It does not
+// stop at a bad line: it counts them, names the first few, and says whether
+// the lines after the first bad one still chain among themselves (one
+// altered line) or not (a rewritten or cut tail). Then it compares the end
+// of the file with the head recorded at the last seal: a file that ends
+// before it, or holds another line at its seq, is broken. A file that
+// reaches past it (a crash between the append and the save of state.json)
+// is fine, and the recorded head catches up.
 func (s *Store) VerifyAudit() service.AuditReport {
 	a := &s.audit
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	v := chainVerifier{prevHash: genesisHash, digest: sha256.New(), anchor: a.anchor}
 	f, err := os.Open(a.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return service.AuditReport{OK: true}
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return service.AuditReport{Problem: fmt.Sprintf("cannot read %s: %v", auditFileName, err), Anchor: a.anchor}
+	default:
+		defer f.Close()
+		if err := eachLine(f, v.check); err != nil {
+			return service.AuditReport{Problem: fmt.Sprintf("cannot read %s after line %d: %v", auditFileName, v.lineNo, err), Anchor: a.anchor}
+		}
 	}
-	if err != nil {
-		return service.AuditReport{Problem: fmt.Sprintf("cannot read %s: %v", auditFileName, err)}
+	r := v.report()
+	if r.OK && r.Head.Seq > a.anchor.Seq {
+		a.anchor = service.AuditHead{Seq: r.Head.Seq, Hash: r.Head.Hash, SealedUnixMilli: s.now().UnixMilli()}
 	}
-	defer f.Close()
-	v := chainVerifier{prevHash: genesisHash, digest: sha256.New()}
-	if err := eachLine(f, v.check); err != nil && !errors.Is(err, errBrokenLink) {
-		v.problem = fmt.Sprintf("cannot read %s after line %d: %v", auditFileName, v.lineNo, err)
-	}
-	return service.AuditReport{OK: v.problem == "", Entries: v.entries, Problem: v.problem}
+	return r
 }
-
-// errBrokenLink stops the walk at the first bad line.
-var errBrokenLink = errors.New("audit chain broken")
 
 // chainVerifier carries the walk from one line to the next.
 type chainVerifier struct {
@@ -43,7 +55,17 @@ type chainVerifier struct {
 	entries  uint32
 	prevSeq  uint64
 	prevHash string
-	problem  string
+	// prevUnknown is set after a line whose seq and hash cannot be read:
+	// the next line cannot be judged on its link.
+	prevUnknown bool
+
+	bad        uint32
+	firstBad   []string
+	badAfter   uint32 // bad lines after the first one
+	afterFirst uint32 // lines after the first bad one
+
+	anchor       service.AuditHead
+	atAnchorHash string // the hash of the line with the anchor's seq, if any
 
 	digest  hash.Hash // reused for every line
 	scratch [64]byte  // the recomputed hash of the current line
@@ -51,16 +73,32 @@ type chainVerifier struct {
 
 func (v *chainVerifier) check(line []byte, complete bool) error {
 	v.lineNo++
-	if v.problem = v.problemWith(line, complete); v.problem != "" {
-		return errBrokenLink
+	if v.bad > 0 {
+		v.afterFirst++
 	}
-	v.entries++
+	problem := v.problemWith(line, complete)
+	if problem == "" {
+		if v.bad == 0 {
+			v.entries++
+		}
+		return nil
+	}
+	if v.bad > 0 {
+		v.badAfter++
+	}
+	v.bad++
+	if len(v.firstBad) < maxNamedBad {
+		v.firstBad = append(v.firstBad, problem)
+	}
 	return nil
 }
 
-// problemWith says what is wrong with the current line, "" if nothing, and
-// on success advances the walk.
+// problemWith says what is wrong with the current line, "" if nothing. It
+// always moves the walk on to this line's seq and hash as the line carries
+// them, so one altered line costs one bad line, not the rest of the file.
 func (v *chainVerifier) problemWith(line []byte, complete bool) string {
+	unknownPrev := v.prevUnknown
+	v.prevUnknown = true
 	if !complete {
 		return fmt.Sprintf("line %d: unfinished, with no newline at the end (a crash mid-write; opening the store sets it aside)", v.lineNo)
 	}
@@ -75,23 +113,100 @@ func (v *chainVerifier) problemWith(line []byte, complete bool) string {
 		}
 		return fmt.Sprintf("line %d: not an audit entry (want an object with a numeric seq and string prev_hash and hash)", v.lineNo)
 	}
+	prevSeq, prevHash := v.prevSeq, v.prevHash
+	v.prevSeq, v.prevHash, v.prevUnknown = keys.Seq, keys.Hash, false
+	if v.anchor.Seq != 0 && keys.Seq == v.anchor.Seq && v.atAnchorHash == "" {
+		v.atAnchorHash = keys.Hash
+	}
 	head, carried, ok := splitSealedLine(line)
 	switch {
 	case !ok:
 		return v.at(keys, "hash is not the last key, as 64 lowercase hex digits")
 	case carried != keys.Hash || !v.hashMatches(keys.PrevHash, head, carried):
 		return v.at(keys, "hash does not match its contents (the line was altered)")
-	case keys.Seq != v.prevSeq+1:
-		return v.at(keys, fmt.Sprintf("seq should be %d (a line was removed, duplicated or reordered)", v.prevSeq+1))
-	case keys.PrevHash != v.prevHash && v.lineNo == 1:
+	case unknownPrev:
+		return ""
+	case keys.Seq != prevSeq+1:
+		return v.at(keys, fmt.Sprintf("seq should be %d (a line was removed, duplicated or reordered)", prevSeq+1))
+	case keys.PrevHash != prevHash && v.lineNo == 1:
 		return v.at(keys, "prev_hash is not the genesis hash (lines before it were removed)")
-	case keys.PrevHash != v.prevHash:
+	case keys.PrevHash != prevHash:
 		return v.at(keys, fmt.Sprintf("prev_hash does not match line %d's hash (a line was removed or reordered, or line %d was rewritten)",
 			v.lineNo-1, v.lineNo-1))
 	}
-	v.prevSeq, v.prevHash = keys.Seq, carried
 	return ""
 }
+
+// report sums the walk up.
+func (v *chainVerifier) report() service.AuditReport {
+	r := service.AuditReport{
+		Entries:    v.entries, // good lines before the first bad one
+		BadLines:   v.bad,
+		FirstBad:   v.firstBad,
+		RestChains: v.bad > 0 && v.badAfter == 0,
+		Anchor:     v.anchor,
+	}
+	if v.lineNo > 0 && !v.prevUnknown {
+		r.Head = service.AuditHead{Seq: v.prevSeq, Hash: v.prevHash}
+	}
+	var sentences []string
+	if v.bad > 0 {
+		s := v.firstBad[0] + fmt.Sprintf(". %d of %d line(s) do not verify", v.bad, v.lineNo)
+		if len(v.firstBad) > 1 {
+			s += "; next " + strings.Join(v.firstBad[1:], "; ")
+		}
+		if v.bad > uint32(len(v.firstBad)) {
+			s += fmt.Sprintf("; and %d more", v.bad-uint32(len(v.firstBad)))
+		}
+		switch {
+		case v.afterFirst == 0:
+			s += ". It is the last line"
+		case r.RestChains:
+			s += fmt.Sprintf(". The %d line(s) after it still chain among themselves: one line was altered, not the rest", v.afterFirst)
+		default:
+			s += fmt.Sprintf(". Of the %d line(s) after the first bad one, %d do not chain either: the file was rewritten, cut or spliced there", v.afterFirst, v.badAfter)
+		}
+		sentences = append(sentences, s)
+	}
+	if missing := v.missingTail(r.Head); missing != "" {
+		r.MissingTail = true
+		sentences = append(sentences, missing)
+	}
+	r.OK = len(sentences) == 0
+	r.Problem = strings.Join(sentences, ". ")
+	return r
+}
+
+// missingTail compares the file with the recorded head: "" when the file
+// reaches it with the same line (or nothing was recorded).
+func (v *chainVerifier) missingTail(head service.AuditHead) string {
+	a := v.anchor
+	if a.Seq == 0 {
+		return ""
+	}
+	sealed := "was sealed"
+	if a.SealedUnixMilli != 0 {
+		sealed += " at " + time.UnixMilli(a.SealedUnixMilli).UTC().Format("2006-01-02 15:04 UTC")
+	}
+	switch {
+	case v.atAnchorHash == "" && head.Seq < a.Seq:
+		ends := "is empty"
+		if v.lineNo > 0 {
+			ends = fmt.Sprintf("ends at seq %d", head.Seq)
+		}
+		return fmt.Sprintf("%s %s, but seq %d (hash %s…) %s: the lines after seq %d were removed",
+			auditFileName, ends, a.Seq, short(a.Hash), sealed, head.Seq)
+	case v.atAnchorHash == "":
+		return fmt.Sprintf("%s has no line with seq %d, but seq %d (hash %s…) %s", auditFileName, a.Seq, a.Seq, short(a.Hash), sealed)
+	case v.atAnchorHash != a.Hash:
+		return fmt.Sprintf("seq %d in %s has hash %s…, but the seq %d that %s had hash %s…: the tail was rewritten",
+			a.Seq, auditFileName, short(v.atAnchorHash), a.Seq, sealed, short(a.Hash))
+	}
+	return ""
+}
+
+// short is the first 8 hex digits of a hash, enough to name it.
+func short(hash string) string { return hash[:min(len(hash), 8)] }
 
 // at names the current line for a problem sentence.
 func (v *chainVerifier) at(keys auditKeys, why string) string {

@@ -69,27 +69,70 @@ func (s *Service) syncAwayLocked(w *writes, now time.Time) {
 }
 
 // tickLocked reads the clock for an event and catches up with what
-// happened since the last one: a suspend nobody announced (the wall clock
-// ran ahead of the monotonic one) becomes (suspended) in the raw log, and
-// a deadline that passed while the machine slept (timers run on the
+// happened since the last one: a suspend nobody announced (the boot clock
+// ran ahead of the monotonic one) becomes (suspended) in the raw log; a
+// date set meanwhile (the wall clock ran ahead of the boot clock, or
+// behind) moves the deadline and the break-glass hold with it, so the
+// timebox is neither cut short nor stretched, and is noted; and a
+// deadline that passed while the machine slept (timers run on the
 // monotonic clock, so they fire late) expires the session now.
 func (s *Service) tickLocked(w *writes) time.Time {
-	now, mono := s.clock.Now(), s.clock.Mono()
+	now, mono, boot := s.clock.Now(), s.clock.Mono(), s.clock.Boot()
+	var jump time.Duration
 	if s.state == StateActive && !s.lastWall.IsZero() {
-		awake := mono - s.lastMono
-		if slept := now.Sub(s.lastWall) - awake; slept > suspendJump && s.awayMarked != AwaySuspended {
+		elapsed, awake := boot-s.lastBoot, mono-s.lastMono
+		if slept := elapsed - awake; slept > suspendJump && s.awayMarked != AwaySuspended {
 			// When in the gap the machine slept is unknown; the awake part
 			// most likely came first (a lid closes some time after the last
 			// focus change, and the first event after waking comes at once).
-			s.markSuspendLocked(w, s.lastWall.Add(awake), now)
+			s.markSuspendLocked(w, s.lastWall.Add(awake), s.lastWall.Add(elapsed))
 		}
+		jump = now.Sub(s.lastWall) - elapsed
 	}
-	s.lastWall, s.lastMono = now, mono
+	// Before the jump is followed: its snapshot must hold this reading.
+	s.lastWall, s.lastMono, s.lastBoot = now, mono, boot
+	if jump > clockJump || jump < -clockJump {
+		s.clockSetLocked(w, jump, now)
+	}
 	if s.state == StateActive && !now.Before(s.deadline) {
 		s.log.Info("session expired", "session_id", s.sessionID, "state", StateReview)
 		w.merge(s.toReviewLocked(OutcomeExpired, s.deadline))
 	}
 	return now
+}
+
+// clockJump is how far the wall clock must move against the boot clock
+// between two events to count as set. NTP slews small errors and steps
+// only large ones; a person setting the date moves it by minutes or more.
+const clockJump = 2 * time.Second
+
+// clockSetLocked follows a date set by jump: the deadline and the
+// break-glass hold are wall times, so they move with it and the time left
+// stays what the boot clock says. The raw log notes it (MarkClock) so the
+// buckets, live and on replay, count the boot clock's time, not the jump.
+func (s *Service) clockSetLocked(w *writes, jump time.Duration, now time.Time) {
+	s.log.Warn("the wall clock was set during a session; the timebox runs on the boot clock and keeps its length",
+		"session_id", s.sessionID, "jump", jump.Round(time.Millisecond))
+	s.deadline = s.deadline.Add(jump)
+	if jump < 0 {
+		s.clockSetBack -= jump
+	}
+	if !s.breakGlassAt.IsZero() {
+		s.breakGlassAt = s.breakGlassAt.Add(jump)
+	}
+	s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkClock, JumpMillis: jump.Milliseconds()})
+	w.snapshot = s.snapshotLocked()
+}
+
+// liveNowLocked is the wall time as the session reckons it between events:
+// the wall clock at the last event plus the boot clock's time since, so a
+// date set since then moves no number a client reads (the next event
+// notes the jump). Caller holds mu.
+func (s *Service) liveNowLocked() time.Time {
+	if s.lastWall.IsZero() {
+		return s.clock.Now()
+	}
+	return s.lastWall.Add(s.clock.Boot() - s.lastBoot)
 }
 
 // markSuspendLocked records that the machine slept from start to end (and

@@ -115,6 +115,10 @@ func (s *Service) sealPending(just *Summary, snap *Snapshot) (hash string) {
 			written, err = s.store.AppendAudit(p)
 			if err == nil {
 				s.auditHead.Store(written.Hash)
+				// The journal keeps every head the chain had, where the
+				// user's own processes cannot rewrite it (verify --journal).
+				s.log.Info("sealed into audit.jsonl", "MESSAGE_ID", AuditHeadMessageID,
+					"audit_seq", written.Seq, "audit_hash", written.Hash, "session_id", written.SessionID)
 				if just != nil && p.SessionID == just.SessionID {
 					hash = written.Hash
 				}
@@ -152,6 +156,10 @@ func (s *Service) snapshotLocked() *Snapshot {
 		Outcome:             s.outcome,
 		EndedUnixMilli:      unixMilli(s.endedAt),
 		BreakGlassUnixMilli: unixMilli(s.breakGlassAt),
+		ClockWallUnixMilli:  unixMilli(s.lastWall),
+		ClockBootMillis:     s.lastBoot.Milliseconds(),
+		BootID:              s.bootID,
+		ClockSetBackMillis:  s.clockSetBack.Milliseconds(),
 	}
 }
 

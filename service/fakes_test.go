@@ -21,6 +21,8 @@ type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	mono   time.Duration
+	boot   time.Duration // mono plus the time suspended
+	bootID string
 	timers []*fakeTimer
 }
 
@@ -32,7 +34,34 @@ type fakeTimer struct {
 }
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)}
+	return &fakeClock{now: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC), bootID: "boot-1"}
+}
+
+func (c *fakeClock) Boot() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.boot
+}
+
+func (c *fakeClock) BootID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bootID
+}
+
+// SetWall sets the date, as timedatectl set-time does: only the wall clock
+// moves.
+func (c *fakeClock) SetWall(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Reboot starts a new boot: the boot clock starts again.
+func (c *fakeClock) Reboot() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.boot, c.bootID = 0, c.bootID+"'"
 }
 
 func (c *fakeClock) Now() time.Time {
@@ -47,12 +76,13 @@ func (c *fakeClock) Mono() time.Duration {
 	return c.mono
 }
 
-// Suspend puts the machine to sleep for d: wall time passes, monotonic
-// time and timers do not.
+// Suspend puts the machine to sleep for d: wall and boot time pass,
+// monotonic time and timers do not.
 func (c *fakeClock) Suspend(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
+	c.boot += d
 }
 
 func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
@@ -98,12 +128,14 @@ func (c *fakeClock) Advance(d time.Duration) {
 		}
 		if next == nil {
 			c.now = c.now.Add(end - c.mono)
+			c.boot += end - c.mono
 			c.mono = end
 			c.mu.Unlock()
 			return
 		}
 		next.stopped = true
 		c.now = c.now.Add(next.at - c.mono)
+		c.boot += next.at - c.mono
 		c.mono = next.at
 		c.mu.Unlock()
 		next.f()

@@ -123,7 +123,7 @@ func abandonAllowed(s *Service, _ Level) string {
 		return ""
 	case s.breakGlassElapsed():
 		return ""
-	case !s.deadline.IsZero() && !s.clock.Now().Before(s.deadline):
+	case !s.deadline.IsZero() && !s.liveNowLocked().Before(s.deadline):
 		return ""
 	case s.breakGlassAt.IsZero():
 		return "this session is at enforcement level locked, which refuses Abandon before the deadline; a BreakGlass hold permits it once the hold has elapsed"

@@ -46,12 +46,20 @@ type Store interface {
 
 // Clock is the core's sense of time. Tests drive a fake one.
 type Clock interface {
-	// Now is the wall clock: the timebox, the deadline and every recorded
-	// time are in wall time.
+	// Now is the wall clock: the deadline and every recorded or shown time
+	// are in wall time (how long the timebox has run is the boot clock's).
 	Now() time.Time
 	// Mono is a monotonic reading that stops while the machine sleeps.
-	// Wall time running ahead of it between two events is a suspend.
+	// Boot time running ahead of it between two events is a suspend.
 	Mono() time.Duration
+	// Boot is a monotonic reading that counts suspend (CLOCK_BOOTTIME) and
+	// that setting the date does not move: the timebox and the break-glass
+	// hold elapse on it. Wall time running ahead of it, or behind, between
+	// two events is the clock being set.
+	Boot() time.Duration
+	// BootID names this boot: Boot readings from another boot cannot be
+	// compared with this one's.
+	BootID() string
 	// AfterFunc calls f in its own goroutine once d has elapsed on the
 	// monotonic clock (so a timer fires late after a suspend).
 	AfterFunc(d time.Duration, f func()) Timer

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -10,7 +11,7 @@ import (
 // armTimerLocked (re)arms the one deadline timer. Caller holds mu.
 func (s *Service) armTimerLocked() {
 	s.stopTimerLocked()
-	id, d := s.sessionID, s.deadline.Sub(s.clock.Now())
+	id, d := s.sessionID, s.deadline.Sub(s.liveNowLocked())
 	s.timer = s.clock.AfterFunc(d, func() { s.expire(id) })
 }
 
@@ -59,11 +60,15 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.endedAt = fromUnixMilli(snap.EndedUnixMilli)
 	s.level, s.allowed, s.outcome = snap.Enforcement, slices.Clone(snap.AllowedClasses), snap.Outcome
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
+	s.clockSetBack = time.Duration(snap.ClockSetBackMillis) * time.Millisecond
 	s.resetDriftLocked()
 	now := s.clock.Now()
-	s.lastWall, s.lastMono = now, s.clock.Mono()
+	s.lastWall, s.lastMono, s.lastBoot = now, s.clock.Mono(), s.clock.Boot()
 	if live {
 		s.stats = replayed
+		if s.state == StateActive {
+			s.catchUpClockLocked(&w, snap, now)
+		}
 		if s.stats.isAway && s.state == StateActive {
 			// Nobody knows whether the person is still away: count the
 			// downtime as away and let the sources say so again.
@@ -97,10 +102,31 @@ func (s *Service) Recover(snap Snapshot) error {
 	return nil
 }
 
+// catchUpClockLocked compares the clocks saved with snap with now's. In the
+// same boot, a date set while the daemon was down is found as it is live.
+// Across a reboot the boot clock started again, so the deadline can only
+// be kept in wall time; the log says so.
+func (s *Service) catchUpClockLocked(w *writes, snap Snapshot, now time.Time) {
+	switch {
+	case snap.ClockWallUnixMilli == 0:
+	case snap.BootID == "" || snap.BootID != s.bootID:
+		s.log.Info("the machine restarted since the session was saved: its deadline is kept in wall time until the next event, so a date set meanwhile is not noticed",
+			"session_id", s.sessionID)
+	default:
+		elapsed := s.lastBoot - time.Duration(snap.ClockBootMillis)*time.Millisecond
+		if jump := now.Sub(fromUnixMilli(snap.ClockWallUnixMilli)) - elapsed; jump > clockJump || jump < -clockJump {
+			s.clockSetLocked(w, jump, now)
+		}
+	}
+}
+
 // sameSnapshot reports whether recovering a changed nothing b would record.
 func sameSnapshot(a, b Snapshot) bool {
 	a.Version, b.Version = SnapshotVersion, SnapshotVersion
 	a.Pending, b.Pending = nil, nil
+	a.AuditHead, b.AuditHead = nil, nil
+	a.ClockWallUnixMilli, a.ClockBootMillis, a.BootID = 0, 0, ""
+	b.ClockWallUnixMilli, b.ClockBootMillis, b.BootID = 0, 0, ""
 	if len(a.AllowedClasses) == 0 && len(b.AllowedClasses) == 0 {
 		a.AllowedClasses, b.AllowedClasses = nil, nil
 	}
@@ -124,11 +150,27 @@ func (s *Service) Shutdown() {
 	// that ended while the disk was full is saved and sealed now if it can be.
 	w := writes{flushPending: true, snapshot: s.snapshotLocked()}
 	if s.state == StateActive {
-		s.account(&w, FocusEvent{AtUnixMillis: s.clock.Now().UnixMilli(), Reason: "daemon stopped"})
+		// Stamped on the session's reckoning: a date set since the last
+		// event is found by the next start, not credited to the window.
+		s.account(&w, FocusEvent{AtUnixMillis: s.liveNowLocked().UnixMilli(), Reason: "daemon stopped"})
 	}
 	s.commit(w)
+	s.logUnsealed()
 	if s.nudges != nil {
 		s.nudges.stop()
+	}
+}
+
+// logUnsealed names, as the daemon stops, every summary still not in the
+// audit chain: the log (the journal) is then a record of them even if no
+// file could take them, and the save's error says where they were kept.
+func (s *Service) logUnsealed() {
+	s.io.Lock()
+	defer s.io.Unlock()
+	for _, p := range s.pending {
+		whole, _ := json.Marshal(p)
+		s.log.Error("stopping with an ended session not sealed into audit.jsonl; the next start seals it if state.json or pending.spare kept it, and this line is its copy",
+			"session_id", p.SessionID, "summary", string(whole))
 	}
 }
 
@@ -142,10 +184,13 @@ func (s *Service) replay(snap Snapshot) (st *stats, counted int) {
 	}
 	started, now := fromUnixMilli(snap.StartedUnixMilli), s.clock.Now()
 	skipped := 0
+	// A date set back during the session puts lines before its start, or
+	// after now: the bounds widen by as much as it was set back.
+	back := time.Duration(snap.ClockSetBackMillis) * time.Millisecond
 	err := s.store.EachEvent(snap.SessionID, func(e FocusEvent) {
 		// A line from outside the session's lifetime cannot be an event of
 		// it (a damaged or foreign line): it would credit decades to a bucket.
-		if at := fromUnixMilli(e.AtUnixMillis); at.Before(started.Add(-time.Second)) || at.After(now.Add(time.Minute)) {
+		if at := fromUnixMilli(e.AtUnixMillis); at.Before(started.Add(-back-time.Second)) || at.After(now.Add(back+time.Minute)) {
 			skipped++
 			return
 		}

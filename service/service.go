@@ -58,6 +58,7 @@ type Options struct {
 type Service struct {
 	store          Store
 	clock          Clock
+	bootID         string // the clock's BootID, read once
 	log            *slog.Logger
 	version        string
 	evidenceSource string
@@ -96,8 +97,10 @@ type Service struct {
 	drift        drift
 	presence     map[string]AwayReason // source → reason, for sources saying away
 	awayMarked   AwayReason            // what the session's raw log says now ("" = present)
-	lastWall     time.Time             // the clock at the last event, to catch suspends
+	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono     time.Duration
+	lastBoot     time.Duration
+	clockSetBack time.Duration // how far the date was set back this session
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -133,6 +136,7 @@ func New(o Options) *Service {
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
+	s.bootID = s.clock.BootID()
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -264,7 +268,8 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.stats = newStats()
 	s.resetDriftLocked()
 	s.armTimerLocked()
-	s.lastWall, s.lastMono, s.awayMarked = now, s.clock.Mono(), ""
+	s.lastWall, s.lastMono, s.lastBoot, s.awayMarked = now, s.clock.Mono(), s.clock.Boot(), ""
+	s.clockSetBack = 0
 	w := writes{snapshot: s.snapshotLocked()}
 	s.syncAwayLocked(&w, now) // away before the first judgement: nothing is judged while away
 	s.observeLocked(&w, now)
@@ -389,6 +394,7 @@ func (s *Service) summaryLocked() Summary {
 		AwaySeconds:      seconds(s.stats.away),
 		MinimizeCount:    s.stats.minimizes,
 		BreakGlass:       !s.breakGlassAt.IsZero(),
+		ClockJumps:       s.stats.clockJumps,
 		Buckets:          s.stats.sorted(),
 	}
 }
@@ -485,13 +491,14 @@ func (s *Service) BreakGlass(reason string) (uint64, error) {
 		return 0, err
 	}
 	s.mu.Lock()
+	var w writes
+	now := s.tickLocked(&w) // a date set since the last event must not move the hold
 	if err := s.permit(MethodBreakGlass, ""); err != nil {
-		s.mu.Unlock()
+		s.commit(w)
 		return 0, err
 	}
-	var w writes
 	if s.breakGlassAt.IsZero() {
-		s.breakGlassAt = s.clock.Now()
+		s.breakGlassAt = now
 		s.log.Info("break-glass hold started", "session_id", s.sessionID, "hold", s.breakGlassHold, "reason", reason)
 		w.snapshot = s.snapshotLocked()
 	}
@@ -504,7 +511,7 @@ func (s *Service) breakGlassRemaining() time.Duration {
 	if s.breakGlassAt.IsZero() {
 		return s.breakGlassHold
 	}
-	return max(0, s.breakGlassAt.Add(s.breakGlassHold).Sub(s.clock.Now()))
+	return max(0, s.breakGlassAt.Add(s.breakGlassHold).Sub(s.liveNowLocked()))
 }
 
 func (s *Service) breakGlassElapsed() bool {

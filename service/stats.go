@@ -44,12 +44,13 @@ func keyOf(e FocusEvent) bucketKey {
 // Time between two events accrues to the bucket of the earlier one, so the
 // buckets always add up to the wall-clock time accounting ran.
 type stats struct {
-	buckets   map[bucketKey]time.Duration
-	distinct  int // non-reserved keys in buckets
-	switches  uint32
-	drift     time.Duration // time on off-task windows, grace included
-	away      time.Duration // time away or suspended
-	minimizes uint32
+	buckets    map[bucketKey]time.Duration
+	distinct   int // non-reserved keys in buckets
+	switches   uint32
+	drift      time.Duration // time on off-task windows, grace included
+	away       time.Duration // time away or suspended
+	minimizes  uint32
+	clockJumps uint32
 
 	running bool      // accounting; false before the first event and after a pause
 	seen    bucketKey // the last bucket with evidence, for counting switches
@@ -72,6 +73,16 @@ func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration
 // apply accounts one raw event.
 func (s *stats) apply(e FocusEvent) {
 	at := time.UnixMilli(e.AtUnixMillis)
+	if e.Mark == MarkClock {
+		// Credit up to where the boot clock says it is, then go on from the
+		// new wall time.
+		s.clockJumps++
+		if s.running {
+			s.flush(at.Add(-time.Duration(e.JumpMillis) * time.Millisecond))
+			s.lastAt = at
+		}
+		return
+	}
 	if s.running && at.Before(s.lastAt) {
 		at = s.lastAt // the wall clock stepped back: time never runs backwards here
 	}
@@ -195,6 +206,37 @@ func (s *stats) topN(n int) []Bucket {
 		s.top = toBuckets(best)
 	}
 	return slices.Clone(s.top)
+}
+
+// liveTopN is topN as of now: the open segment (the current window's, or
+// away time, since the last event) is counted up to now, without crediting
+// it, so the buckets sum to the time accounted so far at any moment and
+// no timer is needed to keep them current. Only the open segment's bucket
+// grows, so the cached top n stays right except for where it goes.
+func (s *stats) liveTopN(n int, now time.Time) []Bucket {
+	top := s.topN(n)
+	d := now.Sub(s.lastAt)
+	if !s.running || d <= 0 {
+		return top
+	}
+	k := s.winKey
+	if s.isAway {
+		k = s.awayAt
+	}
+	if _, seen := s.buckets[k]; !seen && !k.reserved() && s.distinct >= MaxBucketKeys {
+		k = otherKey
+	}
+	live := timed{k, s.buckets[k] + d}
+	list := make([]timed, 0, len(top)+1)
+	for _, b := range top {
+		if x := (timed{bucketKey{b.Class, b.Title}, 0}); x.k != k {
+			x.d = s.buckets[x.k]
+			list = append(list, x)
+		}
+	}
+	i := sort.Search(len(list), func(i int) bool { return live.before(list[i]) })
+	list = slices.Insert(list, i, live)
+	return toBuckets(list[:min(len(list), n)])
 }
 
 // total is all accounted time (the open segment excluded).

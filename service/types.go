@@ -97,6 +97,9 @@ type FocusEvent struct {
 	OffTask bool `json:"off_task,omitempty"`
 	// Mark is empty for a focus event; otherwise see the Mark* constants.
 	Mark string `json:"mark,omitempty"`
+	// JumpMillis is, for MarkClock, how far the wall clock was set
+	// (forward > 0) since the event before.
+	JumpMillis int64 `json:"jump_millis,omitempty"`
 }
 
 // FocusEvent marks: things that happened to the session that are not a
@@ -114,6 +117,10 @@ const (
 	// accrues to (away), or (suspended), until MarkBack.
 	MarkAway = "away"
 	MarkBack = "back"
+	// MarkClock: the wall clock was set by JumpMillis. The time since the
+	// event before is what the boot clock measured, not the jump; the
+	// jump is counted (clock_jumps).
+	MarkClock = "clock"
 )
 
 // AwayReason is why the person is away from the desk.
@@ -137,31 +144,65 @@ type Bucket struct {
 // hash covers the line's exact bytes. Seq, PrevHash and Hash are assigned by
 // the store when the summary is appended.
 type Summary struct {
-	Seq              uint64   `json:"seq"`
-	PrevHash         string   `json:"prev_hash"`
-	SessionID        string   `json:"session_id"`
-	NextAction       string   `json:"next_action"`
-	SuccessCondition string   `json:"success_condition"`
-	Outcome          Outcome  `json:"outcome"`
-	Enforcement      Level    `json:"enforcement"`
-	StartedUnix      int64    `json:"started_unix"`
-	EndedUnix        int64    `json:"ended_unix"`
-	TimeboxSecs      uint64   `json:"timebox_secs"`
-	SwitchCount      uint32   `json:"switch_count"`
-	DriftSeconds     uint64   `json:"drift_seconds"`
-	AwaySeconds      uint64   `json:"away_seconds"`
-	MinimizeCount    uint32   `json:"minimize_count"`
-	BreakGlass       bool     `json:"break_glass"`
-	Buckets          []Bucket `json:"buckets"`
-	Hash             string   `json:"hash"`
+	Seq              uint64  `json:"seq"`
+	PrevHash         string  `json:"prev_hash"`
+	SessionID        string  `json:"session_id"`
+	NextAction       string  `json:"next_action"`
+	SuccessCondition string  `json:"success_condition"`
+	Outcome          Outcome `json:"outcome"`
+	Enforcement      Level   `json:"enforcement"`
+	StartedUnix      int64   `json:"started_unix"`
+	EndedUnix        int64   `json:"ended_unix"`
+	TimeboxSecs      uint64  `json:"timebox_secs"`
+	SwitchCount      uint32  `json:"switch_count"`
+	DriftSeconds     uint64  `json:"drift_seconds"`
+	AwaySeconds      uint64  `json:"away_seconds"`
+	MinimizeCount    uint32  `json:"minimize_count"`
+	BreakGlass       bool    `json:"break_glass"`
+	// ClockJumps counts the times the wall clock was set during the
+	// session; the timebox ran on the boot clock regardless.
+	ClockJumps uint32   `json:"clock_jumps,omitempty"`
+	Buckets    []Bucket `json:"buckets"`
+	Hash       string   `json:"hash"`
 }
 
 // AuditReport is the result of walking the audit chain.
 type AuditReport struct {
 	OK      bool
-	Entries uint32
-	Problem string // names the first bad line and why; empty when OK
+	Entries uint32 // lines that verify before the first bad one
+	// Problem says in sentences what is wrong (empty when OK): how many
+	// lines are bad, the first few by line and seq, whether the lines after
+	// the first bad one still chain among themselves, and whether the file
+	// ends short of the recorded head.
+	Problem string
+	// BadLines counts the lines that do not verify; FirstBad names the
+	// first few.
+	BadLines uint32
+	FirstBad []string
+	// RestChains is true when every line after the first bad one links to
+	// the line before it: one altered line, not a rewritten tail.
+	RestChains bool
+	// Head is the last line's seq and hash; Anchor the head recorded at
+	// the last seal (zero when none is known). MissingTail is set when the
+	// file does not reach or does not match the anchor.
+	Head        AuditHead
+	Anchor      AuditHead
+	MissingTail bool
 }
+
+// AuditHead is the end of the chain as recorded at a seal: its seq, hash,
+// and when it was sealed. state.json and the journal keep it, so a chain
+// cut short at a line boundary no longer verifies.
+type AuditHead struct {
+	Seq             uint64 `json:"seq"`
+	Hash            string `json:"hash"`
+	SealedUnixMilli int64  `json:"sealed_unix_millis,omitempty"`
+}
+
+// AuditHeadMessageID is the journal MESSAGE_ID of the entry logged at
+// every seal (ANTIDRIFT_AUDIT_SEQ, ANTIDRIFT_AUDIT_HASH,
+// ANTIDRIFT_SESSION_ID): antidrift verify --journal reads them back.
+const AuditHeadMessageID = "257ea6b803dc4cdd96f89ac361a274a7"
 
 // Snapshot is the latest-wins record of the core's durable state
 // (state.json). It is written on every transition, never per focus event:
@@ -184,6 +225,19 @@ type Snapshot struct {
 	// Pending are ended sessions whose summary is not yet in the audit chain
 	// (the append failed, or the daemon died between End and the append).
 	Pending []Summary `json:"pending,omitempty"`
+	// AuditHead is the head of audit.jsonl at the last seal, written only
+	// after that line was durable. The store owns it: it fills it in on
+	// save, and keeps it when the file falls short of it.
+	AuditHead *AuditHead `json:"audit_head,omitempty"`
+	// The wall and boot clocks at the last event before the save, and the
+	// boot they belong to: a restart in the same boot compares them to
+	// find a date set while the daemon was down.
+	ClockWallUnixMilli int64  `json:"clock_wall_unix_millis,omitempty"`
+	ClockBootMillis    int64  `json:"clock_boot_millis,omitempty"`
+	BootID             string `json:"boot_id,omitempty"`
+	// ClockSetBackMillis sums how far the date was set back during the
+	// session: replay accepts raw-log lines that much outside its span.
+	ClockSetBackMillis int64 `json:"clock_set_back_millis,omitempty"`
 }
 
 // SnapshotVersion is the state.json format this build writes.

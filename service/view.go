@@ -40,7 +40,7 @@ type View struct {
 	EvidenceReason    string
 	EvidenceSource    string
 	SwitchCount       uint32
-	Buckets           []Bucket // top TopBuckets, as of the last focus event
+	Buckets           []Bucket // top TopBuckets, the current window's time counted up to the moment of reading
 	BreakGlassAt      int64
 	AuditHead         string
 	AuditPending      uint32
@@ -87,7 +87,11 @@ func (s *Service) View() View {
 	v.Buckets = []Bucket{}
 	if s.stats != nil {
 		v.SwitchCount = s.stats.switches
-		v.Buckets = s.stats.topN(TopBuckets)
+		if s.state == StateActive {
+			v.Buckets = s.stats.liveTopN(TopBuckets, s.liveNowLocked())
+		} else {
+			v.Buckets = s.stats.topN(TopBuckets)
+		}
 	}
 	if s.state == StateActive && s.awayMarked != "" {
 		v.Drift, v.DriftReason = DriftAway, awayDrift(s.awayMarked, s.idleAfter)

@@ -264,7 +264,9 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 	}
 }
 
-func setupVerify(*flag.FlagSet) func(*invocation) error {
+func setupVerify(fs *flag.FlagSet) func(*invocation) error {
+	withJournal := fs.Bool("journal", false, "also check every head the journal recorded at a seal (journalctl) against audit.jsonl")
+	stateDir := fs.String("state-dir", "", "where audit.jsonl is, for --journal (default the daemon's, $XDG_STATE_HOME/antidrift)")
 	return func(x *invocation) error {
 		var (
 			ok      bool
@@ -274,20 +276,70 @@ func setupVerify(*flag.FlagSet) func(*invocation) error {
 		if err := x.call("VerifyAudit", nil, &ok, &entries, &problem); err != nil {
 			return err
 		}
+		report := map[string]any{"ok": ok, "entries": entries, "problem": problem}
+		var journalNote string
+		if *withJournal {
+			missing, reached, note, err := checkJournal(*stateDir)
+			if err != nil {
+				return err
+			}
+			journalNote = note
+			report["journal"] = map[string]any{"checked": reached, "missing": nonNilStrings(missing), "note": note}
+			if len(missing) > 0 {
+				ok = false
+				problem = strings.TrimPrefix(problem+". "+strings.Join(missing, "; "), ". ")
+				report["ok"] = false
+			}
+		}
 		broken := &exitError{code: exitRefused, msg: fmt.Sprintf("The audit log is broken (%d good entries before the problem): %s", entries, problem)}
 		if x.json {
-			if err := x.printJSON(map[string]any{"ok": ok, "entries": entries, "problem": problem}); err != nil {
+			if err := x.printJSON(report); err != nil {
 				return err
 			}
 			broken.msg = "" // the JSON says it
-		} else if ok {
-			fmt.Fprintf(x.stdout, "The audit log is intact: %d %s, every hash checks out.\n", entries, plural(int(entries), "entry", "entries"))
+		} else {
+			if journalNote != "" {
+				fmt.Fprintln(x.stdout, journalNote)
+			}
+			if ok {
+				fmt.Fprintf(x.stdout, "The audit log is intact: %d %s, every hash checks out.\n", entries, plural(int(entries), "entry", "entries"))
+			}
 		}
 		if !ok {
 			return broken
 		}
 		return nil
 	}
+}
+
+// checkJournal compares the heads the journal recorded with audit.jsonl.
+// reached says whether a journal could be read; note says what was
+// checked, or why the journal could not be.
+func checkJournal(stateDir string) (missing []string, reached bool, note string, err error) {
+	path, err := auditPath(stateDir)
+	if err != nil {
+		return nil, false, "", err
+	}
+	heads, jerr := readJournalHeads()
+	if jerr != nil {
+		return nil, false, fmt.Sprintf("No journal was reachable (%v): the heads it recorded were not checked; the rest was.", jerr), nil
+	}
+	file, err := chainHeads(path)
+	if err != nil {
+		return nil, true, "", unreachable("cannot read %s: %v", path, err)
+	}
+	missing = missingHeads(heads, file)
+	if len(missing) == 0 {
+		note = fmt.Sprintf("The journal recorded %d %s; audit.jsonl holds every one.", len(heads), plural(len(heads), "seal", "seals"))
+	}
+	return missing, true, note, nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func setupHelp(*flag.FlagSet) func(*invocation) error {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/antidrift/antidrift/service"
+
 	"context"
 	"fmt"
 	"io"
@@ -20,9 +22,12 @@ import (
 //   - the daemon going away or coming back (NameOwnerChanged for
 //     org.antidrift): gone prints an "offline" line; a new owner is read
 //     afresh, so a restarted (or re-activated) daemon is picked up.
-//   - time passing: the time left and the percentage elapsed move without
-//     any signal (the daemon has no ticker), so the line is re-rendered
-//     every second and printed only if it differs from the last one.
+//   - time passing: the time left moves without any signal (the daemon
+//     has no ticker), so while a session is active the line is rendered
+//     again when its time left would read differently: once a minute,
+//     and once a second in the last minute. It is printed only if it
+//     differs from the last one. Outside a session nothing moves with
+//     time, and follow waits for signals only.
 //
 // The first read may start the daemon through bus activation; later reads
 // do not (FlagNoAutoStart), so watching never revives a daemon that was
@@ -51,9 +56,15 @@ func follow(ctx context.Context, c *client, format string, w io.Writer) error {
 	if err := show(); err != nil {
 		return err
 	}
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTimer(0)
 	defer tick.Stop()
 	for {
+		tick.Stop()
+		if st != nil && st.State == "active" {
+			if next := service.NextLeftChange(st.left(time.Now())); next > 0 {
+				tick.Reset(next)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return nil

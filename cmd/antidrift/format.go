@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/antidrift/antidrift/service"
+
 	"bytes"
 	"cmp"
 	"fmt"
@@ -134,7 +136,7 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	p := painter(o.colour)
 	left := span
 	if o.minutes {
-		left = shortLeft
+		left = service.ShortLeft
 	}
 	var b strings.Builder
 	row := func(label, format string, a ...any) {
@@ -241,7 +243,7 @@ func bucketChart(bs []bucket, n int) string {
 		}
 	}
 	var out strings.Builder
-	out.WriteString("  time spent (as of the last window change)\n")
+	out.WriteString("  time spent (up to now)\n")
 	for i, b := range bs {
 		fmt.Fprintf(&out, "    %s  %s  %s %s\n", pad(labels[i][0], widths[0]), pad(labels[i][1], widths[1]),
 			pad(bar(b.Seconds, bs[0].Seconds, barWidth), barWidth), short(time.Duration(b.Seconds)*time.Second))
@@ -291,7 +293,7 @@ func textLine(s *status, now time.Time) string {
 	parts := []string{s.State}
 	switch s.State {
 	case "active":
-		parts = append(parts, s.NextAction, shortLeft(s.left(now))+" left", strings.ReplaceAll(s.Drift, "_", " "))
+		parts = append(parts, s.NextAction, service.ShortLeft(s.left(now))+" left", strings.ReplaceAll(s.Drift, "_", " "))
 	case "review":
 		parts = append(parts, s.NextAction, s.Outcome)
 	}
@@ -308,7 +310,7 @@ func panelText(s *status, now time.Time) string {
 	case "locked":
 		return "no session"
 	case "active":
-		t := shortLeft(s.left(now)) + " · " + truncate(s.NextAction, 30)
+		t := service.ShortLeft(s.left(now)) + " · " + truncate(s.NextAction, 30)
 		if s.Drift == "drifting" {
 			t = "drifting · " + t
 		}
@@ -455,19 +457,6 @@ func exact(secs uint64) string {
 		s = s[:len(s)-2]
 	}
 	return s
-}
-
-// shortLeft is time left for a panel, to the minute and rounded up, so that
-// "1m" means under a minute is left and the line changes once a minute.
-func shortLeft(d time.Duration) string {
-	if d <= 0 {
-		return "0m"
-	}
-	m := int((d + time.Minute - 1) / time.Minute)
-	if m < 60 {
-		return fmt.Sprintf("%dm", m)
-	}
-	return fmt.Sprintf("%dh%02dm", m/60, m%60)
 }
 
 func truncate(s string, n int) string {

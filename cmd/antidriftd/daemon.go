@@ -30,6 +30,9 @@ type Main struct {
 
 	// Bus connects to the session bus; nil means dbus.ConnectSessionBus.
 	Bus func() (*dbus.Conn, error)
+	// Clock is the core's clock; nil means the system's. Tests set the
+	// date on it without touching the machine's.
+	Clock service.Clock
 
 	log      *slog.Logger
 	src      source
@@ -106,6 +109,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		EvidenceSource: m.src.name,
 		Guard:          m.src.guard,
 		Store:          store,
+		Clock:          m.Clock,
 		Logger:         m.log,
 		Version:        m.Version,
 		Problems:       problems,

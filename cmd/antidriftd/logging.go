@@ -63,8 +63,12 @@ func (h *journalHandler) WithGroup(name string) slog.Handler {
 }
 
 // fieldName turns an attribute key into a journal field name: upper case
-// letters, digits and underscores, prefixed ANTIDRIFT_.
+// letters, digits and underscores, prefixed ANTIDRIFT_ (except MESSAGE_ID,
+// which is journald's).
 func fieldName(group, key string) string {
+	if key == "MESSAGE_ID" && group == "" {
+		return key // journald's own field: the catalog id of the entry
+	}
 	name := "ANTIDRIFT_" + strings.TrimPrefix(group+"_"+key, "_")
 	return strings.Map(func(r rune) rune {
 		switch {

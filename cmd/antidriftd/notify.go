@@ -84,8 +84,7 @@ func (n *systemdNotifier) Nudged(string, string)                        {}
 func statusLine(v service.View, now time.Time) string {
 	switch v.State {
 	case service.StateActive:
-		left := time.Unix(v.Deadline, 0).Sub(now).Round(time.Minute)
-		line := fmt.Sprintf("active: %s left", shortDuration(left))
+		line := fmt.Sprintf("active: %s left", service.ShortLeft(time.Unix(v.Deadline, 0).Sub(now)))
 		if v.Drift == service.DriftDrifting {
 			line += ", drifting"
 		}
@@ -98,15 +97,4 @@ func statusLine(v service.View, now time.Time) string {
 		line += fmt.Sprintf(" (%d summaries pending)", v.AuditPending)
 	}
 	return line
-}
-
-func shortDuration(d time.Duration) string {
-	if d < time.Minute {
-		return "<1m"
-	}
-	h, m := int(d.Hours()), int(d.Minutes())%60
-	if h > 0 {
-		return fmt.Sprintf("%dh%02dm", h, m)
-	}
-	return fmt.Sprintf("%dm", m)
 }

@@ -313,6 +313,8 @@ type rawEvent struct {
 	OffTask   bool   `json:"off_task"`
 	Mark      string `json:"mark"`
 	Reason    string `json:"reason"`
+	// JumpMillis: a "clock" mark's jump of the wall clock (README).
+	JumpMillis int64 `json:"jump_millis"`
 }
 
 // replayBuckets recomputes a session's buckets from its raw log by the
@@ -321,8 +323,12 @@ type rawEvent struct {
 // "(evidence unavailable)"), a pause mark stops accounting until the next
 // focus event, and away/back marks send the time in between to "(away)" or
 // "(suspended)". A line that is not an event (unfinished, not JSON, no
-// at_unix_millis) is skipped. It also returns how many lines it skipped.
-func replayBuckets(t testing.TB, data []byte) (map[bucketKey]time.Duration, int) {
+// at_unix_millis) is skipped; a clock mark counts the time before it up to
+// where the boot clock was (at - jump_millis). It also returns how many
+// lines it skipped.
+// The open segment (since the last event of a running session) is counted
+// up to nowMillis, as the live Buckets property counts it up to its read.
+func replayBuckets(t testing.TB, data []byte, nowMillis int64) (map[bucketKey]time.Duration, int) {
 	t.Helper()
 	out := map[bucketKey]time.Duration{}
 	var (
@@ -369,6 +375,9 @@ func replayBuckets(t testing.TB, data []byte) (map[bucketKey]time.Duration, int)
 		case service.MarkVerdict:
 			flush(at)
 		case service.MarkMinimized:
+		case service.MarkClock:
+			flush(at - e.JumpMillis)
+			lastAt = at
 		case "away":
 			flush(at)
 			away, awayKey = true, awayK
@@ -389,6 +398,7 @@ func replayBuckets(t testing.TB, data []byte) (map[bucketKey]time.Duration, int)
 			t.Fatalf("the raw log has a mark %q that replayBuckets (reliability_test.go) does not know; teach it", e.Mark)
 		}
 	}
+	flush(nowMillis)
 	return out, skipped
 }
 
@@ -452,7 +462,7 @@ func checkBuckets(t testing.TB, c *client, dir string) {
 		if err != nil {
 			return false, err.Error()
 		}
-		replay, _ := replayBuckets(t, data)
+		replay, _ := replayBuckets(t, data, time.Now().UnixMilli())
 		var total uint64
 		for _, b := range v.Buckets {
 			total += b.Seconds
@@ -864,6 +874,8 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 	v := c.view(t)
 	path := filepath.Join(dir, file)
 
+	cut := false // audit.jsonl verifies by itself but ends before its recorded head
+
 	// No byte is lost: the damaged bytes are found again, in place (maybe
 	// followed by new lines) or set aside whole, or split between the two.
 	aside, _ := filepath.Glob(path + ".*-*")
@@ -905,9 +917,17 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 		}
 	case file == "audit.jsonl":
 		entries, bad, why := chainOf(kept)
+		// A chain that verifies by itself but ends before the head recorded
+		// at the last seal was cut at a line boundary: broken too.
+		orig, _ := os.ReadFile(filepath.Join(fx.dir, "audit.jsonl"))
+		sealed, _, _ := chainOf(orig)
+		cut = bad == 0 && len(entries) < len(sealed)
 		r := c.verifyAudit(t)
-		if r.OK != (bad == 0) || int(r.Entries) != len(entries) {
-			t.Fatalf("VerifyAudit %+v; the README's rule finds %d good entries, then line %d: %s", r, len(entries), bad, why)
+		if r.OK != (bad == 0 && !cut) || int(r.Entries) != len(entries) {
+			t.Fatalf("VerifyAudit %+v; the README's rule finds %d good entries, then line %d: %s (%d were sealed)", r, len(entries), bad, why, len(sealed))
+		}
+		if cut && (!strings.Contains(r.Problem, fmt.Sprintf("but seq %d", len(sealed))) || !strings.Contains(strings.Join(v.Problems, "\n"), "audit.jsonl")) {
+			t.Errorf("audit.jsonl cut to %d of %d entries: VerifyAudit says %q, Problems %q", len(entries), len(sealed), r.Problem, v.Problems)
 		}
 		if bad != 0 {
 			if !strings.Contains(r.Problem, fmt.Sprintf("line %d", bad)) {
@@ -957,7 +977,12 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 	if h, _ := lineHash(e.PrevHash, newLine); e.PrevHash != prevHash || h != hash {
 		t.Fatalf("the new line links to %.12s…, the last line before it has %.12s…; its hash recomputes to %.12s…", e.PrevHash, prevHash, h)
 	}
-	if _, bad, _ := chainOf(before); bad == 0 {
+	switch _, bad, _ := chainOf(before); {
+	case cut:
+		if r := c.verifyAudit(t); r.OK {
+			t.Errorf("a seal after the cut made the chain verify again: %+v", r)
+		}
+	case bad == 0:
 		checkChain(t, c, dir)
 	}
 }
@@ -1014,7 +1039,10 @@ func leaveNoSlack(t *testing.T, c *client, dir string) {
 	t.Helper()
 	const page, margin = 4096, 60
 	path := filepath.Join(dir, "audit.jsonl")
-	for range 8 {
+	// Both texts take up to MaxTextLen each, so a page fills in a few
+	// sessions; a line that comes out longer than foreseen (more digits,
+	// another bucket) spills onto the next page, which then fills too.
+	for range 24 {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -1022,27 +1050,49 @@ func leaveNoSlack(t *testing.T, c *client, dir string) {
 		slack := (page - len(data)%page) % page
 		lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 		var last struct {
-			NextAction string `json:"next_action"`
+			NextAction       string `json:"next_action"`
+			SuccessCondition string `json:"success_condition"`
 		}
 		if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
 			t.Fatal(err)
 		}
-		fixed := len(lines[len(lines)-1]) + 1 - len(last.NextAction) // a line with an empty next action
+		// The length of a line with one-character texts.
+		fixed := len(lines[len(lines)-1]) + 1 - len(last.NextAction) - len(last.SuccessCondition) + 2
 		if slack < fixed+margin {
 			return // no line fits any more
 		}
-		n := min(slack-fixed-margin/2, 500)
-		var id string
-		c.must(t, "Start", []any{strings.Repeat("n", n), "it holds", uint64(3600), "warn", []string{}}, &id)
+		n := min(slack-fixed-margin/2, 2*service.MaxTextLen-2)
+		action, cond := 1+min(n, service.MaxTextLen-1), 1+max(n-(service.MaxTextLen-1), 0)
+		c.must(t, "Start", []any{strings.Repeat("n", action), strings.Repeat("h", cond), uint64(3600), "warn", []string{}})
 		c.must(t, "Complete", nil)
 		c.end(t)
 	}
 	t.Fatal("could not fill the last page of audit.jsonl")
 }
 
+// spaceComesBack removes the ballast and runs a session: its End must
+// seal (and seals what is pending before it).
+func spaceComesBack(t *testing.T, c *client, ballast string) {
+	t.Helper()
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	c.start(t, 3600, "warn")
+	c.must(t, "Complete", nil)
+	if c.end(t) == "" {
+		t.Fatal("End returned no hash once space came back")
+	}
+}
+
+// The tmpfs is sized so that the daemon's own files (a page per session's
+// raw log, the spare) never take the last free page: at 64k, the sessions
+// leaveNoSlack runs could, depending on how long their lines came out, so
+// the ballast held nothing and removing it freed nothing, and the "space
+// came back" restart ran on a disk that was still full. The ballast's size
+// is checked where it matters.
 func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	testenv.Need(t, "dbus-daemon", "dbus-send")
-	mnt := testenv.Tmpfs(t, "64k")
+	mnt := testenv.Tmpfs(t, "128k")
 	d := testenv.StartDaemon(t, testenv.StartBus(t), mnt.Dir)
 	c := dialDaemon(t, d)
 	sealedBefore := c.start(t, 3600, "warn")
@@ -1056,14 +1106,7 @@ func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	b := endWhileFailing(t, c, 2)
 
 	// Space comes back; the next End seals everything pending, in order.
-	if err := os.Remove(ballast); err != nil {
-		t.Fatal(err)
-	}
-	c.start(t, 3600, "warn")
-	c.must(t, "Complete", nil)
-	if c.end(t) == "" {
-		t.Fatal("End returned no hash once space came back")
-	}
+	spaceComesBack(t, c, ballast)
 	sealsLater(t, c, mnt.Dir, sealedBefore, a, b)
 	data, _ := os.ReadFile(filepath.Join(mnt.Dir, "audit.jsonl"))
 	if entries, _, _ := chainOf(data); len(entries) < 4 || entries[len(entries)-3].SessionID != a || entries[len(entries)-2].SessionID != b {
@@ -1073,7 +1116,9 @@ func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	// And a restart seals them too: the disk fills, a session ends pending,
 	// space comes back, the daemon is stopped and started again.
 	leaveNoSlack(t, c, mnt.Dir)
-	testenv.Fill(t, ballast)
+	if n := testenv.Fill(t, ballast); n < 2*4096 {
+		t.Fatalf("the ballast holds %d bytes: the disk was full before it, so removing it cannot give space back", n)
+	}
 	x := endWhileFailing(t, c, 1)
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
@@ -1087,6 +1132,43 @@ func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	sealsLater(t, c, mnt.Dir, x)
 	if t.Failed() {
 		t.Logf("the daemon before the restart:\n%s", stopped)
+	}
+}
+
+// A disk that stays full through a stop and the next start: the summary
+// of the session that ended meanwhile cannot go into state.json, so it goes
+// into the spare; the stopping daemon logs it, the next start adopts it and
+// says so in Problems, and seals it once there is room.
+func TestFullDiskThroughAStopKeepsTheSummary(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send")
+	mnt := testenv.Tmpfs(t, "128k")
+	d := testenv.StartDaemon(t, testenv.StartBus(t), mnt.Dir)
+	c := dialDaemon(t, d)
+	sealSessions(t, c, 1) // state.json saved once: the spare's pages are taken
+
+	ballast := filepath.Join(mnt.Dir, "ballast")
+	leaveNoSlack(t, c, mnt.Dir)
+	testenv.Fill(t, ballast)
+	x := endWhileFailing(t, c, 1)
+	d.Stop(t)
+	if out := d.Output(); !strings.Contains(out, "pending.spare") || !strings.Contains(out, x) {
+		t.Errorf("the stopping daemon does not say where session %s went:\n%s", x, out)
+	}
+	d.Start(t) // the disk is still full
+	v := c.view(t)
+	if v.State != "locked" || v.AuditPending != 1 {
+		t.Fatalf("after a restart on a full disk: %s, AuditPending %d; Problems %q", v.State, v.AuditPending, v.Problems)
+	}
+	if p := strings.Join(v.Problems, "\n"); !strings.Contains(p, x) || !strings.Contains(p, "pending.spare") {
+		t.Errorf("Problems does not name the recovered session %s: %q", x, v.Problems)
+	}
+
+	spaceComesBack(t, c, ballast)
+	if sealed := checkChain(t, c, mnt.Dir); sealed[x] == "" {
+		t.Errorf("session %s, ended on a disk full through the stop, is not in audit.jsonl", x)
+	}
+	if v := c.view(t); v.AuditPending != 0 {
+		t.Errorf("AuditPending %d once space came back", v.AuditPending)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/service"
 )
 
 // repoRoot is the module root, two levels above this package.
@@ -413,6 +414,38 @@ func TestJournalHasStructuredFieldsAndNoTitles(t *testing.T) {
 	t.Logf("test journal: %d records from antidriftd, %d carrying ANTIDRIFT_SESSION_ID=%s", len(entries), withID, id)
 	if strings.Contains(raw, "payroll") {
 		t.Fatalf("a window title reached the journal:\n%s", raw)
+	}
+
+	// The seal is anchored in the journal: MESSAGE_ID is journald's own
+	// field, with the head's seq and hash.
+	var sealed map[string]any
+	for _, e := range entries {
+		if e["MESSAGE_ID"] == service.AuditHeadMessageID && e["ANTIDRIFT_SESSION_ID"] == id {
+			sealed = e
+		}
+	}
+	if sealed == nil || sealed["ANTIDRIFT_AUDIT_SEQ"] != "1" || len(fmt.Sprint(sealed["ANTIDRIFT_AUDIT_HASH"])) != 64 {
+		t.Fatalf("no seal entry with MESSAGE_ID %s, ANTIDRIFT_AUDIT_SEQ 1 and a hash: %v", service.AuditHeadMessageID, sealed)
+	}
+	// antidrift verify --journal finds it in audit.jsonl; and once
+	// audit.jsonl no longer holds it (both files could have been rewritten
+	// by then: the daemon's own anchor is not what catches it here), it
+	// names the seal the journal kept.
+	cli := testenv.Binary(t, "antidrift")
+	verify := func() (string, error) {
+		c := exec.Command("nsenter", "-t", strconv.Itoa(pid), "-m", cli, "verify", "--journal", "--state-dir", filepath.Join(dir, "state"))
+		c.Env = bus.Env()
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := verify(); err != nil || !strings.Contains(out, "The journal recorded 1 seal; audit.jsonl holds every one.") {
+		t.Fatalf("verify --journal on a whole chain: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state", "audit.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := verify(); err == nil || !strings.Contains(out, "the journal recorded seq 1 (hash "+fmt.Sprint(sealed["ANTIDRIFT_AUDIT_HASH"])[:8]) {
+		t.Fatalf("verify --journal on an emptied audit.jsonl: %v\n%s", err, out)
 	}
 }
 

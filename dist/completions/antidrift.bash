@@ -43,6 +43,7 @@ _antidrift() {
         status)  flags+=" --follow --format --wait-change" ;;
         history) flags+=" --limit" ;;
         report)  flags+=" --today --week --month --since --until --html --open --state-dir --config" ;;
+        verify)  flags+=" --journal --state-dir" ;;
         enforce) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$levels" -- "$cur")); return; } ;;
         extend)  [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m 25m 30m 1h" -- "$cur")); return; } ;;
         help)    COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;

@@ -61,3 +61,6 @@ complete -c antidrift -n '__fish_seen_subcommand_from report' -l html -r -F -d '
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l open -d 'Open the HTML page with xdg-open'
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l state-dir -r -a '(__fish_complete_directories)' -d 'Read this state directory'
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l config -r -F -d 'Take the privacy settings from this file'
+# verify
+complete -c antidrift -n '__fish_seen_subcommand_from verify' -l journal -d 'Also check the heads the journal recorded'
+complete -c antidrift -n '__fish_seen_subcommand_from verify' -l state-dir -r -a '(__fish_complete_directories)' -d 'Where audit.jsonl is'

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// journalctl -o json output, as journalctl prints it (every field a
+// string), holding three seals; the second was rewritten in the file and
+// the third cut from it.
+const journalOutput = `{"__REALTIME_TIMESTAMP":"1796055660000000","MESSAGE":"sealed into audit.jsonl","MESSAGE_ID":"257ea6b803dc4cdd96f89ac361a274a7","ANTIDRIFT_AUDIT_SEQ":"1","ANTIDRIFT_AUDIT_HASH":"aaaa1111","ANTIDRIFT_SESSION_ID":"s1"}
+{"__REALTIME_TIMESTAMP":"1796055720000000","MESSAGE":"sealed into audit.jsonl","MESSAGE_ID":"257ea6b803dc4cdd96f89ac361a274a7","ANTIDRIFT_AUDIT_SEQ":"2","ANTIDRIFT_AUDIT_HASH":"bbbb2222","ANTIDRIFT_SESSION_ID":"s2"}
+
+{"__REALTIME_TIMESTAMP":"1796055780000000","MESSAGE":"sealed into audit.jsonl","MESSAGE_ID":"257ea6b803dc4cdd96f89ac361a274a7","ANTIDRIFT_AUDIT_SEQ":"3","ANTIDRIFT_AUDIT_HASH":"cccc3333","ANTIDRIFT_SESSION_ID":"s3"}
+{"MESSAGE":"not a seal"}
+`
+
+func TestJournalHeadsTheFileLacksAreNamed(t *testing.T) {
+	heads, err := parseJournalHeads([]byte(journalOutput))
+	if err != nil || len(heads) != 3 {
+		t.Fatalf("parsed %d heads (%v): %+v", len(heads), err, heads)
+	}
+	// Both files rewritten: the file's own chain is whole, seq 2 has
+	// another hash, seq 3 is gone.
+	missing := missingHeads(heads, map[uint64]string{1: "aaaa1111", 2: "ffff9999"})
+	if len(missing) != 2 ||
+		!strings.Contains(missing[0], "seq 2 with hash bbbb2222…") || !strings.Contains(missing[0], "has hash ffff9999…") ||
+		!strings.Contains(missing[1], "seq 3 (hash cccc3333…, session s3)") || !strings.Contains(missing[1], "no seq 3") {
+		t.Fatalf("missing %q", missing)
+	}
+	if m := missingHeads(heads, map[uint64]string{1: "aaaa1111", 2: "bbbb2222", 3: "cccc3333", 4: "dddd"}); len(m) != 0 {
+		t.Fatalf("a file holding every head: %q", m)
+	}
+}

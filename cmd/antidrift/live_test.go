@@ -1,0 +1,62 @@
+package main
+
+import (
+	"regexp"
+	"testing"
+	"time"
+)
+
+// During a session, status shows the current window's time growing with
+// no focus change at all (the daemon here sees no X display: the whole
+// session is one "(evidence unavailable)" window), and the buckets add up
+// to the time the session has been active at the moment of reading.
+func TestStatusNumbersAreLive(t *testing.T) {
+	s := startDaemon(t, "")
+	s.ok(t, "start", "write the intro", "--done-when", "intro is committed", "--for", "20s")
+
+	// Under a minute left, the time is in seconds everywhere.
+	secondsLeft := regexp.MustCompile(`time left +(1?[0-9]|20)s of 20s`)
+	if line := s.ok(t, "status"); !secondsLeft.MatchString(line) {
+		t.Errorf("a 20 s session does not read in seconds left: %q", line)
+	}
+	if line := s.ok(t, "status", "--format", "polybar"); !regexp.MustCompile(`^(1?[0-9]|20)s · write the intro`).MatchString(line) {
+		t.Errorf("polybar text: %q", line)
+	}
+
+	sum := func() (total float64, at time.Time) {
+		st := s.status(t)
+		at = time.Now()
+		for _, b := range st["buckets"].([]any) {
+			total += b.(map[string]any)["seconds"].(float64)
+		}
+		return total, at
+	}
+	first, _ := sum()
+	time.Sleep(2500 * time.Millisecond)
+	second, _ := sum()
+	if second < first+2 {
+		t.Fatalf("2.5 s later, with no focus change, the buckets went from %v s to %v s", first, second)
+	}
+	if text := s.ok(t, "status"); !regexp.MustCompile(`time spent \(up to now\)\n +\(evidence unavailable\) +\S+ +[1-9][0-9]*s\n`).MatchString(text) {
+		t.Errorf("status does not show the current window's seconds:\n%s", text)
+	}
+	st := s.status(t)
+	elapsed := float64(time.Now().Unix() - int64(num(t, st, "started_at")))
+	if total, _ := sum(); total < elapsed-2 || total > elapsed+2 {
+		t.Errorf("the buckets add up to %v s, but the session has been active %v s", total, elapsed)
+	}
+}
+
+// status --follow counts the last minute down by the second, with no
+// signal from the daemon.
+func TestFollowCountsTheLastMinuteDown(t *testing.T) {
+	s := startDaemon(t, "")
+	s.ok(t, "start", "write the intro", "--done-when", "intro is committed", "--for", "30s")
+	f := startFollow(t, s.d.Bus.Env())
+	left := regexp.MustCompile(` (\d+)s left `)
+	seen := map[string]bool{}
+	for len(seen) < 3 {
+		line := f.next(t, "a line with the seconds left", func(line string) bool { return left.MatchString(line) })
+		seen[left.FindStringSubmatch(line)[1]] = true
+	}
+}

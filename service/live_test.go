@@ -1,0 +1,77 @@
+package service
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// The buckets count the current window up to the moment they are read,
+// with no focus change and no timer: they always add up to the time the
+// session has been active now.
+func TestBucketsAreLiveWithoutAFocusChange(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "main.go"))
+	h.start(t, LevelWarn)
+	h.clock.Advance(10 * time.Second)
+	h.RecordWindow(win("Firefox", "docs"))
+	armed := h.clock.armed()
+	h.clock.Advance(19 * time.Second)
+
+	v := h.View()
+	want := []Bucket{{"Firefox", "docs", 19}, {"Editor", "main.go", 10}}
+	if !reflect.DeepEqual(v.Buckets, want) {
+		t.Fatalf("19 s on the current window without a focus change: buckets %+v, want %+v", v.Buckets, want)
+	}
+	h.clock.Advance(time.Second)
+	if v := h.View(); v.Buckets[0].Seconds != 20 {
+		t.Fatalf("a second later: %+v", v.Buckets)
+	}
+	if h.clock.armed() != armed {
+		t.Fatalf("reading live buckets armed a timer (%d → %d)", armed, h.clock.armed())
+	}
+
+	// Away time grows the (away) bucket the same way.
+	h.SetAway("test", AwayIdle, true)
+	h.clock.Advance(7 * time.Second)
+	if v := h.View(); !reflect.DeepEqual(v.Buckets[2], Bucket{"", AwayTitle, 7}) {
+		t.Fatalf("away for 7 s: %+v", v.Buckets)
+	}
+
+	// Once the session ends, the buckets freeze at its end.
+	must(t, h.Complete())
+	frozen := h.View().Buckets
+	h.clock.Advance(time.Minute)
+	if got := h.View().Buckets; !reflect.DeepEqual(got, frozen) {
+		t.Fatalf("review buckets moved: %+v → %+v", frozen, got)
+	}
+}
+
+// The live bucket takes its place in the order, and the list stays at
+// most TopBuckets long, however many buckets there are.
+func TestLiveBucketKeepsTheTopOrdered(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelWarn)
+	for i := range TopBuckets + 5 {
+		h.RecordWindow(win("App", string(rune('a'+i))))
+		h.clock.Advance(time.Duration(10+i) * time.Second)
+	}
+	h.RecordWindow(win("Late", "new"))
+	h.clock.Advance(20 * time.Second)
+	v := h.View()
+	if len(v.Buckets) != TopBuckets {
+		t.Fatalf("%d buckets", len(v.Buckets))
+	}
+	for i := 1; i < len(v.Buckets); i++ {
+		if v.Buckets[i].Seconds > v.Buckets[i-1].Seconds {
+			t.Fatalf("out of order at %d: %+v", i, v.Buckets)
+		}
+	}
+	found := false
+	for _, b := range v.Buckets {
+		found = found || (b.Class == "Late" && b.Seconds == 20)
+	}
+	if !found {
+		t.Fatalf("the current window's 20 s are not in the top: %+v", v.Buckets)
+	}
+}
