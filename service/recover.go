@@ -22,6 +22,32 @@ func (s *Service) stopTimerLocked() {
 	}
 }
 
+// armHoldLocked arms a timer for the moment the break-glass hold elapses:
+// Abandon becomes permitted then, and the Permitted property must say so
+// without waiting for some other change. Only while a hold is running, so
+// idle costs nothing. Caller holds mu.
+func (s *Service) armHoldLocked() {
+	if s.breakGlassAt.IsZero() || s.breakGlassElapsed() {
+		return
+	}
+	id := s.sessionID
+	s.clock.AfterFunc(s.breakGlassRemaining(), func() { s.holdElapsed(id) })
+}
+
+// holdElapsed announces that session id's hold has elapsed; if the wall
+// clock was set back meanwhile (the hold moves with it), it waits again.
+func (s *Service) holdElapsed(id string) {
+	s.mu.Lock()
+	if s.state != StateActive || s.sessionID != id {
+		s.mu.Unlock()
+		return
+	}
+	var w writes
+	s.tickLocked(&w)
+	s.armHoldLocked()
+	s.commit(w)
+}
+
 // expire moves session id to review when its deadline has passed. A timer
 // that fires late for a session that was extended or ended does nothing.
 func (s *Service) expire(id string) {
@@ -84,6 +110,7 @@ func (s *Service) Recover(snap Snapshot) error {
 	if s.state == StateActive {
 		if now.Before(s.deadline) {
 			s.armTimerLocked()
+			s.armHoldLocked()
 		} else {
 			s.log.Info("session expired while the daemon was down", "session_id", s.sessionID)
 			w.merge(s.toReviewLocked(OutcomeExpired, s.deadline)) // its "Time's up" too

@@ -501,6 +501,7 @@ func (s *Service) BreakGlass(reason string) (uint64, error) {
 		s.breakGlassAt = now
 		s.log.Info("break-glass hold started", "session_id", s.sessionID, "hold", s.breakGlassHold, "reason", reason)
 		w.snapshot = s.snapshotLocked()
+		s.armHoldLocked()
 	}
 	left := s.breakGlassRemaining()
 	s.commit(w)

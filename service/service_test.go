@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -362,6 +363,13 @@ func TestBreakGlassPermitsAbandonAfterHold(t *testing.T) {
 		t.Fatalf("a second BreakGlass restarted the hold: %d", again)
 	}
 	h.clock.Advance(time.Second)
+	// The hold's end is announced: a panel offers Abandon at once.
+	h.rec.mu.Lock()
+	last := h.rec.views[len(h.rec.views)-1]
+	h.rec.mu.Unlock()
+	if !slices.Contains(last.Permitted, string(MethodAbandon)) {
+		t.Fatalf("the hold's end was not announced: the last view permits %v", last.Permitted)
+	}
 	must(t, h.Abandon("fire"))
 	_, err = h.End()
 	must(t, err)

@@ -102,7 +102,6 @@ class AntidriftIndicator extends PanelMenu.Button {
     _menuOpened() {
         if (this._session.presence === Presence.STOPPED)
             this._session.activate().catch(() => {});
-        this._session.refresh();
         this._loadToday();
     }
 

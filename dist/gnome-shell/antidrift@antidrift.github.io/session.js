@@ -107,25 +107,6 @@ export class Session {
             this._cancellable);
     }
 
-    /** Re-reads Permitted, which a break-glass hold elapsing changes silently. */
-    async refresh() {
-        if (this.presence !== Presence.RUNNING)
-            return;
-        try {
-            const [value] = (await this.proxy.g_connection.call(BUS_NAME, OBJECT_PATH,
-                'org.freedesktop.DBus.Properties', 'Get',
-                new GLib.Variant('(ss)', ['org.antidrift.Session1', 'Permitted']),
-                new GLib.VariantType('(v)'), Gio.DBusCallFlags.NONE, -1, this._cancellable)).deepUnpack();
-            if (this._destroyed)
-                return;
-            this.proxy.set_cached_property('Permitted', value);
-            this._onChange();
-        } catch (e) {
-            if (!e.matches?.(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
-                logError(e, 'antidrift: re-reading Permitted');
-        }
-    }
-
     /**
      * Calls a method of Session1. Throws what the daemon said, as
      * describeError words it.
