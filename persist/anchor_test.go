@@ -153,3 +153,19 @@ func TestLosingStateJSONSaysTheTailIsUnchecked(t *testing.T) {
 		t.Fatalf("missing: problem %q", problem)
 	}
 }
+
+// A Reader (antidrift report, the Report method) verifies as the daemon
+// does: a whole chain is intact, and one whose last line was cut is broken
+// by the head state.json recorded.
+func TestReaderVerifiesAgainstTheRecordedHead(t *testing.T) {
+	s := openStore(t, newStateDir(t))
+	sealAndSave(t, s, 3)
+	if r := NewReader(s.Dir()).VerifyAudit(); !r.OK || r.Entries != 3 {
+		t.Fatalf("a whole chain read by a Reader: %+v", r)
+	}
+	s.Close()
+	writeAuditLines(t, s, auditLines(t, s)[:2])
+	if r := NewReader(s.Dir()).VerifyAudit(); r.OK || !strings.Contains(r.Problem, "audit.jsonl ends at seq 2, but seq 3") {
+		t.Fatalf("a cut chain read by a Reader: %+v", r)
+	}
+}

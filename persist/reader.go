@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/antidrift/antidrift/service"
 )
@@ -21,6 +22,7 @@ func NewReader(dir string) *Reader {
 	dir = filepath.Clean(dir)
 	return &Reader{s: &Store{
 		dir:   dir,
+		now:   time.Now,
 		raw:   rawLogs{dir: filepath.Join(dir, sessionsDirName), open: map[string]*rawLog{}},
 		audit: auditChain{path: filepath.Join(dir, auditFileName)},
 	}}
@@ -29,8 +31,18 @@ func NewReader(dir string) *Reader {
 // Dir is the state directory read.
 func (r *Reader) Dir() string { return r.s.dir }
 
-// VerifyAudit walks the chain as Store.VerifyAudit does.
-func (r *Reader) VerifyAudit() service.AuditReport { return r.s.VerifyAudit() }
+// VerifyAudit walks the chain as Store.VerifyAudit does, against the head
+// state.json recorded at the last seal, so a cut tail reads broken here as
+// it does to the daemon. (A state.json that cannot be read leaves the walk
+// to the chain alone; Pending names why.)
+func (r *Reader) VerifyAudit() service.AuditReport {
+	if data, err := os.ReadFile(r.s.statePath()); err == nil {
+		if snap, why := decodeSnapshot(data); why == "" {
+			r.s.adoptHead(snap.AuditHead)
+		}
+	}
+	return r.s.VerifyAudit()
+}
 
 // History returns every sealed summary that parses, oldest first.
 func (r *Reader) History() ([]service.Summary, error) {
