@@ -201,11 +201,23 @@ func watchReports(b *testing.B, address string) chan stamped {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { conn.Close() })
+	// Once eavesdropping, godbus hands every message to msgs, the reply to
+	// BecomeMonitor too: so no reply is asked for, and the NameLost the bus
+	// sends a connection as it becomes a monitor says it is one.
 	msgs := make(chan *dbus.Message, 1<<12)
 	conn.Eavesdrop(msgs)
 	rule := "type='method_call',interface='org.antidrift.Evidence1',member='ReportFocus'"
-	if err := conn.BusObject().Call("org.freedesktop.DBus.Monitoring.BecomeMonitor", 0, []string{rule}, uint32(0)).Err; err != nil {
+	if err := conn.BusObject().Call("org.freedesktop.DBus.Monitoring.BecomeMonitor", dbus.FlagNoReplyExpected, []string{rule}, uint32(0)).Err; err != nil {
 		b.Fatalf("becoming a monitor of the bus: %v", err)
+	}
+	for monitoring := false; !monitoring; {
+		select {
+		case m := <-msgs:
+			member, _ := m.Headers[dbus.FieldMember].Value().(string)
+			monitoring = member == "NameLost"
+		case <-time.After(10 * time.Second):
+			b.Fatal("the bus never made the benchmark's connection a monitor")
+		}
 	}
 	out := make(chan stamped, 1<<12)
 	go func() {
