@@ -417,15 +417,11 @@ func (k *desk) measure(b *testing.B, m mode) {
 		}
 		cpu = cpuTime(b, k.pid) - cpu0
 	}
-	b.ReportMetric(float64(len(daemon)), "samples")
-	b.ReportMetric(ms(daemon.pct(50)), "antidriftd_p50_ms")
-	b.ReportMetric(ms(daemon.pct(99)), "antidriftd_p99_ms")
-	b.ReportMetric(ms(daemon.pct(100)), "antidriftd_max_ms")
-	b.ReportMetric(ms(xprop.pct(50)), "xprop_p50_ms")
-	b.ReportMetric(ms(xprop.pct(99)), "xprop_p99_ms")
+	reportChanges(b, len(daemon), cpu)
+	reportDist(b, "antidriftd", daemon)
+	reportDist(b, "xprop", xprop)
 	b.ReportMetric(ratio(daemon.pct(50), xprop.pct(50)), "antidriftd/xprop_p50")
 	b.ReportMetric(ms(over.pct(50)), "antidriftd-xprop_p50_ms")
-	b.ReportMetric(float64(cpu.Microseconds())/float64(len(daemon)), "antidriftd_cpu_us/change")
 	b.ReportMetric(ms(analytic.pct(50)), "poll1Hz_model_p50_ms")
 	b.ReportMetric(ms(pollerD.pct(50)), "poll1Hz_real_p50_ms")
 	// The poller's changes come after an idle gap of up to a second, as
@@ -434,6 +430,21 @@ func (k *desk) measure(b *testing.B, m mode) {
 	b.ReportMetric(ms(xpropSlow.pct(50)), "xprop_after_idle_p50_ms")
 	b.ReportMetric(float64(len(pollerD)), "poll1Hz_real_samples")
 	b.ReportMetric(ratio(pollerD.pct(50), daemonSlow.pct(50)), "poll1Hz/antidriftd_p50")
+}
+
+// reportChanges reports how many changes a run made and the daemon's CPU
+// time per change (cpu over the run).
+func reportChanges(b *testing.B, n int, cpu time.Duration) {
+	b.ReportMetric(float64(n), "samples")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(max(n, 1)), "antidriftd_cpu_us/change")
+}
+
+// reportDist reports d's p50, p99 and max as <name>_p50_ms, _p99_ms and
+// _max_ms.
+func reportDist(b *testing.B, name string, d dist) {
+	b.ReportMetric(ms(d.pct(50)), name+"_p50_ms")
+	b.ReportMetric(ms(d.pct(99)), name+"_p99_ms")
+	b.ReportMetric(ms(d.pct(100)), name+"_max_ms")
 }
 
 // expectPoller waits for the poller to report want (a prefix match for a

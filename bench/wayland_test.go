@@ -99,15 +99,11 @@ func BenchmarkSwayFocus(b *testing.B) {
 			}
 			cpu = cpuTime(b, d.PID()) - cpu0
 		}
-		b.ReportMetric(float64(len(ours)), "samples")
-		b.ReportMetric(ms(ours.pct(50)), "antidriftd_p50_ms")
-		b.ReportMetric(ms(ours.pct(99)), "antidriftd_p99_ms")
-		b.ReportMetric(ms(ours.pct(100)), "antidriftd_max_ms")
-		b.ReportMetric(ms(theirs.pct(50)), "swaymsg_p50_ms")
-		b.ReportMetric(ms(theirs.pct(99)), "swaymsg_p99_ms")
+		reportChanges(b, len(ours), cpu)
+		reportDist(b, "antidriftd", ours)
+		reportDist(b, "swaymsg", theirs)
 		b.ReportMetric(ms(ours.pct(50)-theirs.pct(50)), "antidriftd-swaymsg_p50_ms")
 		b.ReportMetric(ms(over.pct(50)), "over_swaymsg_per_change_p50_ms")
-		b.ReportMetric(float64(cpu.Microseconds())/float64(len(ours)), "antidriftd_cpu_us/change")
 		b.ReportMetric(ms(model.pct(50)), "poll1Hz_model_p50_ms")
 		b.ReportMetric(ratio(model.pct(50), ours.pct(50)), "poll1Hz_model/antidriftd_p50")
 	})
@@ -183,14 +179,10 @@ func shellFocus(b *testing.B, address string, daemon chan stamped, output func()
 		}
 		cpu = cpuTime(b, pid) - cpu0
 	}
-	b.ReportMetric(float64(len(ours)), "samples")
-	b.ReportMetric(ms(ours.pct(50)), "antidriftd_p50_ms")
-	b.ReportMetric(ms(ours.pct(99)), "antidriftd_p99_ms")
-	b.ReportMetric(ms(hop.pct(50)), "report_p50_ms")
-	b.ReportMetric(ms(hop.pct(99)), "report_p99_ms")
-	b.ReportMetric(ms(share.pct(50)), "report-to-signal_p50_ms")
-	b.ReportMetric(ms(share.pct(99)), "report-to-signal_p99_ms")
-	b.ReportMetric(float64(cpu.Microseconds())/float64(len(ours)), "antidriftd_cpu_us/change")
+	reportChanges(b, len(ours), cpu)
+	reportDist(b, "antidriftd", ours)
+	reportDist(b, "report", hop)
+	reportDist(b, "report-to-signal", share)
 }
 
 // watchReports stamps every ReportFocus call on the bus at address with
