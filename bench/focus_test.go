@@ -116,7 +116,6 @@ func startDesk(b *testing.B, inProcess bool) *desk {
 	k.netWMName = intern(b, k.xc, "_NET_WM_NAME")
 	k.utf8Type = intern(b, k.xc, "UTF8_STRING")
 
-	k.daemon = make(chan stamped, 1<<16)
 	k.dbusConn = k.subscribe(b)
 	k.stateDir = filepath.Join(b.TempDir(), "state")
 	if inProcess {
@@ -146,7 +145,17 @@ func intern(b *testing.B, c *xgb.Conn, name string) xproto.Atom {
 // subscribe connects a godbus client to the bus and stamps every
 // PropertiesChanged of the daemon's object as it arrives.
 func (k *desk) subscribe(b *testing.B) *dbus.Conn {
-	conn, err := dbus.Connect(k.bus.Address)
+	conn, ch := subscribeDaemon(b, k.bus.Address)
+	k.daemon = ch
+	return conn
+}
+
+// subscribeDaemon connects a godbus client to the bus at address and
+// stamps every PropertiesChanged of the daemon's object that carries
+// CurrentClass or CurrentTitle as it arrives, as "class\x00title" (\x01 for
+// the one not in the signal).
+func subscribeDaemon(b *testing.B, address string) (*dbus.Conn, chan stamped) {
+	conn, err := dbus.Connect(address)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -155,6 +164,7 @@ func (k *desk) subscribe(b *testing.B) *dbus.Conn {
 		dbus.WithMatchInterface("org.freedesktop.DBus.Properties"), dbus.WithMatchMember("PropertiesChanged")); err != nil {
 		b.Fatal(err)
 	}
+	out := make(chan stamped, 1<<16)
 	sigs := make(chan *dbus.Signal, 1<<16)
 	conn.Signal(sigs)
 	go func() {
@@ -180,18 +190,28 @@ func (k *desk) subscribe(b *testing.B) *dbus.Conn {
 			} else {
 				t = "\x01"
 			}
-			k.daemon <- stamped{at, c + "\x00" + t}
+			out <- stamped{at, c + "\x00" + t}
 		}
 	}()
-	return conn
+	return conn, out
 }
 
 // spy runs an xprop -spy and stamps every line it prints, keeping the first
 // submatch of re.
 func spy(b *testing.B, display, re string, name string, args ...string) chan stamped {
-	rx := regexp.MustCompile(re)
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	return spyOn(b, cmd, re, true)
+}
+
+// spyOn starts cmd, an observer that prints a line per change (xprop -spy,
+// swaymsg -m), and stamps each line, keeping the first submatch of re;
+// lines re does not match are dropped. With readyLine, the first line it
+// prints says it is listening (xprop prints the current value) and spyOn
+// waits for it; without, the caller makes sure it listens.
+func spyOn(b *testing.B, cmd *exec.Cmd, re string, readyLine bool) chan stamped {
+	rx := regexp.MustCompile(re)
+	name, args := cmd.Args[0], cmd.Args[1:]
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -205,7 +225,7 @@ func spy(b *testing.B, display, re string, name string, args ...string) chan sta
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(out)
-		first := true
+		first := readyLine
 		for sc.Scan() {
 			at := time.Now()
 			if first { // xprop prints the current value once it is listening
@@ -218,6 +238,9 @@ func spy(b *testing.B, display, re string, name string, args ...string) chan sta
 			}
 		}
 	}()
+	if !readyLine {
+		return ch
+	}
 	select {
 	case <-ready:
 	case <-time.After(10 * time.Second):
@@ -286,10 +309,17 @@ func (p *poller) nextTick(t time.Time) time.Time {
 // the current window is class (and, if title is not empty, has that title).
 func (k *desk) expectDaemon(b *testing.B, t0 time.Time, class, title string, timeout time.Duration) time.Time {
 	b.Helper()
+	return awaitDaemon(b, k.daemon, k.output, t0, class, title, timeout)
+}
+
+// awaitDaemon is expectDaemon on the stamps of subscribeDaemon; output is
+// the daemon's log, for the failure message.
+func awaitDaemon(b *testing.B, ch chan stamped, output func() string, t0 time.Time, class, title string, timeout time.Duration) time.Time {
+	b.Helper()
 	deadline := time.After(timeout)
 	for {
 		select {
-		case s := <-k.daemon:
+		case s := <-ch:
 			if s.at.Before(t0) {
 				continue
 			}
@@ -298,7 +328,7 @@ func (k *desk) expectDaemon(b *testing.B, t0 time.Time, class, title string, tim
 				return s.at
 			}
 		case <-deadline:
-			b.Fatalf("antidriftd never announced window %s %q\n%s", class, title, k.output())
+			b.Fatalf("antidriftd never announced window %s %q\n%s", class, title, output())
 		}
 	}
 }
@@ -387,15 +417,11 @@ func (k *desk) measure(b *testing.B, m mode) {
 		}
 		cpu = cpuTime(b, k.pid) - cpu0
 	}
-	b.ReportMetric(float64(len(daemon)), "samples")
-	b.ReportMetric(ms(daemon.pct(50)), "antidriftd_p50_ms")
-	b.ReportMetric(ms(daemon.pct(99)), "antidriftd_p99_ms")
-	b.ReportMetric(ms(daemon.pct(100)), "antidriftd_max_ms")
-	b.ReportMetric(ms(xprop.pct(50)), "xprop_p50_ms")
-	b.ReportMetric(ms(xprop.pct(99)), "xprop_p99_ms")
+	reportChanges(b, len(daemon), cpu)
+	reportDist(b, "antidriftd", daemon)
+	reportDist(b, "xprop", xprop)
 	b.ReportMetric(ratio(daemon.pct(50), xprop.pct(50)), "antidriftd/xprop_p50")
 	b.ReportMetric(ms(over.pct(50)), "antidriftd-xprop_p50_ms")
-	b.ReportMetric(float64(cpu.Microseconds())/float64(len(daemon)), "antidriftd_cpu_us/change")
 	b.ReportMetric(ms(analytic.pct(50)), "poll1Hz_model_p50_ms")
 	b.ReportMetric(ms(pollerD.pct(50)), "poll1Hz_real_p50_ms")
 	// The poller's changes come after an idle gap of up to a second, as
@@ -404,6 +430,21 @@ func (k *desk) measure(b *testing.B, m mode) {
 	b.ReportMetric(ms(xpropSlow.pct(50)), "xprop_after_idle_p50_ms")
 	b.ReportMetric(float64(len(pollerD)), "poll1Hz_real_samples")
 	b.ReportMetric(ratio(pollerD.pct(50), daemonSlow.pct(50)), "poll1Hz/antidriftd_p50")
+}
+
+// reportChanges reports how many changes a run made and the daemon's CPU
+// time per change (cpu over the run).
+func reportChanges(b *testing.B, n int, cpu time.Duration) {
+	b.ReportMetric(float64(n), "samples")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(max(n, 1)), "antidriftd_cpu_us/change")
+}
+
+// reportDist reports d's p50, p99 and max as <name>_p50_ms, _p99_ms and
+// _max_ms.
+func reportDist(b *testing.B, name string, d dist) {
+	b.ReportMetric(ms(d.pct(50)), name+"_p50_ms")
+	b.ReportMetric(ms(d.pct(99)), name+"_p99_ms")
+	b.ReportMetric(ms(d.pct(100)), name+"_max_ms")
 }
 
 // expectPoller waits for the poller to report want (a prefix match for a

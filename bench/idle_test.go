@@ -36,18 +36,9 @@ func BenchmarkIdle(b *testing.B) {
 	bus := testenv.StartBus(b)
 	d := testenv.StartDaemon(b, bus, filepath.Join(b.TempDir(), "state"), "DISPLAY="+x.Name)
 
-	floor := exec.Command(floorBinary(b))
-	floor.Env = append(bus.Env(), "DISPLAY="+x.Name)
-	floor.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := floor.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { floor.Process.Signal(syscall.SIGTERM); floor.Wait() })
-	testenv.WaitUntil(b, 30*time.Second, "floord to own its name", func() bool {
-		return bus.OwnerPID(b, "org.antidrift.BenchFloor") == floor.Process.Pid
-	})
+	floor := startFloord(b, bus, "DISPLAY="+x.Name)
 
-	b.Run("state=locked", func(b *testing.B) { idle(b, d.PID(), floor.Process.Pid) })
+	b.Run("state=locked", func(b *testing.B) { idle(b, d.PID(), floor) })
 	conn, err := dbus.Connect(bus.Address)
 	if err != nil {
 		b.Fatal(err)
@@ -58,8 +49,29 @@ func BenchmarkIdle(b *testing.B) {
 		"sit still", "nothing moved", uint64(4*3600), "block", []string{"Editor"}).Store(&id); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("state=active", func(b *testing.B) { idle(b, d.PID(), floor.Process.Pid) })
+	b.Run("state=active", func(b *testing.B) { idle(b, d.PID(), floor) })
 }
+
+// startFloord starts floord on bus with env added (DISPLAY= for its X
+// connection; without it, it holds the bus connection alone), waits until
+// it owns its name and returns its pid. It is stopped at cleanup.
+func startFloord(b *testing.B, bus *testenv.Bus, env ...string) int {
+	b.Helper()
+	floor := exec.Command(floorBinary(b))
+	floor.Env = append(bus.Env(), env...)
+	floor.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := floor.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { floor.Process.Signal(syscall.SIGTERM); floor.Wait() })
+	testenv.WaitUntil(b, 30*time.Second, "floord to own its name", func() bool {
+		return bus.OwnerPID(b, "org.antidrift.BenchFloor") == floor.Process.Pid
+	})
+	return floor.Process.Pid
+}
+
+// idle watches the daemon (pid) and floord (floorPID) for -idle while
+// nothing happens and reports what each did: wakeups, preemptions, CPU.
 
 func idle(b *testing.B, pid, floorPID int) {
 	// Let the last change settle: the runtime's background work after a

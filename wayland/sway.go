@@ -46,6 +46,15 @@ func swayMessage(typ uint32, payload string) []byte {
 	return append(b, payload...)
 }
 
+// SwayRequest frames an i3-ipc request of type typ (0 RUN_COMMAND, 2
+// SUBSCRIBE, 4 GET_TREE), and ReadSwayReply reads one reply or event of
+// type typ: for a client that keeps its own connection to $SWAYSOCK, as the
+// benchmarks do to time a command from the moment it is sent.
+func SwayRequest(typ uint32, payload string) []byte { return swayMessage(typ, payload) }
+
+// ReadSwayReply: see SwayRequest.
+func ReadSwayReply(r io.Reader, typ uint32) ([]byte, error) { return readSwayReply(r, typ) }
+
 // call sends one request and reads its reply's payload.
 func (c swayIPC) call(ctx context.Context, typ uint32, payload string) ([]byte, error) {
 	conn, err := dialIPC(ctx, c.path)

@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -80,6 +81,16 @@ func (s *Sway) Env() []string {
 // Run runs a short client of this sway (swaymsg, wtype) in the rootfs.
 func (s *Sway) Run(argv ...string) (string, error) {
 	return s.r.Run(0, s.Env(), runTimeout, argv...)
+}
+
+// Command is argv as a client of this sway in the rootfs, not started: for
+// a long-running client whose output the test reads as it comes (swaymsg
+// -m). Its process is the client's own (the wrappers exec it).
+func (s *Sway) Command(argv ...string) *exec.Cmd {
+	name, args := s.r.command(0, s.Env(), argv...)
+	cmd := exec.Command(name, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	return cmd
 }
 
 // Msg runs swaymsg with args, failing the test if it fails.
