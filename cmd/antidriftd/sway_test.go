@@ -14,18 +14,22 @@ import (
 // manager has (Debian's sway imports WAYLAND_DISPLAY and SWAYSOCK).
 type swayDesktop struct {
 	sway *testenv.Sway
+	bus  *testenv.Bus
 	d    *testenv.Daemon
 }
 
 func startSwayDesktop(t *testing.T, configTOML string) *swayDesktop {
 	t.Helper()
-	testenv.Need(t, "dbus-daemon", "busctl", "gdbus")
+	testenv.Need(t, "dbus-daemon", "busctl", "gdbus", "dbus-monitor", "dunst", "Xvfb")
 	s := &swayDesktop{sway: testenv.StartSway(t)}
 	s.sway.Foot(t, "Distraction", "cat videos")
 	s.waitFocused(t, "Distraction")
 	s.sway.Foot(t, "Editor", "main.go - editor")
 	s.waitFocused(t, "Editor")
 	bus := testenv.StartBus(t)
+	s.bus = bus
+	// The notification server: dunst, which draws on an X display of its own.
+	testenv.StartDunst(t, bus, testenv.StartX(t))
 	s.d = testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"),
 		append(s.sway.Env(), "XDG_CONFIG_HOME="+configHome(t, configTOML))...)
 	return s
@@ -85,7 +89,7 @@ func (s *swayDesktop) waitProp(t *testing.T, name, want string) {
 }
 
 // On sway, auto chooses wlroots; native windows' focus and titles reach the
-// session; at block the drifting window leaves the screen (sway's
+// session; drift is nudged, and at block the drifting window leaves the screen (sway's
 // scratchpad) and the editor gets focus back; idle is away and input ends
 // it; sway killed is a reason and sway restarted is evidence again; a
 // focus report over the bus is refused, since the compositor speaks for
@@ -105,8 +109,10 @@ func TestSwayEndToEnd(t *testing.T) {
 		t.Fatalf("forged ReportFocus on sway: %v", err)
 	}
 
+	nudges := testenv.StartMonitor(t, s.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
 	call(t, s.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", "Editor")
 	s.focus(t, "Distraction")
+	nudges.WaitFor(t, "Drifting: Distraction", wait)
 	s.waitProp(t, "MinimizeCount", "u 1")
 	testenv.WaitUntil(t, wait, "the distraction to leave the screen and the editor to have focus", func() bool {
 		d, e := s.window(t, "Distraction"), s.window(t, "Editor")
