@@ -13,6 +13,7 @@ import (
 
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/llmjudge"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
 )
@@ -37,6 +38,7 @@ type Main struct {
 	system   *dbus.Conn // the system bus, for logind; nil where unreachable
 	watchers []func()   // stop funcs of the presence watchers
 	store    *persist.Store
+	judge    *llmjudge.Judge // nil: the rules judge alone
 	svc      *service.Service
 	conn     *dbus.Conn
 	notifier *systemdNotifier
@@ -101,6 +103,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.src = m.openSource(cfg.Evidence, cfg.IdleAfter)
+	if problem := m.openJudge(cfg.Judge); problem != "" {
+		m.log.Warn(problem)
+		problems = append(problems, problem)
+	}
 	opts := service.Options{
 		EvidenceSource: m.src.name,
 		Guard:          m.src.guard,
@@ -110,6 +116,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Problems:       problems,
 		DefaultLevel:   cfg.Enforcement,
 		DefaultAllowed: cfg.AllowedClasses,
+		Distractions:   cfg.Distractions,
 		BreakGlassHold: cfg.BreakGlassHold,
 		DriftGrace:     cfg.DriftGrace,
 		NudgeRepeat:    cfg.NudgeRepeat,
@@ -117,6 +124,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
 		Notifier:       m.notes,
+	}
+	if m.judge != nil {
+		opts.Judge = m.judge
 	}
 	m.svc = service.New(opts)
 	if err := m.svc.Recover(snap); err != nil {
@@ -242,6 +252,9 @@ func (m *Main) Close() error {
 		// Stop being found by name first, so no new call lands after the
 		// stop is recorded; the connection stays up to announce it.
 		m.conn.ReleaseName(dbusapi.BusName)
+	}
+	if m.judge != nil {
+		m.judge.Close() // no verdict arrives after this
 	}
 	if m.svc != nil {
 		m.svc.Shutdown()
