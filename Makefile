@@ -30,7 +30,7 @@ COMPLETION_BASH := dist/completions/antidrift.bash
 COMPLETION_ZSH  := dist/completions/_antidrift
 COMPLETION_FISH := dist/completions/antidrift.fish
 
-.PHONY: all build test vet run clean test-deps demo soak bench \
+.PHONY: all build test vet run clean test-deps demo soak bench judge-eval \
 	install uninstall install-user uninstall-user
 
 all: build
@@ -53,6 +53,14 @@ test-deps:
 # the generated section of that file).
 bench: test-deps
 	$(GO) run ./bench/cmd/benchreport
+
+# The LLM judge's decisions against the hand-labelled windows of
+# testdata/judge-eval.jsonl: accuracy, false-drift rate, p50/p99 latency.
+# Point it at any OpenAI-compatible server (not part of make test):
+#   make judge-eval ENDPOINT=http://127.0.0.1:11434/v1 MODEL=qwen2.5:3b [ALLOW_REMOTE=1] [VERBOSE=1]
+judge-eval:
+	@test -n "$(ENDPOINT)" || { echo "usage: make judge-eval ENDPOINT=http://127.0.0.1:8080/v1 [MODEL=name] [ALLOW_REMOTE=1] [VERBOSE=1]" >&2; exit 2; }
+	$(GO) run ./bench/cmd/judgeeval -endpoint "$(ENDPOINT)" -model "$(MODEL)" $(if $(ALLOW_REMOTE),-allow-remote) $(if $(VERBOSE),-v)
 
 # The reliability suites of make test, ten times bigger (ANTIDRIFT_SOAK=1):
 # 200 crash rounds, 100k fuzzed calls, 20k locked-level walks.

@@ -29,8 +29,10 @@ import (
 	"github.com/antidrift/antidrift/service"
 )
 
-// Backoff after a failure: first retry after minBackoff, doubling to
-// maxBackoff while the server keeps failing.
+// Backoff after a failure: first retry after minBackoff, doubling while
+// the server keeps failing. Past maxBackoff the judge stops retrying on its
+// own (an idle daemon must not poll a server that is gone for the day);
+// the next window that needs judging asks again.
 const (
 	minBackoff = 2 * time.Second
 	maxBackoff = 5 * time.Minute
@@ -190,15 +192,16 @@ func (j *Judge) failedLocked(c *call, err error) service.Verdict {
 		j.log.Warn("the LLM judge failed; windows no rule decides read unknown until it answers", "endpoint", j.url, "err", reason)
 	}
 	j.down = reason
-	backoff := min(maxBackoff, j.backoff<<min(j.failures-1, 10))
-	j.retryAt = time.Now().Add(backoff)
+	backoff := j.backoff << min(j.failures-1, 20)
+	j.retryAt = time.Now().Add(min(backoff, maxBackoff))
 	if j.retryQ == nil {
 		j.retryQ = &call{q: c.q, deliver: c.deliver}
 	}
 	if j.retry != nil {
 		j.retry.Stop()
+		j.retry = nil
 	}
-	if !j.closed {
+	if !j.closed && backoff <= maxBackoff {
 		j.retry = time.AfterFunc(backoff, j.retryNow)
 	}
 	return j.unreachable()
