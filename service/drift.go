@@ -417,24 +417,17 @@ const maxExempt = 1000
 // permission table judges it (and locked refuses it). The raw log records
 // it, so a restarted daemon replays the same exemption and judges alike.
 func (s *Service) notDistraction(class, title string) error {
-	s.mu.Lock()
-	var w writes
-	now := s.tickLocked(&w)
-	if err := s.permit(MethodAllow, ""); err != nil {
-		s.commit(w)
-		return err
-	}
-	k := exemptKey(class, title)
-	switch {
-	case s.drift.exempt[k]:
-	case len(s.drift.exempt) >= maxExempt:
-		s.commit(w)
-		return invalid("this session already has %d windows marked not a distraction, the most there can be; allow the class instead", maxExempt)
-	default:
+	return s.widen(func(w *writes, now time.Time) *Error {
+		k := exemptKey(class, title)
+		switch {
+		case s.drift.exempt[k]:
+			return nil
+		case len(s.drift.exempt) >= maxExempt:
+			return invalid("this session already has %d windows marked not a distraction, the most there can be; allow the class instead", maxExempt)
+		}
 		s.drift.exempt[k] = true
-		s.account(&w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkNotDistraction, Class: class, Title: title})
-		s.rejudgeLocked(&w, now)
-	}
-	s.commit(w)
-	return nil
+		s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkNotDistraction, Class: class, Title: title})
+		s.rejudgeLocked(w, now)
+		return nil
+	})
 }

@@ -435,26 +435,35 @@ func (s *Service) Allow(entry string) error {
 	if err != nil {
 		return err
 	}
-	class := rule.Text
+	return s.widen(func(w *writes, now time.Time) *Error {
+		switch {
+		case containsFold(s.allowed, rule.Text):
+			return nil
+		case len(s.allowed) >= MaxAllowed:
+			return invalid("window_class: this session already allows %d classes, the most there can be", MaxAllowed)
+		}
+		s.allowed, s.rules = append(s.allowed, rule.Text), append(s.rules, rule)
+		w.snapshot = s.snapshotLocked()
+		s.rejudgeLocked(w, now)
+		return nil
+	})
+}
+
+// widen runs add, which widens the session (Allow, "Not a distraction"),
+// under the lock once Allow's entry in the permission table permits it, and
+// commits what add recorded.
+func (s *Service) widen(add func(w *writes, now time.Time) *Error) error {
 	s.mu.Lock()
 	var w writes
 	now := s.tickLocked(&w)
-	if err := s.permit(MethodAllow, ""); err != nil {
-		s.commit(w)
+	err := s.permit(MethodAllow, "")
+	if err == nil {
+		err = add(&w, now)
+	}
+	s.commit(w)
+	if err != nil {
 		return err
 	}
-	if containsFold(s.allowed, class) {
-		s.commit(w)
-		return nil
-	}
-	if len(s.allowed) >= MaxAllowed {
-		s.commit(w)
-		return invalid("window_class: this session already allows %d classes, the most there can be", MaxAllowed)
-	}
-	s.allowed, s.rules = append(s.allowed, class), append(s.rules, rule)
-	w.snapshot = s.snapshotLocked()
-	s.rejudgeLocked(&w, now)
-	s.commit(w)
 	return nil
 }
 
