@@ -22,7 +22,7 @@ const judging = "judging…"
 // drift is the judgement of the current window while a session is active.
 // It lives under the core's lock with the rest of the state.
 type drift struct {
-	cache   map[judgeKey]Verdict // per class, instance and scrubbed title, for this session
+	cache   map[judgeKey]Verdict // the judge port's, per class, instance and scrubbed title, for this session
 	verdict Verdict              // of the current window
 	// exempt are the windows (lower-cased class, scrubbed title) the person
 	// said are not a distraction, for the rest of the session.
@@ -72,30 +72,32 @@ func (s *Service) stopDriftTimersLocked() {
 // judgeLocked judges the current window: by the rules, then by the
 // judge port for what no rule decides. It answers Unknown when there is
 // nothing to judge by, and "judging…" until a slow judge's verdict arrives
-// (lateVerdict applies it). On and off verdicts are cached for the session;
-// unknown ones are not, so a judge that failed is asked again.
+// (lateVerdict applies it). The rules are asked every time (they are
+// cheap, and change with Allow); the judge's on and off verdicts are cached
+// for the session, its unknown ones are not, so a judge that failed is
+// asked again.
 func (s *Service) judgeLocked() Verdict {
 	win := s.window
 	if !win.Available {
 		return Verdict{Task: TaskUnknown, Reason: "evidence unavailable: " + win.Reason}
 	}
 	key := keyOfWindow(win)
+	if v, ok := s.rulesLocked(win, key.title); ok {
+		return v
+	}
+	if s.judge == nil {
+		return s.undecidedLocked(win)
+	}
 	if v, ok := s.drift.cache[key]; ok {
 		return v
 	}
-	v, ok := s.rulesLocked(win, key.title)
-	switch {
-	case ok:
-	case s.judge == nil:
-		v = s.undecidedLocked(win)
-	default:
-		id := s.sessionID
-		q := Question{NextAction: s.nextAction, SuccessCondition: s.successCond, Class: displayClass(win), Title: key.title}
-		if v, ok = s.judge.Judge(q, func(v Verdict) { s.lateVerdict(id, key, v) }); !ok {
-			return Verdict{Task: TaskUnknown, Reason: judging}
-		}
-		v.Reason = cleanReason(v.Reason)
+	id := s.sessionID
+	q := Question{NextAction: s.nextAction, SuccessCondition: s.successCond, Class: displayClass(win), Title: key.title}
+	v, ok := s.judge.Judge(q, func(v Verdict) { s.lateVerdict(id, key, v) })
+	if !ok {
+		return Verdict{Task: TaskUnknown, Reason: judging}
 	}
+	v.Reason = cleanReason(v.Reason)
 	s.cacheLocked(key, v)
 	return v
 }
@@ -113,7 +115,6 @@ func (s *Service) cacheLocked(key judgeKey, v Verdict) {
 // rejudgeLocked judges the unchanged current window again after the rules
 // changed (Allow, "not a distraction"), recording a changed verdict.
 func (s *Service) rejudgeLocked(w *writes, now time.Time) {
-	clear(s.drift.cache)
 	if v := s.judgeLocked(); v != s.drift.verdict {
 		s.recordVerdictLocked(w, v, now)
 	}
