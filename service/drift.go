@@ -316,7 +316,7 @@ func (s *Service) commitmentText() string {
 
 // enforce iconifies the judged window (the guard leaves it alone if it no
 // longer has focus), counts the iconify, and activates the last on-task
-// window.
+// window, unless that is the same window.
 func (s *Service) enforce(id string, target, back Window) {
 	s.onGuard(func(ctx context.Context) {
 		if err := s.guard.MinimizeWindow(ctx, target.ID); err != nil {
@@ -326,7 +326,10 @@ func (s *Service) enforce(id string, target, back Window) {
 			return
 		}
 		s.recordMinimize(id)
-		if back.ID != "" {
+		// The last on-task window may be this very window under an on-task
+		// title (a browser tab that turned into a distraction): raising it
+		// again would undo the iconify.
+		if back.ID != "" && back.ID != target.ID {
 			s.handBack(ctx, back)
 		}
 	})

@@ -180,3 +180,14 @@ func TestNotADistractionIsRefusedAtLocked(t *testing.T) {
 		t.Fatalf("refusal %v", err)
 	}
 }
+
+func TestATabThatTurnsIntoADistractionIsIconifiedNotRaisedAgain(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"*:*YouTube*"}})
+	h.RecordWindow(docs)
+	h.start(t, LevelBlock, "Firefox")
+	h.RecordWindow(titled(docs.ID, "Firefox", youtube.Title)) // the same window, another tab
+	h.settle()
+	if m, a := g.calls(); !reflect.DeepEqual(m, []string{docs.ID}) || len(a) != 0 {
+		t.Fatalf("minimized %v, activated %v: want the window iconified and nothing raised", m, a)
+	}
+}

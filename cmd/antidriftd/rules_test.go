@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +36,11 @@ func TestTitleRulesDistractionsAndNotADistractionOnADesktop(t *testing.T) {
 	// iconify hands focus back at once, so the Nudge signal tells).
 	k.x.SetTitle(t, k.distraction, "cat videos")
 	nudges.WaitFor(t, `string "matches distraction *:*videos*"`, wait)
-	testenv.WaitUntil(t, wait, "the distraction to be iconified", func() bool { return k.x.WMState(t, k.distraction) == "Iconic" })
 	notify := mon.WaitFor(t, "Drifting: Distraction", wait)
+	waitFor(t, wait, "the distraction to be iconified", func() (bool, string) {
+		state := k.x.WMState(t, k.distraction)
+		return state == "Iconic", fmt.Sprintf("%s, MinimizeCount %s, Drift %s\n%s", state, k.prop(t, "MinimizeCount"), k.prop(t, "Drift"), k.d.Output())
+	})
 	if !strings.Contains(notify, `"not_distraction"`) || !strings.Contains(notify, `"Not a distraction"`) {
 		t.Fatalf("the nudge lacks Not a distraction:\n%s", notify)
 	}
