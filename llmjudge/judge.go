@@ -97,6 +97,11 @@ func New(cfg Config) (*Judge, error) {
 	if !cfg.AllowRemote {
 		transport.Proxy = nil // a proxy would carry titles off this machine
 	}
+	// No idle connections: a kept-alive one is a goroutine and a timer, and
+	// the server closing it later wakes the daemon for nothing. A verdict
+	// is asked once per window; a loopback connect per verdict costs less
+	// than a millisecond next to the model's time.
+	transport.DisableKeepAlives = true
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Judge{
 		url:     u.JoinPath("chat", "completions").String(),

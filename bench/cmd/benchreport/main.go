@@ -273,7 +273,7 @@ func render(m machineInfo, command string, r results, output []byte) string {
 			verdict: verdict,
 		})
 	}
-	for _, s := range []string{"locked", "active"} {
+	for _, s := range []string{"locked", "active", "active,judge=llm"} {
 		n := "Idle/state=" + s
 		v, ok := r.get(n, "antidriftd_wakeups/min")
 		verdict := "not run"
@@ -283,8 +283,12 @@ func render(m machineInfo, command string, r results, output []byte) string {
 				verdict = "**missed**"
 			}
 		}
+		what := s
+		if s == "active,judge=llm" {
+			what = "active, the LLM judge configured and the window judged by it"
+		}
 		t.add(row{
-			figure:   "idle cost, " + s + " (no focus changes)",
+			figure:   "idle cost, " + what + " (no focus changes)",
 			how:      t.f(n, "window_s", "%.0f") + " s window; /proc/<pid>/task/*/{status,schedstat}, /proc/<pid>/stat",
 			measured: fmt.Sprintf("%s wakeups/min (voluntary switches, all threads), %s preempted/min, CPU %s ms/min, %s threads woke", t.f(n, "antidriftd_wakeups/min", "%.1f"), t.f(n, "antidriftd_preempted/min", "%.1f"), t.f(n, "antidriftd_cpu_ms/min", "%.2f"), t.f(n, "antidriftd_threads_woken", "%.0f")),
 			peer:     fmt.Sprintf("floord (same runtime, bus + X connections, no antidrift code), same window: %s wakeups/min, CPU %s ms/min", t.f(n, "floord_wakeups/min", "%.1f"), t.f(n, "floord_cpu_ms/min", "%.2f")),
@@ -292,6 +296,22 @@ func render(m machineInfo, command string, r results, output []byte) string {
 			verdict:  verdict,
 		})
 	}
+	t.add(row{
+		figure:   "judge latency, cache hit: focus change to a window judged before",
+		how:      t.f("Judge/hit", "samples", "%.0f") + " RecordWindow calls in process (persist on a RAM disk + service), LLM judge configured; the model is not asked",
+		measured: fmt.Sprintf("p50 %s µs, p99 %s µs", t.f("Judge/hit", "p50_us", "%.0f"), t.f("Judge/hit", "p99_us", "%.0f")),
+		peer:     fmt.Sprintf("the same change decided by a rule: p50 %s µs, p99 %s µs", t.f("Judge/rules", "p50_us", "%.0f"), t.f("Judge/rules", "p99_us", "%.0f")),
+		goal:     "—",
+		verdict:  "—",
+	})
+	t.add(row{
+		figure:   "judge latency, cache miss: focus change to the model's verdict applied",
+		how:      t.f("Judge/miss", "samples", "%.0f") + " new windows; real llama-server (llama.cpp, CPU) with the tiny random 2-layer model of scripts/llama-server.sh, up to 256 tokens under the verdict schema",
+		measured: fmt.Sprintf("p50 %s ms, p99 %s ms", t.f("Judge/miss", "p50_ms", "%.0f"), t.f("Judge/miss", "p99_ms", "%.0f")),
+		peer:     "a real model's latency is what `make judge-eval ENDPOINT=…` reports; the window reads unknown, \"judging…\", meanwhile",
+		goal:     "—",
+		verdict:  "—",
+	})
 	vStart, _ := t.le("ResidentMemory/daemon-start", "rss_MB", 15)
 	t.add(row{
 		figure:   "resident memory after start",
