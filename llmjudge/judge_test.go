@@ -235,22 +235,30 @@ func TestTheNewestQuestionIsRetriedAfterTheBackoff(t *testing.T) {
 	}
 }
 
-func TestFocusHoppingDoesNotQueueRequestsTheNewestWins(t *testing.T) {
-	release := make(chan struct{})
-	var requests atomic.Int32
+// gatedServer answers each request with answer(the user message) once
+// release is closed, counting the requests.
+func gatedServer(t *testing.T, answer func(facts string) string) (url string, requests *atomic.Int32, release func()) {
+	gate := make(chan struct{})
+	requests = new(atomic.Int32)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)
-		<-release
+		<-gate
 		var body struct{ Messages []struct{ Content string } }
 		_ = json.NewDecoder(r.Body).Decode(&body)
-		reason := "other"
-		if strings.Contains(body.Messages[1].Content, "tab 199") {
-			reason = "the last tab"
-		}
-		fmt.Fprintf(w, "%s", reply(`{"on_task":false,"reason":"`+reason+`"}`, "stop"))
+		fmt.Fprint(w, reply(answer(body.Messages[1].Content), "stop"))
 	}))
 	t.Cleanup(srv.Close)
-	j := newJudge(t, srv.URL, 10*time.Second, nil)
+	return srv.URL, requests, func() { close(gate) }
+}
+
+func TestFocusHoppingDoesNotQueueRequestsTheNewestWins(t *testing.T) {
+	url, requests, release := gatedServer(t, func(facts string) string {
+		if strings.Contains(facts, "tab 199") {
+			return `{"on_task":false,"reason":"the last tab"}`
+		}
+		return `{"on_task":false,"reason":"other"}`
+	})
+	j := newJudge(t, url, 10*time.Second, nil)
 	var delivered atomic.Int32
 	last := make(verdicts, 1)
 	for i := 0; i < 200; i++ {
@@ -264,7 +272,7 @@ func TestFocusHoppingDoesNotQueueRequestsTheNewestWins(t *testing.T) {
 			t.Fatal("answered at once")
 		}
 	}
-	close(release)
+	release()
 	if v := last.next(t); v.Reason != "the last tab" {
 		t.Fatalf("the newest window's verdict %+v", v)
 	}
@@ -279,19 +287,12 @@ func TestFocusHoppingDoesNotQueueRequestsTheNewestWins(t *testing.T) {
 }
 
 func TestSameWindowTwiceIsOneRequest(t *testing.T) {
-	release := make(chan struct{})
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		<-release
-		fmt.Fprint(w, reply(`{"on_task":true,"reason":"ok"}`, "stop"))
-	}))
-	t.Cleanup(srv.Close)
-	j := newJudge(t, srv.URL, 10*time.Second, nil)
+	url, requests, release := gatedServer(t, func(string) string { return `{"on_task":true,"reason":"ok"}` })
+	j := newJudge(t, url, 10*time.Second, nil)
 	a, b := make(verdicts, 1), make(verdicts, 1)
 	j.Judge(question, a.deliver)
 	j.Judge(question, b.deliver) // away and back before the answer
-	close(release)
+	release()
 	if a.next(t) != b.next(t) || requests.Load() != 1 {
 		t.Fatalf("%d requests for one window", requests.Load())
 	}
