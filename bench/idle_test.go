@@ -89,6 +89,10 @@ func BenchmarkIdle(b *testing.B) {
 		v, err := obj.GetProperty("org.antidrift.Session1.Drift")
 		return err == nil && v.Value() == "on_task"
 	})
+	// Longer to settle than a focus change, so that whatever the verdict's
+	// HTTP exchange leaves behind (the runtime returning its memory) cannot
+	// be what this row measures.
+	time.Sleep(15 * time.Second)
 	b.Run("state=active,judge=llm", func(b *testing.B) { idle(b, dj.PID(), floor.Process.Pid) })
 }
 
