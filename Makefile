@@ -44,7 +44,7 @@ PLASMOID       := org.antidrift.panel
 PLASMOID_DIR   := dist/plasma/$(PLASMOID)
 PLASMOID_FILES := metadata.json $(patsubst $(PLASMOID_DIR)/%,%,$(wildcard $(PLASMOID_DIR)/contents/ui/*))
 
-.PHONY: all build test vet run clean test-deps demo soak bench lint \
+.PHONY: all build test vet run clean test-deps demo soak bench lint judge-eval \
 	install uninstall install-user uninstall-user install-gnome-extension
 
 all: build
@@ -67,6 +67,14 @@ test-deps:
 # the generated section of that file).
 bench: test-deps
 	$(GO) run ./bench/cmd/benchreport
+
+# The LLM judge's decisions against the hand-labelled windows of
+# testdata/judge-eval.jsonl: accuracy, false-drift rate, p50/p99 latency.
+# Point it at any OpenAI-compatible server (not part of make test):
+#   make judge-eval ENDPOINT=http://127.0.0.1:11434/v1 MODEL=qwen2.5:3b [ALLOW_REMOTE=1] [VERBOSE=1]
+judge-eval:
+	@test -n "$(ENDPOINT)" || { echo "usage: make judge-eval ENDPOINT=http://127.0.0.1:8080/v1 [MODEL=name] [ALLOW_REMOTE=1] [VERBOSE=1]" >&2; exit 2; }
+	$(GO) run ./bench/cmd/judgeeval -endpoint "$(ENDPOINT)" -model "$(MODEL)" $(if $(ALLOW_REMOTE),-allow-remote) $(if $(VERBOSE),-v)
 
 # The reliability suites of make test, ten times bigger (ANTIDRIFT_SOAK=1):
 # 200 crash rounds, 100k fuzzed calls, 20k locked-level walks.

@@ -50,6 +50,41 @@ func BenchmarkIdle(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("state=active", func(b *testing.B) { idle(b, d.PID(), floor) })
+
+	// The same, with the model judge configured and the current window
+	// judged by it: a second daemon on its own bus, asking a real
+	// llama-server (tiny model, steered to say on task). Once the verdict is
+	// in, nothing should wake: no polling, no retry timers.
+	srv := testenv.StartLlamaServer(b, "true")
+	cfgHome := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfgHome, "antidrift"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	cfg := fmt.Sprintf("[judge]\nkind = \"llm\"\nendpoint = %q\ntimeout = \"60s\"\n", srv.URL)
+	if err := os.WriteFile(filepath.Join(cfgHome, "antidrift", "config.toml"), []byte(cfg), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	d.Stop(b)
+	bus2 := testenv.StartBus(b)
+	dj := testenv.StartDaemon(b, bus2, filepath.Join(b.TempDir(), "state"), "DISPLAY="+x.Name, "XDG_CONFIG_HOME="+cfgHome)
+	conn2, err := dbus.Connect(bus2.Address)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn2.Close()
+	obj := conn2.Object("org.antidrift", "/org/antidrift/Session1")
+	if err := obj.Call("org.antidrift.Session1.Start", 0, "sit still", "nothing moved", uint64(4*3600), "block", []string{"Nothing"}).Store(&id); err != nil {
+		b.Fatal(err)
+	}
+	testenv.WaitUntil(b, 2*time.Minute, "the model to judge the focused window", func() bool {
+		v, err := obj.GetProperty("org.antidrift.Session1.Drift")
+		return err == nil && v.Value() == "on_task"
+	})
+	// Longer to settle than a focus change, so that whatever the verdict's
+	// HTTP exchange leaves behind (the runtime returning its memory) cannot
+	// be what this row measures.
+	time.Sleep(15 * time.Second)
+	b.Run("state=active,judge=llm", func(b *testing.B) { idle(b, dj.PID(), floor) })
 }
 
 // startFloord starts floord on bus with env added (DISPLAY= for its X

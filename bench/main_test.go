@@ -31,6 +31,7 @@ var (
 	memTitles     = flag.Int("mem-titles", 100_000, "distinct window titles among them")
 	replayEvents  = flag.Int("replay-events", 1_000_000, "raw-log lines in the replay benchmark")
 	auditEntries  = flag.Int("audit-entries", 100_000, "audit lines in the VerifyAudit benchmark")
+	judgeMisses   = flag.Int("judge-misses", 10, "windows the model judge is asked about in the judge-latency benchmark")
 )
 
 func TestMain(m *testing.M) {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/antidrift/antidrift/llmjudge"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -29,7 +30,8 @@ import (
 // Default.
 type Config struct {
 	Enforcement    service.Level    // enforcement
-	AllowedClasses []string         // allowed_classes: used when Start passes none
+	AllowedClasses []string         // allowed_classes: used when Start passes none; CLASS or CLASS:TITLE-GLOB
+	Distractions   []string         // distractions: always off task, even in an allowed class
 	DriftGrace     time.Duration    // drift_grace
 	NudgeRepeat    time.Duration    // nudge_repeat
 	BreakGlassHold time.Duration    // break_glass_hold: wait before a locked session may be abandoned
@@ -39,7 +41,22 @@ type Config struct {
 	RedactTitles   []*regexp.Regexp // redact_titles
 	Evidence       string           // evidence: one of EvidenceSources
 	DayStarts      time.Duration    // day_starts: when a report's day begins, after midnight
+	Judge          Judge            // [judge]: who judges the windows no rule decides
 }
+
+// Judge is the [judge] table: "rules" (a window no rule decides is off
+// task) or "llm" (such a window is asked of a model on an
+// OpenAI-compatible server).
+type Judge struct {
+	Kind        string        // kind: one of JudgeKinds
+	Endpoint    string        // endpoint: the server's base URL
+	Model       string        // model: passed through; "" for servers that serve one
+	Timeout     time.Duration // timeout: per request
+	AllowRemote bool          // allow_remote: permit an endpoint off this machine
+}
+
+// JudgeKinds are the values of judge.kind.
+var JudgeKinds = []string{"rules", "llm"}
 
 // EvidenceSources are the values of the evidence key: where the daemon
 // sees windows and acts on them. "auto" picks by the session's displays
@@ -56,6 +73,11 @@ func Default() Config {
 		Retention:      720 * time.Hour,
 		IdleAfter:      3 * time.Minute,
 		Evidence:       "auto",
+		Judge: Judge{
+			Kind:     "rules",
+			Endpoint: "http://127.0.0.1:8080/v1",
+			Timeout:  llmjudge.DefaultTimeout,
+		},
 	}
 }
 
@@ -199,7 +221,9 @@ type field func(c *Config, v any) error
 // fields are the keys a config file may have.
 var fields = map[string]field{
 	"enforcement":      level,
-	"allowed_classes":  classes(func(c *Config) *[]string { return &c.AllowedClasses }),
+	"allowed_classes":  rules(func(c *Config) *[]string { return &c.AllowedClasses }),
+	"distractions":     rules(func(c *Config) *[]string { return &c.Distractions }),
+	"judge":            judge,
 	"drift_grace":      duration(func(c *Config) *time.Duration { return &c.DriftGrace }, "0s", ""),
 	"nudge_repeat":     duration(func(c *Config) *time.Duration { return &c.NudgeRepeat }, "10s", "to keep nudges humane"),
 	"break_glass_hold": duration(func(c *Config) *time.Duration { return &c.BreakGlassHold }, "0s", ""),
@@ -289,28 +313,95 @@ func duration(dst func(*Config) *time.Duration, least, why string) field {
 	}
 }
 
-// classes is a key holding a list of window classes: at most maxClasses of
-// them, each 1 to maxClassLen characters.
+// classes is a key holding a list of window classes.
 func classes(dst func(*Config) *[]string) field {
 	return func(c *Config, v any) error {
-		list, err := texts(v, "window class")
+		list, err := classList(v)
+		if err == nil {
+			*dst(c) = list
+		}
+		return err
+	}
+}
+
+// classList is v as at most maxClasses strings, each 1 to maxClassLen
+// characters.
+func classList(v any) ([]string, error) {
+	list, err := texts(v, "window class")
+	if err != nil {
+		return nil, err
+	}
+	if len(list) > maxClasses {
+		return nil, fmt.Errorf("%d classes is too many (at most %d)", len(list), maxClasses)
+	}
+	for i, s := range list {
+		switch n := utf8.RuneCountInString(s); {
+		case n == 0:
+			return nil, fmt.Errorf("item %d is empty", i+1)
+		case n > maxClassLen:
+			return nil, fmt.Errorf("item %d is %d characters long (at most %d)", i+1, n, maxClassLen)
+		}
+	}
+	return list, nil
+}
+
+// rules is a key holding a list of rules (CLASS or CLASS:TITLE-GLOB), each
+// checked as the core checks Start's allowed_classes.
+func rules(dst func(*Config) *[]string) field {
+	return func(c *Config, v any) error {
+		list, err := classList(v)
 		if err != nil {
 			return err
 		}
-		if len(list) > maxClasses {
-			return fmt.Errorf("%d classes is too many (at most %d)", len(list), maxClasses)
-		}
 		for i, s := range list {
-			switch n := utf8.RuneCountInString(s); {
-			case n == 0:
-				return fmt.Errorf("item %d is empty", i+1)
-			case n > maxClassLen:
-				return fmt.Errorf("item %d is %d characters long (at most %d)", i+1, n, maxClassLen)
+			if _, err := service.ParseRule(s); err != nil {
+				return fmt.Errorf("item %d, %q, is not a valid rule: %v; %s", i+1, s, err, service.RuleSyntax)
 			}
 		}
 		*dst(c) = list
 		return nil
 	}
+}
+
+// judgeKeys are the keys of the [judge] table.
+var judgeKeys = []string{"kind", "endpoint", "model", "timeout", "allow_remote"}
+
+// judge is the [judge] table, taken whole or not at all: a half-applied
+// judge could send titles somewhere the person did not mean to.
+func judge(c *Config, v any) error {
+	table, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("want a table ([judge] with kind, endpoint, model, timeout, allow_remote), got %s", describe(v))
+	}
+	j := Default().Judge
+	for _, k := range slices.Sorted(maps.Keys(table)) {
+		var err error
+		switch k {
+		case "kind":
+			j.Kind, err = oneOf(table[k], "judge kind", `"llm"`, JudgeKinds)
+		case "endpoint":
+			j.Endpoint, err = text(table[k], `a quoted URL such as "http://127.0.0.1:8080/v1"`)
+		case "model":
+			j.Model, err = text(table[k], `a quoted model name such as "qwen2.5:3b"`)
+		case "timeout":
+			err = duration(func(*Config) *time.Duration { return &j.Timeout }, "100ms", "")(c, table[k])
+		case "allow_remote":
+			var isBool bool
+			if j.AllowRemote, isBool = table[k].(bool); !isBool {
+				err = fmt.Errorf("want true or false, got %s", describe(table[k]))
+			}
+		default:
+			err = fmt.Errorf("unknown key (the keys are %s)", strings.Join(judgeKeys, ", "))
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %v", k, err)
+		}
+	}
+	if _, err := llmjudge.CheckEndpoint(j.Endpoint, j.AllowRemote); err != nil {
+		return err
+	}
+	c.Judge = j
+	return nil
 }
 
 func redactTitles(c *Config, v any) error {

@@ -26,6 +26,8 @@ private_classes = ["KeePassXC", "Signal"]
 redact_titles = ['\d{4}-\d{4}', "(?i)bank"]
 evidence = "wlroots"
 day_starts = "04:30"
+distractions = ["*:*YouTube*", "steam"]
+judge = {kind = "llm", endpoint = "http://localhost:11434/v1", model = "qwen2.5:3b", timeout = "5s"}
 `
 
 // want is a problem a test expects: the key, the line, and a piece of the
@@ -57,7 +59,19 @@ func TestLoad(t *testing.T) {
 			c.RedactTitles = regexps(`\d{4}-\d{4}`, `(?i)bank`)
 			c.Evidence = "wlroots"
 			c.DayStarts = 4*time.Hour + 30*time.Minute
+			c.Distractions = []string{"*:*YouTube*", "steam"}
+			c.Judge = Judge{Kind: "llm", Endpoint: "http://localhost:11434/v1", Model: "qwen2.5:3b", Timeout: 5 * time.Second}
 		}},
+		{name: "judge table with a remote endpoint allowed",
+			file: ptr("drift_grace = \"9s\"\n\n[judge]\nkind = \"llm\"\nendpoint = \"https://llm.example.org/v1\"\nallow_remote = true\n"),
+			config: func(c *Config) {
+				c.DriftGrace = 9 * time.Second
+				c.Judge.Kind, c.Judge.Endpoint, c.Judge.AllowRemote = "llm", "https://llm.example.org/v1", true
+			}},
+		{name: "judge table with a remote endpoint keeps the rules judge",
+			file:     ptr("drift_grace = \"9s\"\n\n[judge]\nkind = \"llm\"\nendpoint = \"https://llm.example.org/v1\"\n"),
+			config:   func(c *Config) { c.DriftGrace = 9 * time.Second },
+			problems: []want{{"judge", 3, `endpoint "https://llm.example.org/v1" is not on this machine (loopback), and window titles are private: set allow_remote = true`}}},
 		{name: "unicode classes", file: ptr("allowed_classes = [\"Скайп\", \"微信\", \"🦊\"]\n"), config: func(c *Config) {
 			c.AllowedClasses = []string{"Скайп", "微信", "🦊"}
 		}},
@@ -141,6 +155,16 @@ func TestBadValues(t *testing.T) {
 		{"day starting at 25:00", "day_starts", `"25:00"`, `"25:00" is not a time of day (use HH:MM, 00:00 to 23:59)`},
 		{"day start as a duration", "day_starts", `"4h"`, `"4h" is not a time of day`},
 		{"day start as a number", "day_starts", `4`, `want a quoted time of day such as "04:00", got the number 4`},
+		{"bad title glob", "allowed_classes", `["Emacs", "firefox:*[GitHub"]`, `item 2, "firefox:*[GitHub", is not a valid rule: the title pattern has a [ that is never closed (write \[ for a literal bracket); an entry is CLASS or CLASS:TITLE-GLOB`},
+		{"bad distraction", "distractions", `[":*YouTube*"]`, `item 1, ":*YouTube*", is not a valid rule: the class before ':' is empty (use * for any class)`},
+		{"empty distraction title", "distractions", `["steam:"]`, `the title pattern after ':' is empty`},
+		{"judge kind", "judge", `{kind = "gpt"}`, `kind: "gpt" is not a judge kind (use one of rules, llm)`},
+		{"judge unknown key", "judge", `{kind = "llm", url = "http://127.0.0.1/v1"}`, `url: unknown key (the keys are kind, endpoint, model, timeout, allow_remote)`},
+		{"judge timeout", "judge", `{kind = "llm", timeout = "3"}`, `timeout: "3" is not a duration`},
+		{"judge allow_remote", "judge", `{kind = "llm", allow_remote = "yes"}`, `allow_remote: want true or false, got the string "yes"`},
+		{"judge remote endpoint", "judge", `{kind = "llm", endpoint = "http://10.0.0.2:8080/v1"}`, `set allow_remote = true to send them there`},
+		{"judge endpoint not a URL", "judge", `{kind = "llm", endpoint = "localhost:8080"}`, `must start with http:// or https://`},
+		{"judge as a string", "judge", `"llm"`, `want a table ([judge] with kind, endpoint, model, timeout, allow_remote), got the string "llm"`},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			var rest []string

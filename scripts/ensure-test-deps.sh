@@ -37,3 +37,12 @@ if [ "$(id -u)" = 0 ]; then
 elif ! "$here/desktop-rootfs.sh" --path >/dev/null 2>&1; then
 	echo "the Wayland end-to-end tests need a Debian 13 rootfs: run sudo $here/desktop-rootfs.sh" >&2
 fi
+
+# The LLM judge's tests talk to llama.cpp's llama-server with a tiny model,
+# built once and cached outside the checkout (scripts/llama-server.sh says
+# how and where; about 9 minutes on 2 cores when the cache is cold).
+if [ "$(id -u)" = 0 ]; then
+	"$here/llama-server.sh" >/dev/null
+elif ! "$here/llama-server.sh" --path >/dev/null 2>&1; then
+	echo "the LLM judge's real-server tests need llama-server: run sudo $here/llama-server.sh" >&2
+fi

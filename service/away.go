@@ -58,6 +58,7 @@ func (s *Service) syncAwayLocked(w *writes, now time.Time) {
 	s.awayMarked = reason
 	if reason == "" {
 		s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkBack})
+		s.drift.focusAt = now // back at the desk: the grace starts afresh
 		s.applyVerdictLocked(w, s.judgeLocked(), now)
 		return
 	}

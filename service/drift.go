@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -11,15 +12,25 @@ import (
 // wedged X server never holds anything up for long.
 const enforceTimeout = 2 * time.Second
 
+// maxCachedVerdicts bounds the verdict cache, so a session that sees
+// thousands of titles keeps flat memory: past it the cache starts over.
+const maxCachedVerdicts = 1000
+
+// judging is the reason a window reads while a slow judge thinks about it.
+const judging = "judging…"
+
 // drift is the judgement of the current window while a session is active.
 // It lives under the core's lock with the rest of the state.
 type drift struct {
-	cache    map[judgeKey]Verdict // per class and instance, for this session
-	verdict  Verdict              // of the current window
-	seq      uint64               // bumps on every judgement; a late verdict must match
-	episode  uint64               // bumps on every off-task episode; timers must match
-	offSince time.Time            // start of the off-task episode; zero when on task
-	drifting bool                 // the episode outlasted the grace
+	cache   map[judgeKey]Verdict // the judge port's, per class, instance and scrubbed title, for this session
+	verdict Verdict              // of the current window
+	// exempt are the windows (lower-cased class, scrubbed title) the person
+	// said are not a distraction, for the rest of the session.
+	exempt   map[judgeKey]bool
+	focusAt  time.Time // when the current window got focus: grace runs from here
+	episode  uint64    // bumps on every off-task episode; timers must match
+	offSince time.Time // start of the off-task episode; zero when on task
+	drifting bool      // the episode outlasted the grace
 	grace    Timer
 	repeat   Timer
 	onTask   Window // the last on-task window of the session, for refocus
@@ -30,12 +41,23 @@ type drift struct {
 	enforced bool
 }
 
-type judgeKey struct{ class, instance string }
+// judgeKey is what a verdict depends on besides the rules: the window's
+// class, instance and scrubbed, redacted title.
+type judgeKey struct{ class, instance, title string }
+
+func keyOfWindow(w Window) judgeKey {
+	return judgeKey{w.Class, w.Instance, ScrubTitle(w.Title)}
+}
+
+// exemptKey is how a "not a distraction" window is remembered.
+func exemptKey(class, title string) judgeKey {
+	return judgeKey{class: strings.ToLower(class), title: title}
+}
 
 // resetDriftLocked forgets all judgement (a new session, or none).
 func (s *Service) resetDriftLocked() {
 	s.stopDriftTimersLocked()
-	s.drift = drift{cache: map[judgeKey]Verdict{}}
+	s.drift = drift{cache: map[judgeKey]Verdict{}, exempt: map[judgeKey]bool{}}
 }
 
 func (s *Service) stopDriftTimersLocked() {
@@ -47,41 +69,76 @@ func (s *Service) stopDriftTimersLocked() {
 	}
 }
 
-// judgeLocked judges the current window. It answers Unknown when there is
-// nothing to judge by; a slow judge's answer is Unknown until it arrives.
+// judgeLocked judges the current window: by the rules, then by the
+// judge port for what no rule decides. It answers Unknown when there is
+// nothing to judge by, and "judging…" until a slow judge's verdict arrives
+// (lateVerdict applies it). The rules are asked every time (they are
+// cheap, and change with Allow); the judge's on and off verdicts are cached
+// for the session, its unknown ones are not, so a judge that failed is
+// asked again.
 func (s *Service) judgeLocked() Verdict {
-	s.drift.seq++
 	win := s.window
-	switch {
-	case !win.Available:
+	if !win.Available {
 		return Verdict{Task: TaskUnknown, Reason: "evidence unavailable: " + win.Reason}
-	case len(s.allowed) == 0:
-		return Verdict{Task: TaskUnknown, Reason: "this session allows no window classes, so nothing is judged off task"}
 	}
-	key := judgeKey{win.Class, win.Instance}
+	key := keyOfWindow(win)
+	if v, ok := s.rulesLocked(win, key.title); ok {
+		return v
+	}
+	if s.judge == nil {
+		return s.undecidedLocked(win)
+	}
 	if v, ok := s.drift.cache[key]; ok {
 		return v
 	}
-	seq, id := s.drift.seq, s.sessionID
-	v, ok := s.judge.Judge(win, s.allowed, func(v Verdict) { s.lateVerdict(id, seq, key, v) })
+	id := s.sessionID
+	q := Question{NextAction: s.nextAction, SuccessCondition: s.successCond, Class: displayClass(win), Title: key.title}
+	v, ok := s.judge.Judge(q, func(v Verdict) { s.lateVerdict(id, key, v) })
 	if !ok {
-		return Verdict{Task: TaskUnknown, Reason: "judging " + displayClass(win) + "…"}
+		return Verdict{Task: TaskUnknown, Reason: judging}
 	}
-	s.drift.cache[key] = v
+	v.Reason = cleanReason(v.Reason)
+	s.cacheLocked(key, v)
 	return v
 }
 
-// lateVerdict applies a slow judge's verdict, but only if it still
-// concerns the current window of the same session.
-func (s *Service) lateVerdict(id string, seq uint64, key judgeKey, v Verdict) {
+func (s *Service) cacheLocked(key judgeKey, v Verdict) {
+	if v.Task == TaskUnknown {
+		return
+	}
+	if len(s.drift.cache) >= maxCachedVerdicts {
+		clear(s.drift.cache)
+	}
+	s.drift.cache[key] = v
+}
+
+// rejudgeLocked judges the unchanged current window again after the rules
+// changed (Allow, "not a distraction"), recording a changed verdict.
+func (s *Service) rejudgeLocked(w *writes, now time.Time) {
+	if v := s.judgeLocked(); v != s.drift.verdict {
+		s.recordVerdictLocked(w, v, now)
+	}
+	if s.drift.offSince.IsZero() {
+		s.closeNoticeLocked(w) // it offered to allow what is now allowed
+	}
+}
+
+// lateVerdict applies a slow judge's verdict on window key: always to the
+// cache, and to the drift state only while that window is still the
+// current one and still unjudged (no rule decided it meanwhile), through
+// the same path a synchronous verdict takes, so drift is confirmed, nudged
+// and enforced alike. An unknown verdict (the judge failed) leaves the
+// window unjudged, so the judge's retry still lands.
+func (s *Service) lateVerdict(id string, key judgeKey, v Verdict) {
+	v.Reason = cleanReason(v.Reason)
 	s.mu.Lock()
 	if s.state != StateActive || s.sessionID != id {
 		s.mu.Unlock()
 		return
 	}
-	s.drift.cache[key] = v
-	if s.drift.seq != seq {
-		s.mu.Unlock() // the person moved on; the cache still learned
+	s.cacheLocked(key, v)
+	if !s.window.Available || keyOfWindow(s.window) != key || s.drift.verdict.Task != TaskUnknown || v == s.drift.verdict {
+		s.mu.Unlock() // the person moved on, or a rule decided; the cache still learned
 		return
 	}
 	var w writes
@@ -110,7 +167,13 @@ func (s *Service) applyVerdictLocked(w *writes, v Verdict, now time.Time) {
 	switch v.Task {
 	case TaskOff:
 		if s.drift.offSince.IsZero() {
-			s.startEpisodeLocked(w, now)
+			// Grace runs from the moment focus arrived, not from a slow
+			// judge's verdict: the model's thinking time is not a gift.
+			since := s.drift.focusAt
+			if since.IsZero() || since.After(now) {
+				since = now
+			}
+			s.startEpisodeLocked(w, since, now)
 		} else if s.drift.drifting {
 			s.confirmDriftLocked(w) // a new distraction while drifting
 		}
@@ -122,15 +185,18 @@ func (s *Service) applyVerdictLocked(w *writes, v Verdict, now time.Time) {
 	}
 }
 
-func (s *Service) startEpisodeLocked(w *writes, now time.Time) {
+// startEpisodeLocked starts an off-task episode whose grace began at
+// since (now or earlier): drift is confirmed when the grace is over.
+func (s *Service) startEpisodeLocked(w *writes, since, now time.Time) {
 	s.drift.episode++
-	s.drift.offSince, s.drift.drifting, s.drift.enforced = now, false, false
-	if s.driftGrace <= 0 {
+	s.drift.offSince, s.drift.drifting, s.drift.enforced = since, false, false
+	left := s.driftGrace - now.Sub(since)
+	if left <= 0 {
 		s.confirmDriftLocked(w)
 		return
 	}
 	id, ep := s.sessionID, s.drift.episode
-	s.drift.grace = s.clock.AfterFunc(s.driftGrace, func() { s.graceElapsed(id, ep) })
+	s.drift.grace = s.clock.AfterFunc(left, func() { s.graceElapsed(id, ep) })
 }
 
 // endEpisodeLocked ends drift (or its grace) and withdraws the nudge,
@@ -178,8 +244,8 @@ func (s *Service) confirmDriftLocked(w *writes) {
 	}
 	w.nudged = append(w.nudged, [2]string{class, reason})
 	if s.nudges != nil {
-		note := s.driftNotification(class)
-		w.effects = append(w.effects, func() { s.nudges.showDrift(class, note) })
+		note, about := s.driftNotification(class), nudgeAbout{class, ScrubTitle(win.Title)}
+		w.effects = append(w.effects, func() { s.nudges.showDrift(about, note) })
 		s.drift.noticeUp = true
 	}
 	s.armRepeatLocked()
@@ -209,8 +275,8 @@ func (s *Service) repeatNudge(id string, episode uint64) {
 	class := displayClass(s.window)
 	w.nudged = append(w.nudged, [2]string{class, s.drift.verdict.Reason})
 	if s.nudges != nil {
-		note := s.driftNotification(class)
-		w.effects = append(w.effects, func() { s.nudges.showDrift(class, note) })
+		note, about := s.driftNotification(class), nudgeAbout{class, ScrubTitle(s.window.Title)}
+		w.effects = append(w.effects, func() { s.nudges.showDrift(about, note) })
 	}
 	s.armRepeatLocked()
 	s.commit(w)
@@ -226,7 +292,7 @@ func (s *Service) driftNotification(class string) Notification {
 	}
 	hint := "Run `antidrift refocus` to go back to work"
 	if s.level != LevelLocked {
-		n.Actions = append(n.Actions, Action{Key: "allow", Label: "Allow " + class})
+		n.Actions = append(n.Actions, Action{Key: "allow", Label: "Allow " + class}, Action{Key: "not_distraction", Label: "Not a distraction"})
 		hint += fmt.Sprintf(", or `antidrift allow %s` to allow it", class)
 	}
 	n.NoActionsHint = hint + "."
@@ -250,7 +316,7 @@ func (s *Service) commitmentText() string {
 
 // enforce iconifies the judged window (the guard leaves it alone if it no
 // longer has focus), counts the iconify, and activates the last on-task
-// window.
+// window, unless that is the same window.
 func (s *Service) enforce(id string, target, back Window) {
 	s.onGuard(func(ctx context.Context) {
 		if err := s.guard.MinimizeWindow(ctx, target.ID); err != nil {
@@ -260,7 +326,10 @@ func (s *Service) enforce(id string, target, back Window) {
 			return
 		}
 		s.recordMinimize(id)
-		if back.ID != "" {
+		// The last on-task window may be this very window under an on-task
+		// title (a browser tab that turned into a distraction): raising it
+		// again would undo the iconify.
+		if back.ID != "" && back.ID != target.ID {
 			s.handBack(ctx, back)
 		}
 	})
@@ -311,18 +380,21 @@ func (s *Service) recordMinimize(id string) {
 // NotificationAction is the person choosing an action on one of our
 // notifications. Actions on notifications that are not ours are ignored,
 // and each maps to exactly one method, which the permission table still
-// judges: Refocus, Allow, Complete or Extend.
+// judges: Refocus, Allow (also "Not a distraction", which widens the
+// session as Allow does), Complete or Extend.
 func (s *Service) NotificationAction(id uint32, key string) {
 	if s.nudges == nil {
 		return
 	}
-	kind, class := s.nudges.whose(id)
+	kind, about := s.nudges.whose(id)
 	var err error
 	switch {
 	case kind == "drift" && key == "refocus":
 		err = s.Refocus()
 	case kind == "drift" && key == "allow":
-		err = s.Allow(class)
+		err = s.Allow(about.class)
+	case kind == "drift" && key == "not_distraction":
+		err = s.notDistraction(about.class, about.title)
 	case kind == "deadline" && key == "complete":
 		// At the deadline the session is already in review, where Complete
 		// is refused: "Done" then just acknowledges, and End seals it.
@@ -338,4 +410,28 @@ func (s *Service) NotificationAction(id uint32, key string) {
 	if err != nil {
 		s.log.Info("a notification action was refused", "action", key, "err", err)
 	}
+}
+
+// maxExempt bounds the windows one session may mark "not a distraction".
+const maxExempt = 1000
+
+// notDistraction is the nudge's "Not a distraction": the window it is about
+// (its class and scrubbed title) counts as on task for the rest of the
+// session. It widens the session as Allow does, so Allow's entry in the
+// permission table judges it (and locked refuses it). The raw log records
+// it, so a restarted daemon replays the same exemption and judges alike.
+func (s *Service) notDistraction(class, title string) error {
+	return s.widen(func(w *writes, now time.Time) *Error {
+		k := exemptKey(class, title)
+		switch {
+		case s.drift.exempt[k]:
+			return nil
+		case len(s.drift.exempt) >= maxExempt:
+			return invalid("this session already has %d windows marked not a distraction, the most there can be; allow the class instead", maxExempt)
+		}
+		s.drift.exempt[k] = true
+		s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkNotDistraction, Class: class, Title: title})
+		s.rejudgeLocked(w, now)
+		return nil
+	})
 }

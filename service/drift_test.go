@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 var (
@@ -47,7 +48,7 @@ func TestDriftAfterGraceNudgesAtWarn(t *testing.T) {
 	}
 	shown, _ := n.history()
 	if len(shown) != 1 || shown[0].Summary != "Drifting: Distraction" ||
-		!reflect.DeepEqual(actionKeys(shown[0]), []string{"refocus", "allow"}) ||
+		!reflect.DeepEqual(actionKeys(shown[0]), []string{"refocus", "allow", "not_distraction"}) ||
 		shown[0].Actions[1].Label != "Allow Distraction" || !strings.Contains(shown[0].Body, "write the intro") {
 		t.Fatalf("nudge %+v", shown)
 	}
@@ -114,7 +115,7 @@ func TestBlockIconifiesTheJudgedWindowAndHandsFocusBack(t *testing.T) {
 				t.Fatalf("MinimizeCount %d Enforced %v", v.MinimizeCount, v.Enforced)
 			}
 			shown, _ := n.history()
-			want := []string{"refocus", "allow"}
+			want := []string{"refocus", "allow", "not_distraction"}
 			if level == LevelLocked {
 				want = []string{"refocus"} // no widening at locked
 			}
@@ -289,7 +290,7 @@ type slowJudge struct {
 	calls   int
 }
 
-func (j *slowJudge) Judge(w Window, _ []string, deliver func(Verdict)) (Verdict, bool) {
+func (j *slowJudge) Judge(q Question, deliver func(Verdict)) (Verdict, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.calls++
@@ -329,25 +330,26 @@ func TestAsyncVerdictAppliedOnlyToTheCurrentWindow(t *testing.T) {
 	}
 }
 
-func TestCachedVerdictsAskTheJudgeOncePerClass(t *testing.T) {
-	var calls int
-	h, _, _ := newDriftHarness(t, driftOpts{judge: judgeFunc(func(w Window, a []string, d func(Verdict)) (Verdict, bool) {
-		calls++
-		return AllowlistJudge{}.Judge(w, a, d)
+func TestCachedVerdictsAskTheJudgeOncePerWindow(t *testing.T) {
+	var asked []Question
+	h, _, _ := newDriftHarness(t, driftOpts{judge: judgeFunc(func(q Question, d func(Verdict)) (Verdict, bool) {
+		asked = append(asked, q)
+		return Verdict{Task: TaskOff, Reason: "model says no"}, true
 	})})
 	h.start(t, LevelWarn, "Editor")
 	for i := 0; i < 5; i++ {
-		h.RecordWindow(editor)
+		h.RecordWindow(editor) // decided by the rules: the judge is never asked
 		h.RecordWindow(distraction)
 	}
-	if calls != 2 {
-		t.Fatalf("judge asked %d times for 2 classes", calls)
+	want := []Question{{NextAction: "write the intro", SuccessCondition: "intro is committed", Class: "Distraction", Title: "Distraction window"}}
+	if !reflect.DeepEqual(asked, want) {
+		t.Fatalf("judge asked %+v, want once about the distraction", asked)
 	}
 }
 
-type judgeFunc func(Window, []string, func(Verdict)) (Verdict, bool)
+type judgeFunc func(Question, func(Verdict)) (Verdict, bool)
 
-func (f judgeFunc) Judge(w Window, a []string, d func(Verdict)) (Verdict, bool) { return f(w, a, d) }
+func (f judgeFunc) Judge(q Question, d func(Verdict)) (Verdict, bool) { return f(q, d) }
 
 func TestDeadlineNotificationActions(t *testing.T) {
 	h, _, n := newDriftHarness(t, driftOpts{})
@@ -404,5 +406,96 @@ func TestEnforcementErrorIsLoggedNotFatal(t *testing.T) {
 	h.settle()
 	if v := h.View(); v.Drift != DriftDrifting || v.MinimizeCount != 0 || v.State != StateActive {
 		t.Fatalf("%+v", v)
+	}
+}
+
+func TestLateOffVerdictKeepsTheGraceFromFocusAndEnforcesAsTheSyncPath(t *testing.T) {
+	j := &slowJudge{}
+	h, g, n := newDriftHarness(t, driftOpts{judge: j, grace: 5 * time.Second})
+	h.RecordWindow(editor)
+	h.start(t, LevelBlock, "Editor")
+	h.RecordWindow(browser)
+	if v := h.View(); v.Drift != DriftUnknown || v.DriftReason != "judging…" {
+		t.Fatalf("while the model thinks: %s (%s)", v.Drift, v.DriftReason)
+	}
+	h.clock.Advance(3 * time.Second)
+	j.answer(0, Verdict{Task: TaskOff, Reason: "a browser tab about cats"})
+	if v := h.View(); v.Drift != DriftOnTask || !strings.Contains(v.DriftReason, "a browser tab about cats; it becomes drift after 5s") {
+		t.Fatalf("inside the grace: %s (%s)", v.Drift, v.DriftReason)
+	}
+	h.clock.Advance(2 * time.Second) // 5 s after focus arrived, not after the verdict
+	h.settle()
+	v := h.View()
+	if v.Drift != DriftDrifting || v.DriftReason != "a browser tab about cats" || !v.Enforced || v.MinimizeCount != 1 {
+		t.Fatalf("after the grace: %+v", v)
+	}
+	if m, a := g.calls(); !reflect.DeepEqual(m, []string{"30"}) || !reflect.DeepEqual(a, []string{"10"}) {
+		t.Fatalf("minimized %v activated %v", m, a)
+	}
+	if shown, _ := n.history(); len(shown) != 1 || shown[0].Summary != "Drifting: Firefox" {
+		t.Fatalf("nudges %+v", shown)
+	}
+	if len(h.rec.nudges) != 1 || h.rec.nudges[0] != "Firefox: a browser tab about cats" {
+		t.Fatalf("Nudge signals %v", h.rec.nudges)
+	}
+}
+
+func TestLateVerdictAfterTheGraceConfirmsDriftAtOnce(t *testing.T) {
+	j := &slowJudge{}
+	h, g, n := newDriftHarness(t, driftOpts{judge: j, grace: 5 * time.Second})
+	h.RecordWindow(editor)
+	h.start(t, LevelBlock, "Editor")
+	h.RecordWindow(browser)
+	h.clock.Advance(8 * time.Second)
+	j.answer(0, Verdict{Task: TaskOff, Reason: "\x1b[31mvideo\x1b[0m\nsite " + strings.Repeat("x", 300)})
+	h.settle()
+	v := h.View()
+	if v.Drift != DriftDrifting || v.MinimizeCount != 1 {
+		t.Fatalf("a verdict after the grace: %s, %d minimized", v.Drift, v.MinimizeCount)
+	}
+	if strings.ContainsAny(v.DriftReason, "\x1b\n") || utf8.RuneCountInString(v.DriftReason) > MaxReasonLen || !strings.HasPrefix(v.DriftReason, "[31mvideo [0m site xxx") {
+		t.Fatalf("the model's reason was not cleaned: %q", v.DriftReason)
+	}
+	if m, _ := g.calls(); len(m) != 1 {
+		t.Fatalf("minimized %v", m)
+	}
+	if shown, _ := n.history(); len(shown) != 1 {
+		t.Fatalf("nudges %+v", shown)
+	}
+}
+
+func TestLateVerdictLosesToARuleAndRetriesAfterUnknown(t *testing.T) {
+	j := &slowJudge{}
+	h, _, _ := newDriftHarness(t, driftOpts{judge: j})
+	h.RecordWindow(editor)
+	h.start(t, LevelWarn, "Editor")
+	h.RecordWindow(browser)
+	j.answer(0, Verdict{Task: TaskUnknown, Reason: "judge unreachable: connection refused"})
+	if v := h.View(); v.Drift != DriftUnknown || v.DriftReason != "judge unreachable: connection refused" {
+		t.Fatalf("a failed judge: %s (%s)", v.Drift, v.DriftReason)
+	}
+	j.answer(0, Verdict{Task: TaskOff, Reason: "off topic"}) // the judge's retry
+	if v := h.View(); v.Drift != DriftDrifting {
+		t.Fatalf("the retry's verdict was dropped: %s (%s)", v.Drift, v.DriftReason)
+	}
+
+	h.RecordWindow(distraction)
+	must(t, h.Allow("Distraction"))
+	j.answer(1, Verdict{Task: TaskOff, Reason: "the model disagrees"})
+	if v := h.View(); v.Drift != DriftOnTask {
+		t.Fatalf("a late verdict overrode the person's rule: %s (%s)", v.Drift, v.DriftReason)
+	}
+}
+
+func TestAPrivateClassTitleNeverReachesTheJudge(t *testing.T) {
+	var asked []Question
+	h, _, _ := newDriftHarness(t, driftOpts{private: []string{"Signal"}, judge: judgeFunc(func(q Question, _ func(Verdict)) (Verdict, bool) {
+		asked = append(asked, q)
+		return Verdict{}, false
+	})})
+	h.start(t, LevelWarn, "Editor")
+	h.RecordWindow(titled("7", "Signal", "Alice: the secret plan"))
+	if len(asked) != 1 || asked[0].Title != "" || asked[0].Class != "Signal" {
+		t.Fatalf("asked %+v", asked)
 	}
 }

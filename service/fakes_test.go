@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -459,9 +460,12 @@ func (h *harness) settle() {
 }
 
 type driftOpts struct {
-	grace   time.Duration
-	noGuard bool
-	judge   Judge
+	grace        time.Duration
+	noGuard      bool
+	judge        Judge
+	distractions []string
+	private      []string
+	redact       []*regexp.Regexp
 }
 
 // newDriftHarness is a core with a fake guard and notifier.
@@ -469,7 +473,8 @@ func newDriftHarness(t *testing.T, o driftOpts) (*harness, *fakeGuard, *fakeNoti
 	t.Helper()
 	g, n := &fakeGuard{}, &fakeNotifier{}
 	h := &harness{clock: newFakeClock(), store: newFakeStore()}
-	opts := Options{Store: h.store, Clock: h.clock, Logger: quiet, DriftGrace: o.grace, NudgeRepeat: 2 * time.Minute, Notifier: n, Judge: o.judge}
+	opts := Options{Store: h.store, Clock: h.clock, Logger: quiet, DriftGrace: o.grace, NudgeRepeat: 2 * time.Minute, Notifier: n, Judge: o.judge,
+		Distractions: o.distractions, PrivateClasses: o.private, RedactTitles: o.redact}
 	if !o.noGuard {
 		opts.Guard = g
 	}

@@ -80,10 +80,14 @@ func FuzzCleanText(f *testing.F) {
 		if again, err := cleanText("text", out, required); err != nil || again != out {
 			t.Errorf("%q accepted as %q, which is then %q / %v", in, out, again, err)
 		}
-		if c, err := cleanClass(in); err == nil {
+		if r, err := cleanRule("entry", in); err == nil {
+			c := r.Text
 			if c != strings.TrimSpace(c) || utf8.RuneCountInString(c) > MaxClassLen || c == "" || strings.IndexFunc(c, unicode.IsControl) >= 0 {
-				t.Errorf("class %q accepted as %q", in, c)
+				t.Errorf("entry %q accepted as %q", in, c)
 			}
+			r.matches(Window{Class: in, Title: in}, in) // never panics
+		} else if err.Kind != InvalidArgument || !strings.Contains(err.Msg, "entry") {
+			t.Fatalf("entry %q refused as %v %q: want InvalidArgument naming the entry", in, err.Kind, err.Msg)
 		}
 	})
 }

@@ -3,20 +3,70 @@ package service
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
-// AllowlistJudge is the default judge: a window is on task when its
-// WM_CLASS class or instance matches an allowed class, case-insensitively.
-// It always answers at once.
-type AllowlistJudge struct{}
+// MaxReasonLen bounds a judge's reason as DriftReason shows it, so a model
+// that rambles cannot fill a panel or the Nudge signal.
+const MaxReasonLen = 200
 
-func (AllowlistJudge) Judge(w Window, allowed []string, _ func(Verdict)) (Verdict, bool) {
-	for _, a := range allowed {
-		if strings.EqualFold(a, w.Class) || (w.Instance != "" && strings.EqualFold(a, w.Instance)) {
-			return Verdict{Task: TaskOn, Reason: fmt.Sprintf("%s is allowed in this session", displayClass(w))}, true
+// rulesLocked judges window w, whose scrubbed, redacted title is title, by
+// the rules a person wrote, strongest first: a window they marked "not a
+// distraction" this session, then the distractions, then the session's
+// allowed entries. decided is false when no rule covers w; then the judge
+// port (if any) is asked, or the allowlist's default applies.
+func (s *Service) rulesLocked(w Window, title string) (v Verdict, decided bool) {
+	class := displayClass(w)
+	if s.drift.exempt[judgeKey{class: strings.ToLower(class), title: title}] {
+		return Verdict{Task: TaskOn, Reason: "you marked this " + class + " window as not a distraction"}, true
+	}
+	for _, r := range s.distractions {
+		if r.matches(w, title) {
+			return Verdict{Task: TaskOff, Reason: "matches distraction " + r.Text}, true
 		}
 	}
-	return Verdict{Task: TaskOff, Reason: fmt.Sprintf("%s is not in this session's allowlist", displayClass(w))}, true
+	for _, r := range s.rules {
+		if !r.matches(w, title) {
+			continue
+		}
+		if !r.Narrowed() {
+			return Verdict{Task: TaskOn, Reason: fmt.Sprintf("%s is allowed in this session", class)}, true
+		}
+		return Verdict{Task: TaskOn, Reason: "matches allowed " + r.Text}, true
+	}
+	return Verdict{}, false
+}
+
+// undecidedLocked is the verdict on a window no rule covers when no judge
+// port is configured: off task, since the session's allowlist does not
+// name it — unless the session allows nothing, which judges nothing.
+func (s *Service) undecidedLocked(w Window) Verdict {
+	class := displayClass(w)
+	if len(s.rules) == 0 {
+		return Verdict{Task: TaskUnknown, Reason: "this session allows no window classes, so nothing is judged off task"}
+	}
+	for _, r := range s.rules {
+		if r.matchesClass(w) {
+			return Verdict{Task: TaskOff, Reason: fmt.Sprintf("this %s window matches none of this session's allowed titles", class)}
+		}
+	}
+	return Verdict{Task: TaskOff, Reason: fmt.Sprintf("%s is not in this session's allowlist", class)}
+}
+
+// cleanReason is a judge's reason as a person may see it: one line, no
+// control characters, at most MaxReasonLen characters. A model's reason is
+// text from outside; it must not be able to forge lines in a log or a panel.
+func cleanReason(r string) string {
+	if !utf8.ValidString(r) {
+		r = strings.ToValidUTF8(r, "�")
+	}
+	r = strings.Join(strings.FieldsFunc(r, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }), " ")
+	if utf8.RuneCountInString(r) > MaxReasonLen {
+		runes := []rune(r)
+		r = strings.TrimSpace(string(runes[:MaxReasonLen-1])) + "…"
+	}
+	return r
 }
 
 // displayClass is how a window is named to a person: its class, or its

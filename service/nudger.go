@@ -24,10 +24,10 @@ type nudger struct {
 	ops chan func(context.Context)
 
 	mu         sync.Mutex
-	stopped    bool   // ops is closed; late ops are dropped
-	driftID    uint32 // the drift nudge on screen, 0 when none
-	driftClass string // the class it is about, for its "allow" action
-	deadlineID uint32 // the "Time's up" notification, 0 when none
+	stopped    bool       // ops is closed; late ops are dropped
+	driftID    uint32     // the drift nudge on screen, 0 when none
+	driftAbout nudgeAbout // the window it is about, for its actions
+	deadlineID uint32     // the "Time's up" notification, 0 when none
 }
 
 // nudgeQueue bounds pending ops. Nudges are human-rate; if the server is
@@ -73,9 +73,13 @@ func (g *nudger) enqueue(op func(context.Context)) {
 	}
 }
 
-// showDrift shows (or replaces) the drift nudge about class.
-func (g *nudger) showDrift(class string, n Notification) {
-	g.show(&g.driftID, n, func() { g.driftClass = class })
+// nudgeAbout is the window a drift nudge is about: its class (for "Allow")
+// and its scrubbed title (for "Not a distraction").
+type nudgeAbout struct{ class, title string }
+
+// showDrift shows (or replaces) the drift nudge about a window.
+func (g *nudger) showDrift(about nudgeAbout, n Notification) {
+	g.show(&g.driftID, n, func() { g.driftAbout = about })
 }
 
 func (g *nudger) closeDrift() {
@@ -123,18 +127,18 @@ func (g *nudger) close(ctx context.Context, id *uint32) {
 	}
 }
 
-// whose says which of our notifications id is: "drift" (with its class),
-// "deadline", or "" when it is not ours.
-func (g *nudger) whose(id uint32) (kind, class string) {
+// whose says which of our notifications id is: "drift" (with the window
+// it is about), "deadline", or "" when it is not ours.
+func (g *nudger) whose(id uint32) (kind string, about nudgeAbout) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch {
 	case id == 0:
-		return "", ""
+		return "", nudgeAbout{}
 	case id == g.driftID:
-		return "drift", g.driftClass
+		return "drift", g.driftAbout
 	case id == g.deadlineID:
-		return "deadline", ""
+		return "deadline", nudgeAbout{}
 	}
-	return "", ""
+	return "", nudgeAbout{}
 }

@@ -156,13 +156,28 @@ type Action struct {
 	Label string // "Back to work"
 }
 
-// Judge decides whether a window is on task for the session. A judge that
-// can answer at once returns ok; a slower one returns ok == false and
-// delivers its verdict later through deliver, from any goroutine. The core
-// applies a late verdict only if it still concerns the current window.
+// Judge decides whether a window is on task when none of the session's
+// rules does (allowed entries, distractions, "not a distraction"); without
+// a Judge such a window is off task. A judge that can answer at once
+// returns ok; a slower one returns ok == false and delivers its verdict
+// later through deliver, from any goroutine, possibly more than once (an
+// Unknown "unreachable" first, a real verdict after a retry). The core
+// applies a late verdict only if that window is still the current one.
 // Judge is called under the core's lock, so it must not block.
 type Judge interface {
-	Judge(w Window, allowed []string, deliver func(Verdict)) (v Verdict, ok bool)
+	Judge(q Question, deliver func(Verdict)) (v Verdict, ok bool)
+}
+
+// Question is everything a judge is told about a window: the commitment
+// and the window's class and title as antidrift records them. Nothing
+// else: no window handle, no instance, no raw title.
+type Question struct {
+	NextAction       string
+	SuccessCondition string
+	Class            string // the class, or the instance when it has none
+	// Title is scrubbed (ScrubTitle) and redacted (redact_titles); it is
+	// empty for a private class, whose title is never recorded.
+	Title string
 }
 
 // Verdict is a judge's answer for one window.

@@ -69,7 +69,7 @@ func (s *Service) expire(id string) {
 // meanwhile, and seals summaries left pending.
 func (s *Service) Recover(snap Snapshot) error {
 	live := snap.State == StateActive || snap.State == StateReview
-	replayed, counted := s.replay(snap)
+	replayed, counted, exempt := s.replay(snap)
 
 	s.mu.Lock()
 	s.io.Lock()
@@ -85,9 +85,13 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.startedAt, s.deadline = fromUnixMilli(snap.StartedUnixMilli), fromUnixMilli(snap.DeadlineUnixMilli)
 	s.endedAt = fromUnixMilli(snap.EndedUnixMilli)
 	s.level, s.allowed, s.outcome = snap.Enforcement, slices.Clone(snap.AllowedClasses), snap.Outcome
+	s.rules = s.compileRules("allowed_classes", s.allowed)
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
 	s.clockSetBack = time.Duration(snap.ClockSetBackMillis) * time.Millisecond
 	s.resetDriftLocked()
+	for _, e := range exempt {
+		s.drift.exempt[exemptKey(e.Class, e.Title)] = true
+	}
 	now := s.clock.Now()
 	s.lastWall, s.lastMono, s.lastBoot = now, s.clock.Mono(), s.clock.Boot()
 	if live {
@@ -202,12 +206,13 @@ func (s *Service) logUnsealed() {
 }
 
 // replay rebuilds a live session's stats from its raw log, streaming it
-// through the same accounting the live events went through. It runs before
-// the core's lock is taken: it is disk work, and nothing else runs yet.
-func (s *Service) replay(snap Snapshot) (st *stats, counted int) {
+// through the same accounting the live events went through, and collects
+// the windows marked not a distraction. It runs before the core's lock is
+// taken: it is disk work, and nothing else runs yet.
+func (s *Service) replay(snap Snapshot) (st *stats, counted int, exempt []FocusEvent) {
 	st = newStats()
 	if (snap.State != StateActive && snap.State != StateReview) || snap.SessionID == "" {
-		return st, 0
+		return st, 0, nil
 	}
 	started, now := fromUnixMilli(snap.StartedUnixMilli), s.clock.Now()
 	skipped := 0
@@ -223,6 +228,9 @@ func (s *Service) replay(snap Snapshot) (st *stats, counted int) {
 		}
 		st.apply(e)
 		counted++
+		if e.Mark == MarkNotDistraction && len(exempt) < maxExempt {
+			exempt = append(exempt, e)
+		}
 	})
 	if err != nil {
 		s.problems.set("replay", fmt.Sprintf("The raw log of session %s could not be read (%v); its time is counted as evidence unavailable.", snap.SessionID, err))
@@ -230,5 +238,5 @@ func (s *Service) replay(snap Snapshot) (st *stats, counted int) {
 	if skipped > 0 {
 		s.problems.set("replay-"+snap.SessionID, fmt.Sprintf("%d line(s) of the raw log of session %s had times outside the session and were not counted; the file is left as it is.", skipped, snap.SessionID))
 	}
-	return st, counted
+	return st, counted, exempt
 }

@@ -23,8 +23,12 @@ type Options struct {
 	// The core never branches on it.
 	EvidenceSource string
 
-	DefaultLevel   Level         // used when Start passes ""; default warn
-	DefaultAllowed []string      // used when Start passes no classes
+	DefaultLevel   Level    // used when Start passes ""; default warn
+	DefaultAllowed []string // used when Start passes no classes
+	// Distractions are rules (CLASS or CLASS:TITLE-GLOB) that are always
+	// off task, even in an allowed class. Entries that do not parse are
+	// skipped with a log line (config checks them first).
+	Distractions   []string
 	BreakGlassHold time.Duration // the wait before a locked session may be abandoned; zero is none
 	DriftGrace     time.Duration // how long an off-task window may hold focus before it is drift; 0 = at once
 	NudgeRepeat    time.Duration // how often a nudge repeats while drift lasts; default 2 minutes
@@ -36,7 +40,7 @@ type Options struct {
 	PrivateClasses []string
 	RedactTitles   []*regexp.Regexp
 
-	Judge    Judge    // default AllowlistJudge
+	Judge    Judge    // asked about windows no rule decides; nil: they are off task
 	Guard    Guard    // nil: nothing is enforced
 	Notifier Notifier // nil: no notifications
 	Reporter Reporter // nil: Report answers that reports are unavailable
@@ -67,7 +71,8 @@ type Service struct {
 	breakGlassHold time.Duration
 	driftGrace     time.Duration
 	nudgeRepeat    time.Duration
-	judge          Judge
+	judge          Judge // nil: rules only
+	distractions   []Rule
 	guard          Guard
 	reporter       Reporter
 	idleAfter      time.Duration
@@ -87,8 +92,9 @@ type Service struct {
 	startedAt    time.Time
 	deadline     time.Time
 	endedAt      time.Time
-	level        Level // the session's level; in planning, the planned one
-	allowed      []string
+	level        Level    // the session's level; in planning, the planned one
+	allowed      []string // the session's allowed entries, as written
+	rules        []Rule   // allowed, compiled
 	outcome      Outcome
 	breakGlassAt time.Time
 	timer        Timer
@@ -146,9 +152,7 @@ func New(o Options) *Service {
 	if s.nudgeRepeat <= 0 {
 		s.nudgeRepeat = 2 * time.Minute
 	}
-	if s.judge == nil {
-		s.judge = AllowlistJudge{}
-	}
+	s.distractions = s.compileRules("distractions", o.Distractions)
 	if o.Notifier != nil {
 		s.nudges = newNudger(o.Notifier, s.log)
 	}
@@ -189,6 +193,7 @@ func (s *Service) RecordWindow(win Window) {
 // observeLocked accounts and judges the current window as of now. Caller
 // holds mu and a session is active.
 func (s *Service) observeLocked(w *writes, now time.Time) {
+	s.drift.focusAt = now
 	v := s.judgeLocked()
 	e := eventOf(s.window, now)
 	e.OffTask = v.Task == TaskOff
@@ -236,7 +241,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 			return "", err
 		}
 	}
-	classes, err := cleanClasses(allowed)
+	classes, rules, err := cleanRules("allowed_classes", allowed)
 	if err != nil {
 		return "", err
 	}
@@ -258,13 +263,14 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	}
 	if len(classes) == 0 {
 		classes = slices.Clone(s.defaultAllowed)
+		rules = s.compileRules("allowed_classes", classes)
 	}
 	now := s.clock.Now()
 	s.state, s.sessionID = StateActive, id.String()
 	s.nextAction, s.successCond = next, success
 	s.timebox = time.Duration(timeboxSecs) * time.Second
 	s.startedAt, s.deadline, s.endedAt = now, now.Add(s.timebox), time.Time{}
-	s.level, s.allowed, s.outcome, s.breakGlassAt = level, classes, OutcomeNone, time.Time{}
+	s.level, s.allowed, s.rules, s.outcome, s.breakGlassAt = level, classes, rules, OutcomeNone, time.Time{}
 	s.stats = newStats()
 	s.resetDriftLocked()
 	s.armTimerLocked()
@@ -403,7 +409,7 @@ func (s *Service) clearSessionLocked() {
 	s.stopTimerLocked()
 	s.state, s.sessionID, s.nextAction, s.successCond = StateLocked, "", "", ""
 	s.timebox, s.startedAt, s.deadline, s.endedAt = 0, time.Time{}, time.Time{}, time.Time{}
-	s.level, s.allowed, s.outcome, s.breakGlassAt = "", nil, OutcomeNone, time.Time{}
+	s.level, s.allowed, s.rules, s.outcome, s.breakGlassAt = "", nil, nil, OutcomeNone, time.Time{}
 	s.stats = nil
 	s.awayMarked = ""
 	s.resetDriftLocked()
@@ -425,43 +431,48 @@ func (s *Service) Refocus() error {
 	}
 	if s.drift.verdict.Task == TaskOff && s.awayMarked == "" {
 		// Still looking at the distraction: a fresh episode, grace and all.
-		s.startEpisodeLocked(&w, now)
+		s.startEpisodeLocked(&w, now, now)
 	}
 	s.commit(w)
 	return nil
 }
 
-// Allow adds a window class to the session's allowlist.
-func (s *Service) Allow(class string) error {
-	class, err := cleanClass(class)
+// Allow adds an entry to the session's allowlist: a window class, or a
+// class narrowed to titles (CLASS:TITLE-GLOB).
+func (s *Service) Allow(entry string) error {
+	rule, err := cleanRule("window_class", entry)
 	if err != nil {
 		return err
 	}
+	return s.widen(func(w *writes, now time.Time) *Error {
+		switch {
+		case containsFold(s.allowed, rule.Text):
+			return nil
+		case len(s.allowed) >= MaxAllowed:
+			return invalid("window_class: this session already allows %d classes, the most there can be", MaxAllowed)
+		}
+		s.allowed, s.rules = append(s.allowed, rule.Text), append(s.rules, rule)
+		w.snapshot = s.snapshotLocked()
+		s.rejudgeLocked(w, now)
+		return nil
+	})
+}
+
+// widen runs add, which widens the session (Allow, "Not a distraction"),
+// under the lock once Allow's entry in the permission table permits it, and
+// commits what add recorded.
+func (s *Service) widen(add func(w *writes, now time.Time) *Error) error {
 	s.mu.Lock()
 	var w writes
 	now := s.tickLocked(&w)
-	if err := s.permit(MethodAllow, ""); err != nil {
-		s.commit(w)
-		return err
-	}
-	if containsFold(s.allowed, class) {
-		s.commit(w)
-		return nil
-	}
-	if len(s.allowed) >= MaxAllowed {
-		s.commit(w)
-		return invalid("window_class: this session already allows %d classes, the most there can be", MaxAllowed)
-	}
-	s.allowed = append(s.allowed, class)
-	clear(s.drift.cache)
-	w.snapshot = s.snapshotLocked()
-	if v := s.judgeLocked(); v != s.drift.verdict {
-		s.recordVerdictLocked(&w, v, now)
-	}
-	if s.drift.offSince.IsZero() {
-		s.closeNoticeLocked(&w) // it offered to allow what is now allowed
+	err := s.permit(MethodAllow, "")
+	if err == nil {
+		err = add(&w, now)
 	}
 	s.commit(w)
+	if err != nil {
+		return err
+	}
 	return nil
 }
 

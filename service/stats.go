@@ -98,6 +98,8 @@ func (s *stats) apply(e FocusEvent) {
 	case MarkMinimized:
 		s.minimizes++
 		return
+	case MarkNotDistraction:
+		return
 	case MarkAway:
 		s.flush(at)
 		s.isAway, s.awayAt = true, awayKey

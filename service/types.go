@@ -113,6 +113,11 @@ const (
 	MarkVerdict = "verdict"
 	// MarkMinimized: the guard iconified the drifting window.
 	MarkMinimized = "minimized"
+	// MarkNotDistraction: the person said the window of Class and (scrubbed)
+	// Title is not a distraction; it counts as on task for the rest of the
+	// session. Replay restores the exemption; accounting ignores the mark
+	// (the MarkVerdict after it, if any, moves the drift time).
+	MarkNotDistraction = "not_distraction"
 	// MarkAway: the person went away (Reason is an AwayReason); time
 	// accrues to (away), or (suspended), until MarkBack.
 	MarkAway = "away"

@@ -55,40 +55,6 @@ func parseLevel(name, s string) (Level, *Error) {
 	return l, nil
 }
 
-// cleanClass checks one window class.
-func cleanClass(c string) (string, *Error) {
-	c = strings.TrimSpace(c)
-	n := utf8.RuneCountInString(c)
-	switch {
-	case !utf8.ValidString(c):
-		return "", invalid("window class must be valid UTF-8")
-	case n == 0 || n > MaxClassLen:
-		return "", invalid("window class must be 1–%d characters; got %d", MaxClassLen, n)
-	case strings.IndexFunc(c, unicode.IsControl) >= 0:
-		return "", invalid("window class %q must not contain control characters", c)
-	}
-	return c, nil
-}
-
-// cleanClasses checks a list of classes and drops case-insensitive
-// duplicates, keeping the first spelling.
-func cleanClasses(in []string) ([]string, *Error) {
-	if len(in) > MaxAllowed {
-		return nil, invalid("allowed_classes has %d entries; at most %d are allowed", len(in), MaxAllowed)
-	}
-	out := make([]string, 0, len(in))
-	for _, c := range in {
-		c, err := cleanClass(c)
-		if err != nil {
-			return nil, err
-		}
-		if !containsFold(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
 func containsFold(list []string, s string) bool {
 	for _, x := range list {
 		if strings.EqualFold(x, s) {

@@ -189,6 +189,9 @@ func TestRefusalsExit1WithTheDaemonsMessage(t *testing.T) {
 		{[]string{"start", "x", "--done-when", "y", "--for", "25h"}, []string{"timebox"}},
 		{[]string{"start", "   ", "--done-when", "y", "--for", "1m"}, []string{"next_action"}},
 		{[]string{"history", "--limit", "5000"}, []string{"limit"}},
+		{[]string{"start", "x", "--done-when", "y", "--for", "1m", "--allow", "Emacs", "--allow", "firefox:*[GitHub"},
+			[]string{`allowed_classes entry 2 "firefox:*[GitHub" is not a valid entry: the title pattern has a [ that is never closed`, "CLASS:TITLE-GLOB"}},
+		{[]string{"allow", "firefox:"}, []string{`window_class "firefox:" is not a valid entry: the title pattern after ':' is empty`}},
 	} {
 		r := s.run(t, c.args...)
 		if r.code != 1 || r.stdout != "" {
@@ -439,5 +442,23 @@ func TestFollowFormats(t *testing.T) {
 		if code := f.stop(t, syscall.SIGTERM); code != 0 {
 			t.Errorf("exit %d on SIGTERM; stderr:\n%s", code, f.stderr)
 		}
+	}
+}
+
+func TestAllowTakesTitlePatternsFromFlagsCommandAndConfig(t *testing.T) {
+	s := startDaemon(t, "allowed_classes = [\"Emacs\", \"firefox:*GitHub*\"]\ndistractions = [\"*:*YouTube*\"]\n")
+	s.ok(t, "start", "write", "--done-when", "done", "--for", "10m")
+	if got := strs(s.status(t), "allowed_classes"); strings.Join(got, " ") != "Emacs firefox:*GitHub*" {
+		t.Fatalf("the config's patterns: %v", got)
+	}
+	s.ok(t, "allow", "*:*antidrift*")
+	if got := strs(s.status(t), "allowed_classes"); strings.Join(got, " ") != "Emacs firefox:*GitHub* *:*antidrift*" {
+		t.Fatalf("after allow: %v", got)
+	}
+	s.ok(t, "complete")
+	s.ok(t, "end")
+	s.ok(t, "start", "write", "--done-when", "done", "--for", "10m", "--allow", "xterm:*make*")
+	if got := strs(s.status(t), "allowed_classes"); strings.Join(got, " ") != "xterm:*make*" {
+		t.Fatalf("--allow: %v", got)
 	}
 }

@@ -133,7 +133,7 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 	var timebox secondsFlag
 	fs.Var(&timebox, "for", "the timebox, a `DURATION` such as 25m or 1h30m (required)")
 	var allow listFlag
-	fs.Var(&allow, "allow", "a window `CLASS` that counts as on task; repeat for more (default: the configured classes)")
+	fs.Var(&allow, "allow", "a window `CLASS` (or CLASS:TITLE-GLOB, e.g. firefox:*GitHub*) that counts as on task; repeat for more (default: the configured classes)")
 	level := fs.String("enforce", "", "the enforcement `LEVEL`: "+strings.Join(levels, ", ")+" (default: the planned or configured level)")
 	return func(x *invocation) error {
 		switch {

@@ -57,7 +57,7 @@ func init() {
 	commands = []*command{
 		{name: "plan", summary: "start planning: nothing is committed yet (then enforce LEVEL, start)", setup: voidCmd("Plan", nil)},
 		{name: "cancel-plan", summary: "leave planning without starting", setup: voidCmd("CancelPlan", nil)},
-		{name: "start", synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS]... [--enforce LEVEL]",
+		{name: "start", synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL]",
 			summary: "commit to one next action for a timebox (DURATION like 25m, 1h30m)", minArgs: 1, maxArgs: -1, setup: setupStart},
 		{name: "status", synopsis: "[--follow] [--format text|json|waybar|polybar]",
 			summary: "show the session; --follow prints a line on every change until interrupted", setup: setupStatus},
@@ -66,7 +66,7 @@ func init() {
 		{name: "extend", synopsis: "DURATION", summary: "add time to the session (or revive an expired one)", minArgs: 1, maxArgs: 1, setup: voidCmd("Extend", durationArg)},
 		{name: "end", summary: "seal the reviewed session into the audit log; prints its hash", setup: setupEnd},
 		{name: "refocus", summary: "acknowledge drift: back to the next action", setup: voidCmd("Refocus", nil)},
-		{name: "allow", synopsis: "CLASS", summary: "count a window class as on task for this session", minArgs: 1, maxArgs: 1, setup: voidCmd("Allow", textArg)},
+		{name: "allow", synopsis: "CLASS[:TITLE-GLOB]", summary: "count a window class (or its matching titles) as on task for this session", minArgs: 1, maxArgs: 1, setup: voidCmd("Allow", textArg)},
 		{name: "enforce", synopsis: "LEVEL", summary: "set the enforcement level: " + strings.Join(levels, ", "), minArgs: 1, maxArgs: 1, setup: voidCmd("SetEnforcement", levelArg)},
 		{name: "break-glass", synopsis: "REASON", summary: "at level locked: start the hold after which abandon is permitted", minArgs: 1, maxArgs: -1, setup: setupBreakGlass},
 		{name: "history", synopsis: "[--limit N]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/llmjudge"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/report"
 	"github.com/antidrift/antidrift/service"
@@ -41,6 +42,7 @@ type Main struct {
 	system   *dbus.Conn // the system bus, for logind; nil where unreachable
 	watchers []func()   // stop funcs of the presence watchers
 	store    *persist.Store
+	judge    *llmjudge.Judge // nil: the rules judge alone
 	svc      *service.Service
 	conn     *dbus.Conn
 	notifier *systemdNotifier
@@ -105,6 +107,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.src = m.openSource(cfg.Evidence, cfg.IdleAfter)
+	if problem := m.openJudge(cfg.Judge); problem != "" {
+		m.log.Warn(problem)
+		problems = append(problems, problem)
+	}
 	opts := service.Options{
 		EvidenceSource: m.src.name,
 		Guard:          m.src.guard,
@@ -115,6 +121,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Problems:       problems,
 		DefaultLevel:   cfg.Enforcement,
 		DefaultAllowed: cfg.AllowedClasses,
+		Distractions:   cfg.Distractions,
 		BreakGlassHold: cfg.BreakGlassHold,
 		DriftGrace:     cfg.DriftGrace,
 		NudgeRepeat:    cfg.NudgeRepeat,
@@ -124,6 +131,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Notifier:       m.notes,
 		Reporter: report.DirReporter{Dir: store.Dir(), DayStart: cfg.DayStarts,
 			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
+	}
+	if m.judge != nil {
+		opts.Judge = m.judge
 	}
 	m.svc = service.New(opts)
 	if err := m.svc.Recover(snap); err != nil {
@@ -249,6 +259,9 @@ func (m *Main) Close() error {
 		// Stop being found by name first, so no new call lands after the
 		// stop is recorded; the connection stays up to announce it.
 		m.conn.ReleaseName(dbusapi.BusName)
+	}
+	if m.judge != nil {
+		m.judge.Close() // no verdict arrives after this
 	}
 	if m.svc != nil {
 		m.svc.Shutdown()

@@ -19,7 +19,7 @@ complete -c antidrift -n $none -a abandon -d 'Give the session up: go to review'
 complete -c antidrift -n $none -a extend -d 'Add time to the session'
 complete -c antidrift -n $none -a end -d 'Seal the reviewed session into the audit log'
 complete -c antidrift -n $none -a refocus -d 'Acknowledge drift: back to the next action'
-complete -c antidrift -n $none -a allow -d 'Count a window class as on task'
+complete -c antidrift -n $none -a allow -d 'Count a window class (or CLASS:TITLE-GLOB) as on task'
 complete -c antidrift -n $none -a enforce -d 'Set the enforcement level'
 complete -c antidrift -n $none -a break-glass -d 'At level locked: start the hold before abandon'
 complete -c antidrift -n $none -a history -d 'List sealed sessions, newest first'
@@ -35,7 +35,7 @@ complete -c antidrift -l help -d 'Show help'
 # start
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l done-when -x -d 'How you will know it is done'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l for -x -a '15m 25m 30m 45m 50m 1h 90m' -d 'The timebox'
-complete -c antidrift -n '__fish_seen_subcommand_from start' -l allow -x -d 'A window class that counts as on task'
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l allow -x -d 'A window class (or CLASS:TITLE-GLOB) that counts as on task'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l enforce -x -a "$levels" -d 'The enforcement level'
 
 # status

@@ -276,6 +276,7 @@ func render(m machineInfo, command string, r results, output []byte) string {
 	for _, c := range []struct{ name, what, floord string }{
 		{"Idle/state=locked", "idle cost, locked (no focus changes)", "floord (same runtime, bus + X connections, no antidrift code)"},
 		{"Idle/state=active", "idle cost, active (no focus changes)", "floord (same runtime, bus + X connections, no antidrift code)"},
+		{"Idle/state=active,judge=llm", "idle cost, active, LLM judge configured and the window judged (no focus changes)", "floord (same runtime, bus + X connections, no antidrift code)"},
 		{"SwayFocus/idle", "idle cost on sway, wlroots source, locked (no focus changes)", "floord (same runtime, the bus connection only: it has no Wayland client)"},
 	} {
 		n := c.name
@@ -325,6 +326,22 @@ func render(m machineInfo, command string, r results, output []byte) string {
 			verdict: verdict,
 		})
 	}
+	t.add(row{
+		figure:   "judge latency, cache hit: focus change to a window judged before",
+		how:      t.f("Judge/hit", "samples", "%.0f") + " RecordWindow calls in process (persist on a RAM disk + service), LLM judge configured; the model is not asked",
+		measured: fmt.Sprintf("p50 %s µs, p99 %s µs", t.f("Judge/hit", "p50_us", "%.0f"), t.f("Judge/hit", "p99_us", "%.0f")),
+		peer:     fmt.Sprintf("the same change decided by a rule: p50 %s µs, p99 %s µs", t.f("Judge/rules", "p50_us", "%.0f"), t.f("Judge/rules", "p99_us", "%.0f")),
+		goal:     "—",
+		verdict:  "—",
+	})
+	t.add(row{
+		figure:   "judge latency, cache miss: focus change to the model's verdict applied",
+		how:      t.f("Judge/miss", "samples", "%.0f") + " new windows; real llama-server (llama.cpp, CPU) with the tiny random 2-layer model of scripts/llama-server.sh, up to 256 tokens under the verdict schema",
+		measured: fmt.Sprintf("p50 %s ms, p99 %s ms", t.f("Judge/miss", "p50_ms", "%.0f"), t.f("Judge/miss", "p99_ms", "%.0f")),
+		peer:     "a real model's latency is what `make judge-eval ENDPOINT=…` reports; the window reads unknown, \"judging…\", meanwhile",
+		goal:     "—",
+		verdict:  "—",
+	})
 	vStart, _ := t.le("ResidentMemory/daemon-start", "rss_MB", 15)
 	t.add(row{
 		figure:   "resident memory after start",

@@ -1,0 +1,200 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// RuleSyntax is the one-line description of a rule that every refusal of
+// one ends with, so a person who got a pattern wrong sees how to write it.
+const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any text, ? one character, [abc] one of a set and \\ escapes the next character"
+
+// Rule is one entry of an allowlist or of the distractions: a window class,
+// or a class narrowed to titles (CLASS:TITLE-GLOB, e.g. firefox:*GitHub*,
+// *:*YouTube*). Both halves are globs matched case-insensitively; the class
+// half against the window's class or instance, the title half against the
+// scrubbed, redacted title, never the raw one. It is a value: compiled once
+// where it enters the core, matched many times.
+type Rule struct {
+	Text  string         // as written, for DriftReason
+	class *regexp.Regexp // matches the whole class or instance
+	title *regexp.Regexp // matches the whole scrubbed title; nil: any title
+}
+
+// ParseRule checks and compiles one entry. Its error says what is wrong
+// with the pattern, without naming the entry: the caller knows its name.
+func ParseRule(text string) (Rule, error) {
+	text = strings.TrimSpace(text)
+	n := utf8.RuneCountInString(text)
+	switch {
+	case !utf8.ValidString(text):
+		return Rule{}, errors.New("it is not valid UTF-8")
+	case n == 0:
+		return Rule{}, errors.New("it is empty")
+	case n > MaxClassLen:
+		return Rule{}, fmt.Errorf("it is %d characters; at most %d are allowed", n, MaxClassLen)
+	case strings.IndexFunc(text, unicode.IsControl) >= 0:
+		return Rule{}, errors.New("it contains control characters")
+	}
+	classPart, titlePart, narrowed := strings.Cut(text, ":")
+	r := Rule{Text: text}
+	var err error
+	switch {
+	case strings.TrimSpace(classPart) == "":
+		return Rule{}, errors.New("the class before ':' is empty (use * for any class)")
+	case narrowed && titlePart == "":
+		return Rule{}, errors.New("the title pattern after ':' is empty (leave out the ':' to match every title)")
+	}
+	if r.class, err = compileGlob(strings.TrimSpace(classPart)); err != nil {
+		return Rule{}, fmt.Errorf("the class pattern %s", err)
+	}
+	if narrowed {
+		if r.title, err = compileGlob(titlePart); err != nil {
+			return Rule{}, fmt.Errorf("the title pattern %s", err)
+		}
+	}
+	return r, nil
+}
+
+// Narrowed reports whether the rule names titles, not just a class.
+func (r Rule) Narrowed() bool { return r.title != nil }
+
+// matchesClass reports whether the class half matches w.
+func (r Rule) matchesClass(w Window) bool {
+	return r.class.MatchString(w.Class) || (w.Instance != "" && r.class.MatchString(w.Instance))
+}
+
+// matches reports whether the rule covers window w whose scrubbed,
+// redacted title is title.
+func (r Rule) matches(w Window, title string) bool {
+	return r.matchesClass(w) && (r.title == nil || r.title.MatchString(title))
+}
+
+// compileGlob turns a glob into an anchored, case-insensitive regexp. Its
+// error completes the sentence "the ... pattern".
+func compileGlob(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString(`(?is)\A`)
+	for i := 0; i < len(glob); {
+		r, size := utf8.DecodeRuneInString(glob[i:])
+		i += size
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '\\':
+			if i == len(glob) {
+				return nil, errors.New(`ends in a lone \ (it escapes the character after it, e.g. \*)`)
+			}
+			r, size = utf8.DecodeRuneInString(glob[i:])
+			i += size
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		case '[':
+			set, next, err := globSet(glob, i)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(set)
+			i = next
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString(`\z`)
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) && se.Code == syntax.ErrInvalidCharRange {
+			return nil, errors.New("has a backwards range in a [set] (write [a-z], not [z-a])")
+		}
+		return nil, fmt.Errorf("is not a valid glob (%v)", err)
+	}
+	return re, nil
+}
+
+// globSet translates the [set] whose contents start at glob[i] (just after
+// the '['): a leading ! or ^ negates it, a ] right at the start is a member,
+// a-z is a range and \ escapes. It returns the regexp class and where the
+// glob continues.
+func globSet(glob string, i int) (string, int, error) {
+	var b strings.Builder
+	b.WriteByte('[')
+	if i < len(glob) && (glob[i] == '!' || glob[i] == '^') {
+		b.WriteByte('^')
+		i++
+	}
+	first := true
+	for i < len(glob) {
+		r, size := utf8.DecodeRuneInString(glob[i:])
+		i += size
+		switch {
+		case r == ']' && !first:
+			return b.String() + "]", i, nil
+		case r == '-' && !first && i < len(glob) && glob[i] != ']':
+			b.WriteByte('-')
+		case r == '\\':
+			if i == len(glob) {
+				return "", 0, errors.New(`ends in a lone \ (it escapes the character after it, e.g. \*)`)
+			}
+			r, size = utf8.DecodeRuneInString(glob[i:])
+			i += size
+			fmt.Fprintf(&b, `\x{%x}`, r)
+		default:
+			fmt.Fprintf(&b, `\x{%x}`, r)
+		}
+		first = false
+	}
+	return "", 0, errors.New(`has a [ that is never closed (write \[ for a literal bracket)`)
+}
+
+// cleanRule checks one allowlist entry named name (e.g. window_class,
+// allowed_classes entry 2) and refuses a bad one naming the entry and the
+// rule.
+func cleanRule(name, text string) (Rule, *Error) {
+	r, err := ParseRule(text)
+	if err != nil {
+		return Rule{}, invalid("%s %q is not a valid entry: %v; %s", name, strings.TrimSpace(text), err, RuleSyntax)
+	}
+	return r, nil
+}
+
+// cleanRules checks a list of entries and drops case-insensitive
+// duplicates, keeping the first spelling.
+func cleanRules(name string, in []string) ([]string, []Rule, *Error) {
+	if len(in) > MaxAllowed {
+		return nil, nil, invalid("%s has %d entries; at most %d are allowed", name, len(in), MaxAllowed)
+	}
+	texts, rules := make([]string, 0, len(in)), make([]Rule, 0, len(in))
+	for i, c := range in {
+		r, err := cleanRule(fmt.Sprintf("%s entry %d", name, i+1), c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !containsFold(texts, r.Text) {
+			texts, rules = append(texts, r.Text), append(rules, r)
+		}
+	}
+	return texts, rules, nil
+}
+
+// compileRules compiles entries already checked (a snapshot's, the
+// config's); one that no longer parses is skipped with a log line rather
+// than refusing to recover.
+func (s *Service) compileRules(what string, texts []string) []Rule {
+	out := make([]Rule, 0, len(texts))
+	for _, t := range texts {
+		r, err := ParseRule(t)
+		if err != nil {
+			s.log.Warn("skipping an entry that is not a valid rule", "list", what, "entry", t, "err", err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package service
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func titled(id, class, title string) Window {
+	return Window{ID: id, Class: class, Instance: strings.ToLower(class), Title: title, Available: true}
+}
+
+var (
+	docs    = titled("40", "Firefox", "antidrift/antidrift: Pull request 12 - GitHub — Mozilla Firefox")
+	youtube = titled("41", "Firefox", "Cat videos - YouTube — Mozilla Firefox")
+	htop    = titled("42", "XTerm", "htop")
+)
+
+func TestGlobsMatchCaseInsensitivelyAndWhole(t *testing.T) {
+	for _, c := range []struct {
+		rule, class, title string
+		want               bool
+	}{
+		{"firefox:*GitHub*", "Firefox", "PR - github — Mozilla Firefox", true},
+		{"firefox:*GitHub*", "Firefox", "YouTube", false},
+		{"Firefox", "firefox", "anything", true},
+		{"fire", "Firefox", "", false}, // a class is matched whole, not as a prefix
+		{"*:*antidrift*", "XTerm", "vim ~/src/antidrift/README.md", true},
+		{"*:*antidrift*", "XTerm", "", false},
+		{"term:build ?", "Term", "build 7", true},
+		{"term:[!x]*", "Term", "xclock", false},
+		{"term:[a-c]*", "Term", "Build", true}, // ranges fold case too
+		{`term:\*star\*`, "Term", "*STAR*", true},
+		{`term:\*star\*`, "Term", "xstarx", false},
+		{"term:a/b*", "Term", "a/b/c: slashes are plain text", true},
+		{"term:[]]", "Term", "]", true},
+		{"term:*:*", "Term", "http://example.org", true}, // the first ':' splits
+	} {
+		r, err := ParseRule(c.rule)
+		if err != nil {
+			t.Fatalf("%q: %v", c.rule, err)
+		}
+		w := Window{Class: c.class, Available: true}
+		if got := r.matches(w, c.title); got != c.want {
+			t.Errorf("%q on %s %q: %v, want %v", c.rule, c.class, c.title, got, c.want)
+		}
+	}
+}
+
+func TestTitleRulesNarrowAnAllowedClass(t *testing.T) {
+	h, _, n := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(docs)
+	h.start(t, LevelWarn, "Editor", "firefox:*GitHub*")
+	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "matches allowed firefox:*GitHub*" {
+		t.Fatalf("docs in the browser: %s (%s)", v.Drift, v.DriftReason)
+	}
+	h.RecordWindow(youtube)
+	h.settle()
+	v := h.View()
+	if v.Drift != DriftDrifting || v.DriftReason != "this Firefox window matches none of this session's allowed titles" {
+		t.Fatalf("YouTube in the same browser: %s (%s)", v.Drift, v.DriftReason)
+	}
+	if shown, _ := n.history(); len(shown) != 1 || shown[0].Summary != "Drifting: Firefox" {
+		t.Fatalf("nudges %+v", shown)
+	}
+	// Allow takes a pattern too, and answers for the current window at once.
+	must(t, h.Allow("*:*cat videos*"))
+	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "matches allowed *:*cat videos*" {
+		t.Fatalf("after allowing the title: %s (%s)", v.Drift, v.DriftReason)
+	}
+	err := h.Allow("firefox:[GitHub")
+	if e, ok := err.(*Error); !ok || e.Kind != InvalidArgument || !strings.Contains(e.Msg, `window_class "firefox:[GitHub"`) || !strings.Contains(e.Msg, "never closed") {
+		t.Fatalf("a bad pattern: %v", err)
+	}
+}
+
+func TestRulesSeeTheScrubbedRedactedTitleNeverTheRawOne(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{redact: []*regexp.Regexp{regexp.MustCompile(`payroll-\w+`)}, private: []string{"KeePassXC"}})
+	h.RecordWindow(titled("1", "XTerm", "vim payroll-2027.csv"))
+	h.start(t, LevelWarn, "xterm:*payroll*", "xterm:*…*", "keepassxc:*bank*")
+	if v := h.View(); v.DriftReason != "matches allowed xterm:*…*" {
+		t.Fatalf("the redacted part matched a rule: %s", v.DriftReason)
+	}
+	h.RecordWindow(titled("2", "XTerm", "mpv 12:30 45% — talk"))
+	must(t, h.Allow("xterm:mpv — talk")) // the clock and progress are scrubbed away
+	if v := h.View(); v.Drift != DriftOnTask {
+		t.Fatalf("the scrubbed title did not match: %s (%s)", v.Drift, v.DriftReason)
+	}
+	h.RecordWindow(titled("3", "KeePassXC", "bank - KeePassXC"))
+	h.settle()
+	if v := h.View(); v.Drift != DriftDrifting {
+		t.Fatalf("a private class's title was matched: %s (%s)", v.Drift, v.DriftReason)
+	}
+}
+
+func TestDistractionBeatsAnAllowedClassAndNamesTheRule(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{distractions: []string{"*:*reddit*", "*:*YouTube*", "steam"}})
+	h.RecordWindow(docs)
+	h.start(t, LevelWarn, "Firefox", "Steam")
+	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "Firefox is allowed in this session" {
+		t.Fatalf("docs: %s (%s)", v.Drift, v.DriftReason)
+	}
+	h.RecordWindow(youtube)
+	h.settle()
+	if v := h.View(); v.Drift != DriftDrifting || v.DriftReason != "matches distraction *:*YouTube*" {
+		t.Fatalf("YouTube in an allowed browser: %s (%s)", v.Drift, v.DriftReason)
+	}
+	h.RecordWindow(titled("5", "Steam", "Library"))
+	if v := h.View(); v.Drift != DriftDrifting || v.DriftReason != "matches distraction steam" {
+		t.Fatalf("an allowed class that is also a distraction: %s (%s)", v.Drift, v.DriftReason)
+	}
+}
+
+func TestNotADistractionExemptsTheWindowForTheSessionAndSurvivesRestart(t *testing.T) {
+	h, _, n := newDriftHarness(t, driftOpts{distractions: []string{"*:*YouTube*"}})
+	h.RecordWindow(docs)
+	h.start(t, LevelBlock, "firefox:*GitHub*")
+	h.RecordWindow(youtube)
+	h.settle()
+	shown, ids := n.history()
+	if len(shown) != 1 || !reflect.DeepEqual(actionKeys(shown[0]), []string{"refocus", "allow", "not_distraction"}) || shown[0].Actions[2].Label != "Not a distraction" {
+		t.Fatalf("nudge %+v", shown)
+	}
+	h.RecordWindow(docs) // the guard iconified it and handed focus back
+	h.NotificationAction(ids[0], "not_distraction")
+	h.settle()
+	if len(n.onScreen()) != 0 {
+		t.Fatal("the nudge stayed after Not a distraction")
+	}
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(youtube)
+	h.settle()
+	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "you marked this Firefox window as not a distraction" {
+		t.Fatalf("back on the exempted window: %s (%s)", v.Drift, v.DriftReason)
+	}
+	other := titled("43", "Firefox", "Dog videos - YouTube — Mozilla Firefox")
+	h.RecordWindow(other)
+	h.settle()
+	if v := h.View(); v.Drift != DriftDrifting {
+		t.Fatalf("another YouTube title was exempted too: %s", v.Drift)
+	}
+	var marks []FocusEvent
+	must(t, h.store.EachEvent(h.View().SessionID, func(e FocusEvent) {
+		if e.Mark == MarkNotDistraction {
+			marks = append(marks, e)
+		}
+	}))
+	if len(marks) != 1 || marks[0].Class != "Firefox" || marks[0].Title != ScrubTitle(youtube.Title) {
+		t.Fatalf("raw log marks %+v", marks)
+	}
+	h.RecordWindow(youtube)
+	live := h.View()
+	r := h.restart(t) // the restored allowlist alone judges YouTube off task
+	r.RecordWindow(other)
+	if v := r.View(); v.Drift == DriftOnTask {
+		t.Fatalf("after restart another title is %s (%s)", v.Drift, v.DriftReason)
+	}
+	r.RecordWindow(youtube)
+	if v := r.View(); v.Drift != DriftOnTask || v.DriftReason != "you marked this Firefox window as not a distraction" || v.MinimizeCount != live.MinimizeCount {
+		t.Fatalf("after restart: %s (%s)", v.Drift, v.DriftReason)
+	}
+}
+
+func TestNotADistractionIsRefusedAtLocked(t *testing.T) {
+	h, _, n := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(docs)
+	h.start(t, LevelLocked, "Editor")
+	h.settle()
+	shown, ids := n.history()
+	if len(shown) != 1 || !reflect.DeepEqual(actionKeys(shown[0]), []string{"refocus"}) {
+		t.Fatalf("locked nudge %+v", shown)
+	}
+	h.NotificationAction(ids[0], "not_distraction") // a stale or forged action
+	if v := h.View(); v.Drift != DriftDrifting {
+		t.Fatalf("locked obeyed Not a distraction: %s", v.Drift)
+	}
+	if err := h.notDistraction("Firefox", ScrubTitle(docs.Title)); err == nil || !strings.Contains(err.Error(), "Allow is not permitted") {
+		t.Fatalf("refusal %v", err)
+	}
+}
+
+func TestATabThatTurnsIntoADistractionIsIconifiedNotRaisedAgain(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"*:*YouTube*"}})
+	h.RecordWindow(docs)
+	h.start(t, LevelBlock, "Firefox")
+	h.RecordWindow(titled(docs.ID, "Firefox", youtube.Title)) // the same window, another tab
+	h.settle()
+	if m, a := g.calls(); !reflect.DeepEqual(m, []string{docs.ID}) || len(a) != 0 {
+		t.Fatalf("minimized %v, activated %v: want the window iconified and nothing raised", m, a)
+	}
+}
