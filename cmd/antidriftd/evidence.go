@@ -131,12 +131,8 @@ func (m *Main) openSource(want string, idleAfter time.Duration) source {
 		s.idle = gnomeshell.NewIdleWatcher(m.conn, idleAfter, m.log).Run
 		s.pushedBy = shellBusName
 		s.push = func(r dbusapi.FocusReport) { sensor.Push(r.Handle, r.AppID, r.Title) }
-	default:
-		if name == "none" {
-			s.unavailable = "no window evidence: " + why
-		} else {
-			s.unavailable = fmt.Sprintf("the %s evidence source is not built into this antidriftd", name)
-		}
+	default: // "none": config allows no other value
+		s.unavailable = "no window evidence: " + why
 	}
 	return s
 }
