@@ -140,7 +140,7 @@ func TestGnomeShellEndToEnd(t *testing.T) {
 		nudge = out
 		return err == nil && out != `""`
 	})
-	if nudge != `"Back to work|Allow org.antidrift.Drift"` {
+	if nudge != `"Back to work|Allow org.antidrift.Drift|Not a distraction"` {
 		t.Fatalf("the nudge's actions: %s", nudge)
 	}
 	artifacts := testenv.ArtifactsDir(t)
