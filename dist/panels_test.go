@@ -2,7 +2,6 @@ package dist
 
 import (
 	"bytes"
-	"image/png"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -251,15 +250,7 @@ func statusDigest(t *testing.T, bus *testenv.Bus) string {
 // line's y; nil when there is no such line yet.
 func buttonRow(t *testing.T, path string) []int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testenv.DecodePNG(t, path)
 	b := img.Bounds()
 	white := func(x, y int) bool {
 		r, g, bl, _ := img.At(x, y).RGBA()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,7 +70,7 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 					t.Errorf("the rendered page shows the private %q", private)
 				}
 			}
-			img := decodePNG(t, shot)
+			img := testenv.DecodePNG(t, shot)
 			if b := img.Bounds(); b.Dx() != 900 || b.Dy() != 2400 {
 				t.Errorf("screenshot is %v, want 900×2400", b)
 			}
@@ -95,20 +94,6 @@ func onTaskColour(dark bool) color.RGBA {
 		return color.RGBA{0x45, 0xc0, 0x7f, 0xff}
 	}
 	return color.RGBA{0x2f, 0x9e, 0x62, 0xff}
-}
-
-func decodePNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return img
 }
 
 func near(a, b color.RGBA) bool {

@@ -135,15 +135,7 @@ func panelShot(t *testing.T, g *testenv.GnomeShell, path string) {
 	full := path + ".full.png"
 	g.Screenshot(t, full)
 	defer os.Remove(full)
-	f, err := os.Open(full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testenv.DecodePNG(t, full)
 	height, _ := strconv.Atoi(g.EvalString(t, "String(Main.panel.height)"))
 	b := img.Bounds()
 	crop := image.Rect(b.Max.X*5/8, 0, b.Max.X, max(height, 24))
