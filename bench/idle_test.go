@@ -28,13 +28,18 @@ import (
 // holding the same two connections (bus and X, listening on the root
 // window) and no antidrift code. What the daemon shows beyond floord is
 // ours; what both show is the Go runtime's.
+//
+// The daemons run with idle_after = "1h": the rows run back to back for
+// about four minutes with no input on the X server, and at the default
+// three minutes the session would go away during a window — a transition
+// (an X event, a raw-log line, state.json), not idle cost.
 func BenchmarkIdle(b *testing.B) {
 	testenv.Need(b, "dbus-daemon", "Xvfb", "openbox", "xterm", "xdotool", "xprop")
 	x := testenv.StartX(b)
 	win := x.XTerm(b, "Editor", "main.go - editor")
 	x.Activate(b, win)
 	bus := testenv.StartBus(b)
-	d := testenv.StartDaemon(b, bus, filepath.Join(b.TempDir(), "state"), "DISPLAY="+x.Name)
+	d := testenv.StartDaemon(b, bus, filepath.Join(b.TempDir(), "state"), "DISPLAY="+x.Name, configHome(b, ""))
 
 	floor := startFloord(b, bus, "DISPLAY="+x.Name)
 
@@ -56,17 +61,10 @@ func BenchmarkIdle(b *testing.B) {
 	// llama-server (tiny model, steered to say on task). Once the verdict is
 	// in, nothing should wake: no polling, no retry timers.
 	srv := testenv.StartLlamaServer(b, "true")
-	cfgHome := b.TempDir()
-	if err := os.MkdirAll(filepath.Join(cfgHome, "antidrift"), 0o700); err != nil {
-		b.Fatal(err)
-	}
-	cfg := fmt.Sprintf("[judge]\nkind = \"llm\"\nendpoint = %q\ntimeout = \"60s\"\n", srv.URL)
-	if err := os.WriteFile(filepath.Join(cfgHome, "antidrift", "config.toml"), []byte(cfg), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	judge := fmt.Sprintf("[judge]\nkind = \"llm\"\nendpoint = %q\ntimeout = \"60s\"\n", srv.URL)
 	d.Stop(b)
 	bus2 := testenv.StartBus(b)
-	dj := testenv.StartDaemon(b, bus2, filepath.Join(b.TempDir(), "state"), "DISPLAY="+x.Name, "XDG_CONFIG_HOME="+cfgHome)
+	dj := testenv.StartDaemon(b, bus2, filepath.Join(b.TempDir(), "state"), "DISPLAY="+x.Name, configHome(b, judge))
 	conn2, err := dbus.Connect(bus2.Address)
 	if err != nil {
 		b.Fatal(err)
@@ -85,6 +83,21 @@ func BenchmarkIdle(b *testing.B) {
 	// be what this row measures.
 	time.Sleep(15 * time.Second)
 	b.Run("state=active,judge=llm", func(b *testing.B) { idle(b, dj.PID(), floor) })
+}
+
+// configHome writes the idle benchmarks' config.toml (idle_after = "1h",
+// then extra) and returns the XDG_CONFIG_HOME= setting that points at it.
+func configHome(b *testing.B, extra string) string {
+	b.Helper()
+	home := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "antidrift"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	cfg := "idle_after = \"1h\"\n" + extra
+	if err := os.WriteFile(filepath.Join(home, "antidrift", "config.toml"), []byte(cfg), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return "XDG_CONFIG_HOME=" + home
 }
 
 // startFloord starts floord on bus with env added (DISPLAY= for its X

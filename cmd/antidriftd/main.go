@@ -22,9 +22,15 @@ var version = "dev"
 func main() {
 	// A soft memory limit keeps the heap near its working size (a few MB)
 	// instead of letting it double before each collection; GOMEMLIMIT in
-	// the environment still wins. See BENCHMARKS.md.
+	// the environment still wins. The limit alone decides when to collect
+	// (GOGC off, unless GOGC is set): otherwise the runtime forces a full
+	// collection every two minutes once any has run, which wakes an idle
+	// daemon's threads for nothing. See BENCHMARKS.md.
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(8 << 20)
+		if os.Getenv("GOGC") == "" {
+			debug.SetGCPercent(-1)
+		}
 	}
 	os.Exit(run(os.Args[1:]))
 }
