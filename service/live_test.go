@@ -75,3 +75,52 @@ func TestLiveBucketKeepsTheTopOrdered(t *testing.T) {
 		t.Fatalf("the current window's 20 s are not in the top: %+v", v.Buckets)
 	}
 }
+
+// ChangesIn says exactly how long a read view stays true, so a reader can
+// cache it that long: until the current window's rounded seconds tick
+// over, or until it overtakes the bucket above it; 0 when nothing grows.
+func TestChangesInIsWhenTheLiveBucketsNextReadDifferently(t *testing.T) {
+	h := newHarness(t)
+	if v := h.View(); v.ChangesIn != 0 {
+		t.Fatalf("locked: ChangesIn %v, want 0 (nothing moves with time)", v.ChangesIn)
+	}
+	h.RecordWindow(win("Editor", "main.go"))
+	h.start(t, LevelWarn)
+	h.clock.Advance(10200 * time.Millisecond) // 10.2 s reads 10; 10.5 s reads 11
+	v := h.View()
+	if v.ChangesIn != 300*time.Millisecond {
+		t.Fatalf("10.2 s on the window: ChangesIn %v, want 300ms", v.ChangesIn)
+	}
+	h.clock.Advance(v.ChangesIn - time.Millisecond)
+	if got := h.View().Buckets; !reflect.DeepEqual(got, v.Buckets) {
+		t.Fatalf("within ChangesIn the buckets moved: %+v → %+v", v.Buckets, got)
+	}
+	h.clock.Advance(time.Millisecond)
+	if got := h.View().Buckets[0].Seconds; got != 11 {
+		t.Fatalf("at ChangesIn the seconds read %d, want 11", got)
+	}
+
+	// The first window ends at 10.7 s. 2.9 s into the next (reads 3), its
+	// seconds tick at 3.5 s; at 10.6 s they would tick at 11.5 s, but it
+	// overtakes the first at 10.7 s.
+	h.clock.Advance(200 * time.Millisecond)
+	h.RecordWindow(win("Firefox", "docs"))
+	h.clock.Advance(2900 * time.Millisecond)
+	if v := h.View(); v.ChangesIn != 600*time.Millisecond {
+		t.Fatalf("2.9 s on the second window: ChangesIn %v, want 600ms", v.ChangesIn)
+	}
+	h.clock.Advance(7700 * time.Millisecond)
+	v = h.View()
+	if v.ChangesIn != 100*time.Millisecond || v.Buckets[0].Class != "Editor" {
+		t.Fatalf("10.6 s against 10.7 s: ChangesIn %v, buckets %+v; want 100ms to the overtaking", v.ChangesIn, v.Buckets)
+	}
+	h.clock.Advance(v.ChangesIn + time.Millisecond)
+	if v := h.View(); v.Buckets[0].Class != "Firefox" {
+		t.Fatalf("past ChangesIn the second window is not first: %+v", v.Buckets)
+	}
+
+	must(t, h.Complete())
+	if v := h.View(); v.ChangesIn != 0 {
+		t.Fatalf("in review: ChangesIn %v, want 0", v.ChangesIn)
+	}
+}

@@ -215,11 +215,16 @@ func (s *stats) topN(n int) []Bucket {
 // it, so the buckets sum to the time accounted so far at any moment and
 // no timer is needed to keep them current. Only the open segment's bucket
 // grows, so the cached top n stays right except for where it goes.
-func (s *stats) liveTopN(n int, now time.Time) []Bucket {
-	top := s.topN(n)
+//
+// changesIn is how long after now the list will read differently with no
+// event in between — the growing bucket's seconds round up, or it
+// overtakes the bucket above it — so a reader may cache it that long; 0
+// when nothing grows.
+func (s *stats) liveTopN(n int, now time.Time) (top []Bucket, changesIn time.Duration) {
+	top = s.topN(n)
 	d := now.Sub(s.lastAt)
 	if !s.running || d <= 0 {
-		return top
+		return top, 0
 	}
 	k := s.winKey
 	if s.isAway {
@@ -238,7 +243,12 @@ func (s *stats) liveTopN(n int, now time.Time) []Bucket {
 	}
 	i := sort.Search(len(list), func(i int) bool { return live.before(list[i]) })
 	list = slices.Insert(list, i, live)
-	return toBuckets(list[:min(len(list), n)])
+	// Seconds are rounded: they tick over at every half second.
+	changesIn = time.Second - (live.d+time.Second/2)%time.Second
+	if i > 0 {
+		changesIn = min(changesIn, max(list[i-1].d-live.d, 1))
+	}
+	return toBuckets(list[:min(len(list), n)]), changesIn
 }
 
 // total is all accounted time (the open segment excluded).

@@ -3,6 +3,7 @@ package service
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // TopBuckets is how many buckets the View carries.
@@ -49,6 +50,11 @@ type View struct {
 	// panel greys out exactly what the daemon would refuse.
 	Permitted []string
 	Version   string
+	// ChangesIn, when not 0, is how long after this view was read its
+	// Buckets will read differently with no change announced in between
+	// (the current window's seconds tick). 0: nothing in it moves with
+	// time alone; it holds until the next change a listener hears of.
+	ChangesIn time.Duration
 }
 
 // View returns the current view.
@@ -88,7 +94,7 @@ func (s *Service) View() View {
 	if s.stats != nil {
 		v.SwitchCount = s.stats.switches
 		if s.state == StateActive {
-			v.Buckets = s.stats.liveTopN(TopBuckets, s.liveNowLocked())
+			v.Buckets, v.ChangesIn = s.stats.liveTopN(TopBuckets, s.liveNowLocked())
 		} else {
 			v.Buckets = s.stats.topN(TopBuckets)
 		}
