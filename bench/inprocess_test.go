@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/godbus/dbus/v5"
-
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/persist"
@@ -49,7 +47,7 @@ func startInProcess(b *testing.B, busAddr, display, stateDir string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	conn, err := dbus.Connect(busAddr)
+	conn, err := dbusapi.Connect(busAddr)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -163,7 +163,7 @@ func serve(t *testing.T) (*testenv.Bus, *service.Service, *Server) {
 	if err := svc.Recover(service.Snapshot{}); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := dbus.Connect(bus.Address)
+	conn, err := Connect(bus.Address)
 	if err != nil {
 		t.Fatal(err)
 	}

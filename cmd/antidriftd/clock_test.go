@@ -70,7 +70,7 @@ func TestALockedSessionSurvivesTheDateSetForward(t *testing.T) {
 		Stderr:     &log,
 		Version:    "test",
 		Clock:      clock,
-		Bus:        func() (*dbus.Conn, error) { return dbus.Connect(bus.Address) },
+		BusAddress: bus.Address,
 	}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)

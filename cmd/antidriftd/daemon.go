@@ -29,8 +29,9 @@ type Main struct {
 	Version    string    // shown in the Version property
 	Stderr     io.Writer // where logs go when stderr is not the journal
 
-	// Bus connects to the session bus; nil means dbus.ConnectSessionBus.
-	Bus func() (*dbus.Conn, error)
+	// BusAddress is the session bus's address; "" means the one the
+	// environment names.
+	BusAddress string
 	// Clock is the core's clock; nil means the system's. Tests set the
 	// date on it without touching the machine's.
 	Clock service.Clock
@@ -89,13 +90,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		m.log.Info("pruned old raw logs", "count", n)
 	}
 
-	connect := m.Bus
-	if connect == nil {
-		connect = func() (*dbus.Conn, error) { return dbus.ConnectSessionBus() }
-	}
-	if m.conn, err = connect(); err != nil {
+	bus, err := dbusapi.Connect(m.BusAddress)
+	if err != nil {
 		return fmt.Errorf("connecting to the session bus: %w", err)
 	}
+	m.conn = bus.Conn
 	// The notifications client reports actions to the core, which is built
 	// after it: the closure reads m.svc when an action arrives.
 	onAction := func(id uint32, key string) {
@@ -141,7 +140,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.notifier = newSystemdNotifier(m.svc, m.log)
 	m.svc.AddListener(m.notifier)
-	server, err := dbusapi.Serve(m.conn, m.svc, m.log)
+	server, err := dbusapi.Serve(bus, m.svc, m.log)
 	if err != nil {
 		return err
 	}
