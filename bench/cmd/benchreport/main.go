@@ -422,6 +422,22 @@ func render(m machineInfo, command string, r results, output []byte) string {
 			measured: measured, peer: peer, goal: "p99 ≤ 1 ms", verdict: v,
 		})
 	}
+	g := "GetAllPeers"
+	vPomo, _ := t.le(g, "antidrift_over_pomodoro", 0.5)
+	pomo := fmt.Sprintf("gnome-pomodoro 0.27 (GetAll(org.gnome.Pomodoro), a pomodoro running) p50 %s µs, p99 %s µs; antidrift/gnome-pomodoro p50 = %s",
+		t.f(g, "pomodoro_p50_us", "%.0f"), t.f(g, "pomodoro_p99_us", "%.0f"), t.f(g, "antidrift_over_pomodoro", "%.2f"))
+	if _, skipped := r.get(g, "pomodoro_skipped"); skipped {
+		vPomo = "not measured"
+		pomo = "gnome-pomodoro not measured: " + logLine(output, "pomodoro column skipped: ")
+	}
+	t.add(row{
+		figure:   "GetAll round trip against gnome-pomodoro",
+		how:      fmt.Sprintf("private bus, libdbus client (ctypes), %s sequential calls per target, targets interleaved, median of %s runs; active session", t.f(g, "calls", "%.0f"), t.f(g, "runs", "%.0f")),
+		measured: fmt.Sprintf("antidrift p50 %s µs, p99 %s µs", t.f(g, "antidrift_p50_us", "%.0f"), t.f(g, "antidrift_p99_us", "%.0f")),
+		peer:     fmt.Sprintf("%s; bus GetId (the floor) p50 %s µs, p99 %s µs", pomo, t.f(g, "getid_p50_us", "%.0f"), t.f(g, "getid_p99_us", "%.0f")),
+		goal:     "p50 ≤ ½ gnome-pomodoro's",
+		verdict:  vPomo,
+	})
 	vExec, _ := t.le("ExecToNameOwned", "antidriftd_p50_ms", 30)
 	e := "ExecToNameOwned"
 	t.add(row{
@@ -468,6 +484,18 @@ func mb(r results, name, unit string) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.0f", v/1e6)
+}
+
+// logLine is the rest of the first line of a benchmark's log in out that
+// holds prefix (what it logged after prefix, to the end of the line), or
+// "—" when none does.
+func logLine(out []byte, prefix string) string {
+	for _, line := range strings.Split(string(out), "\n") {
+		if _, rest, ok := strings.Cut(line, prefix); ok {
+			return strings.ReplaceAll(strings.TrimSpace(rest), "|", `\|`)
+		}
+	}
+	return "—"
 }
 
 func hostname() string {
