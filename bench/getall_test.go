@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,11 +27,13 @@ const (
 // answers the same question about its own timer: gnome-pomodoro (0.27,
 // from the Debian 13 rootfs, as GNOME users run it with
 // gnome-shell-pomodoro), whose org.gnome.Pomodoro properties a panel reads
-// with GetAll too. Under both, the floor: the bus's own
-// org.freedesktop.DBus.GetId, a call dbus-daemon answers itself, so one
-// hop each way and no service.
+// with GetAll too. Under them, two floors: dbus-test-tool echo, the
+// smallest service there is (C, libdbus, one thread, an empty reply), so
+// the least any service pays for a call through the bus; and the bus's own
+// org.freedesktop.DBus.GetId, which dbus-daemon answers itself (one hop
+// each way, no service at all).
 //
-// All three are on one private bus and timed by the same client, libdbus
+// All four are on one private bus and timed by the same client, libdbus
 // (testdata/libdbus_calls.py: python3 + ctypes, each call a fresh message
 // sent with dbus_connection_send_with_reply_and_block), so the clients'
 // costs are alike and only the service differs. Each run makes
@@ -43,12 +44,12 @@ const (
 // antidriftd holds an active session (GetAll then carries live buckets)
 // and gnome-pomodoro a running pomodoro, so both answer mid-session.
 //
-// gnome-pomodoro needs the rootfs (root), an X display (it is a GTK 3
-// application and exits without one) and python3 on the host. When any is
-// missing, or it does not start, its column is skipped, logged with the
-// reason and marked by the metric pomodoro_skipped = 1; the other two are
-// still measured. That holds with ANTIDRIFT_E2E=require too: the peer is
-// not what the suite tests, and the skip is in the report.
+// The peers need the rootfs (root); gnome-pomodoro also an X display (it
+// is a GTK 3 application and exits without one). When a peer cannot run,
+// its column is skipped, logged with the reason and marked by the metric
+// <name>_skipped = 1; the others are still measured. That holds with
+// ANTIDRIFT_E2E=require too: the peers are not what the suite tests, and
+// the skip is in the report.
 func BenchmarkGetAllPeers(b *testing.B) {
 	testenv.Need(b, "dbus-daemon", "python3")
 	bus := testenv.StartBus(b)
@@ -61,20 +62,28 @@ func BenchmarkGetAllPeers(b *testing.B) {
 	}
 
 	const props = "org.freedesktop.DBus.Properties"
-	targets := []getAllTarget{
-		{"antidrift", []string{"org.antidrift", "/org/antidrift/Session1", props, "GetAll", "org.antidrift.Session1"}},
-		{"pomodoro", []string{"org.gnome.Pomodoro", "/org/gnome/Pomodoro", props, "GetAll", "org.gnome.Pomodoro"}},
-		{"getid", []string{"org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"}},
-	}
-	skipped := soft(b, func(t testing.TB) { startPomodoro(t, bus, conn) })
-	if skipped != "" {
-		// One line for the report (benchreport quotes it), then the rest.
-		why, detail, _ := strings.Cut(skipped, "\n")
-		b.Logf("pomodoro column skipped: %s", strings.TrimSuffix(why, ":"))
-		if detail != "" {
-			b.Log(detail)
+	var targets []getAllTarget
+	for _, tg := range []getAllTarget{
+		{name: "antidrift", call: []string{"org.antidrift", "/org/antidrift/Session1", props, "GetAll", "org.antidrift.Session1"}},
+		{name: "pomodoro", call: []string{"org.gnome.Pomodoro", "/org/gnome/Pomodoro", props, "GetAll", "org.gnome.Pomodoro"},
+			start: func(t testing.TB) { startPomodoro(t, bus, conn) }},
+		{name: "echo", call: []string{echoName, "/", props, "GetAll", echoName},
+			start: func(t testing.TB) { startEcho(t, bus) }},
+		{name: "getid", call: []string{"org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"}},
+	} {
+		if tg.start != nil {
+			if skipped := soft(b, tg.start); skipped != "" {
+				// One line for the report (benchreport quotes it), then the rest.
+				why, detail, _ := strings.Cut(skipped, "\n")
+				b.Logf("%s column skipped: %s", tg.name, strings.TrimSuffix(why, ":"))
+				if detail != "" {
+					b.Log(detail)
+				}
+				b.ReportMetric(1, tg.name+"_skipped")
+				continue
+			}
 		}
-		targets = slices.Delete(targets, 1, 2)
+		targets = append(targets, tg)
 	}
 
 	p50, p99 := map[string]dist{}, map[string]dist{}
@@ -98,10 +107,11 @@ func BenchmarkGetAllPeers(b *testing.B) {
 		b.ReportMetric(us(p50[tg.name].pct(50)), tg.name+"_p50_us")
 		b.ReportMetric(us(p99[tg.name].pct(50)), tg.name+"_p99_us")
 	}
-	if skipped != "" {
-		b.ReportMetric(1, "pomodoro_skipped")
-	} else {
+	if p50["pomodoro"] != nil {
 		b.ReportMetric(ratio(p50["antidrift"].pct(50), p50["pomodoro"].pct(50)), "antidrift_over_pomodoro")
+	}
+	if p50["echo"] != nil {
+		b.ReportMetric(ratio(p50["echo"].pct(50), p50["pomodoro"].pct(50)), "echo_over_pomodoro")
 	}
 }
 
@@ -109,8 +119,28 @@ func BenchmarkGetAllPeers(b *testing.B) {
 // and the call, as libdbus_calls.py takes it (DEST PATH INTERFACE METHOD
 // [STRING_ARG]).
 type getAllTarget struct {
-	name string
-	call []string
+	name  string
+	call  []string
+	start func(testing.TB) // starts the peer; nil for those always there
+}
+
+// echoName is the bus name of the floor service, dbus-test-tool echo.
+const echoName = "org.antidrift.BenchEcho"
+
+// startEcho starts the smallest service there is on bus: dbus-test-tool
+// echo from the rootfs (libdbus, one thread, C), which answers every call
+// with an empty reply. Its column is the floor any service answering a
+// call on this bus and machine can reach. It is stopped at cleanup.
+func startEcho(t testing.TB, bus *testenv.Bus) {
+	r := testenv.NeedRootfs(t)
+	env := []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}
+	p := r.Start(t, r.TempDir(t), 0, env, "dbus-test-tool", "echo", "--name="+echoName)
+	testenv.WaitUntil(t, 30*time.Second, "dbus-test-tool echo to own "+echoName, func() bool {
+		if p.Exited() {
+			t.Fatalf("dbus-test-tool echo exited before owning %s\n%s", echoName, p.Output())
+		}
+		return bus.OwnerPID(t, echoName) == p.PID()
+	})
 }
 
 // startPomodoro starts gnome-pomodoro from the rootfs on bus, on an Xvfb

@@ -18,11 +18,11 @@ mirror=${ANTIDRIFT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # Compositors and their tools (sway: foot, swaymsg, grim, wlrctl, wtype;
 # KWin: a GTK4 window from python3-gi; GNOME Shell: gjs, gnome-extensions),
 # software rendering, the Plasma pieces the panel applet needs, and
-# gnome-pomodoro, the peer make bench times GetAll against.
+# gnome-pomodoro and dbus-test-tool, the peers make bench times GetAll against.
 packages="sway foot grim wlrctl wtype kwin-wayland gnome-shell mutter-common-bin dbus dbus-daemon
 gjs libglib2.0-bin python3-gi gir1.2-gtk-4.0 libgl1-mesa-dri libegl-mesa0 wayland-utils
 dconf-gsettings-backend plasma-workspace kpackagetool6 qml6-module-org-kde-kirigami mako-notifier
-libnotify-bin fonts-dejavu-core xwayland qt6-svg-plugins gnome-shell-pomodoro"
+libnotify-bin fonts-dejavu-core xwayland qt6-svg-plugins gnome-shell-pomodoro dbus-tests"
 
 cache=${ANTIDRIFT_ROOTFS_CACHE:-/var/cache/antidrift}
 key=$(printf '%s %s\n' "$suite" "$(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ')" | sha256sum | cut -c1-12)
