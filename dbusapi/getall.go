@@ -32,9 +32,14 @@ func (r *getAllReply) invalidate() {
 	r.mu.Unlock()
 }
 
-// get returns the encoded reply, encoding it from view when it is stale. A
-// reply encoded while a change came in is returned but not kept.
-func (r *getAllReply) get(view func() service.View) (body []byte, err error) {
+// get returns the encoded reply, encoding it from view when it is stale,
+// or nil when view cannot be had at once. A reply encoded while a change
+// came in is returned but not kept.
+//
+// The expiry is on the monotonic clock, ChangesIn on the core's boot
+// clock: after a suspend a reply may outlive its second by up to a second
+// of awake time, until the resume's own change forgets it.
+func (r *getAllReply) get(view func() (service.View, bool)) (body []byte, err error) {
 	r.mu.Lock()
 	if r.body != nil && (r.expires.IsZero() || time.Now().Before(r.expires)) {
 		body = r.body
@@ -45,7 +50,10 @@ func (r *getAllReply) get(view func() service.View) (body []byte, err error) {
 	r.mu.Unlock()
 
 	read := time.Now()
-	v := view()
+	v, ok := view()
+	if !ok {
+		return nil, nil
+	}
 	if _, body, err = wire.Body(properties(v)); err != nil {
 		return nil, err
 	}
@@ -63,7 +71,8 @@ func (r *getAllReply) get(view func() service.View) (body []byte, err error) {
 // answerGetAll answers Properties.GetAll on Session1 where the tap reads
 // it, for a caller already known to run as our user; anything else —
 // another method, a stranger whose user must first be asked of the bus, a
-// wrong argument that deserves godbus's error — goes to godbus.
+// wrong argument that deserves godbus's error, a core busy saving — goes
+// to godbus.
 func (s *Server) answerGetAll(call wire.Header, msg []byte) (string, []byte, bool) {
 	if call.Path != string(ObjectPath) || call.Interface != propertiesInterface || call.Member != "GetAll" || call.Signature != "s" {
 		return "", nil, false
@@ -74,9 +83,14 @@ func (s *Server) answerGetAll(call wire.Header, msg []byte) (string, []byte, boo
 	if !s.peers.admitted(dbus.Sender(call.Sender)) {
 		return "", nil, false
 	}
-	body, err := s.getAll.get(s.svc.View)
+	// TryView: a change being made durable holds the core's lock, and this
+	// goroutine reads everything the daemon receives; godbus's own
+	// goroutine waits for it instead.
+	body, err := s.getAll.get(s.svc.TryView)
 	if err != nil {
 		s.log.Warn("encoding the GetAll reply failed; godbus answers instead", "err", err)
+	}
+	if body == nil {
 		return "", nil, false
 	}
 	s.fastAnswers.Add(1)

@@ -124,3 +124,32 @@ func TestChangesInIsWhenTheLiveBucketsNextReadDifferently(t *testing.T) {
 		t.Fatalf("in review: ChangesIn %v, want 0", v.ChangesIn)
 	}
 }
+
+// A wall clock set back a little (less than a jump) leaves the last event
+// ahead of now for a moment: the buckets do not grow yet, and ChangesIn
+// says when they start to, instead of "never" (0).
+func TestChangesInAfterASmallStepBack(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(win("Editor", "main.go"))
+	h.start(t, LevelWarn)
+	h.clock.Advance(5 * time.Second)
+	h.clock.SetWall(-time.Second)
+	h.RecordWindow(win("Firefox", "docs"))
+	if v := h.View(); v.ChangesIn <= 0 || v.ChangesIn > 2*time.Second {
+		t.Fatalf("just after a 1 s step back: ChangesIn %v, want when the segment starts growing", v.ChangesIn)
+	}
+}
+
+// TryView does not wait: while a change holds the core's lock it says so.
+func TestTryViewDoesNotWaitForTheLock(t *testing.T) {
+	h := newHarness(t)
+	if _, ok := h.TryView(); !ok {
+		t.Fatal("TryView failed on an idle core")
+	}
+	h.mu.Lock()
+	_, ok := h.TryView()
+	h.mu.Unlock()
+	if ok {
+		t.Fatal("TryView read the view while the lock was held")
+	}
+}

@@ -222,9 +222,14 @@ func (s *stats) topN(n int) []Bucket {
 // when nothing grows.
 func (s *stats) liveTopN(n int, now time.Time) (top []Bucket, changesIn time.Duration) {
 	top = s.topN(n)
-	d := now.Sub(s.lastAt)
-	if !s.running || d <= 0 {
+	if !s.running {
 		return top, 0
+	}
+	d := now.Sub(s.lastAt)
+	if d <= 0 {
+		// The wall clock stepped back a little (less than a jump): the open
+		// segment starts growing once now passes the last event again.
+		return top, max(-d, 1)
 	}
 	k := s.winKey
 	if s.isAway {
