@@ -3,12 +3,16 @@ package dbusapi
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // socketPair is a connected pair of unix stream sockets, one end quiet.
@@ -67,5 +71,40 @@ func TestQuietSocketMovesBigMessagesAndSeesEOF(t *testing.T) {
 	q.Close()
 	if _, err := q.Write([]byte("x")); err == nil {
 		t.Fatal("Write on a closed socket succeeded")
+	}
+}
+
+// A message far bigger than the read buffer passes through the tap whole,
+// and its buffer is given back once the next message is read: under the
+// daemon's memory limit one big message must not stay resident.
+func TestTapGivesBackABigMessagesBuffer(t *testing.T) {
+	q, peer := socketPair(t)
+	tp := &tap{sock: q}
+	tp.began.Store(true)
+	call := func(arg string) []byte {
+		msg := &dbus.Message{Type: dbus.TypeMethodCall, Headers: map[dbus.HeaderField]dbus.Variant{
+			dbus.FieldPath:      dbus.MakeVariant(dbus.ObjectPath("/x")),
+			dbus.FieldMember:    dbus.MakeVariant("Big"),
+			dbus.FieldSignature: dbus.MakeVariant(dbus.SignatureOf(arg)),
+		}, Body: []any{arg}}
+		var buf bytes.Buffer
+		if err := msg.EncodeTo(&buf, binary.LittleEndian); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	big, small := call(strings.Repeat("x", 4<<20)), call("y")
+	go func() {
+		peer.Write(big)
+		peer.Write(small)
+	}()
+	for _, want := range [][]byte{big, small} {
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(tp, got); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read %d bytes through the tap (%v), not the message sent", len(got), err)
+		}
+	}
+	if len(tp.buf) > readBuffer {
+		t.Fatalf("after the big message the tap still holds a %d-byte buffer", len(tp.buf))
 	}
 }

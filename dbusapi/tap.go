@@ -1,95 +1,12 @@
 package dbusapi
 
 import (
-	"net"
-	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/godbus/dbus/v5"
-
 	"github.com/antidrift/antidrift/dbusapi/wire"
 )
-
-// Conn is a private bus connection for Serve. On a unix socket it runs
-// through a tap, so that Serve can answer GetAll where the call is read;
-// elsewhere (a tcp: address) it is godbus's own and every call goes
-// through godbus.
-type Conn struct {
-	*dbus.Conn
-	tap *tap // nil without the fast path
-}
-
-// Connect opens a private connection to the bus at address, "" meaning the
-// session bus the environment names (DBUS_SESSION_BUS_ADDRESS; without it,
-// godbus's discovery, and no fast path).
-func Connect(address string) (*Conn, error) {
-	if address == "" {
-		address = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
-	}
-	socket, ok := unixSocket(address)
-	if !ok {
-		connect := func() (*dbus.Conn, error) { return dbus.Connect(address) }
-		if address == "" {
-			connect = func() (*dbus.Conn, error) { return dbus.ConnectSessionBus() }
-		}
-		c, err := connect()
-		if err != nil {
-			return nil, err
-		}
-		return &Conn{Conn: c}, nil
-	}
-	dialed, err := net.Dial("unix", socket)
-	if err != nil {
-		return nil, err
-	}
-	sock, err := newQuietSocket(dialed.(*net.UnixConn))
-	if err != nil {
-		dialed.Close()
-		return nil, err
-	}
-	t := &tap{sock: sock}
-	c, err := dbus.NewConn(t, dbus.WithSerialGenerator(&t.serials))
-	if err != nil {
-		sock.Close()
-		return nil, err
-	}
-	if err = c.Auth(nil); err == nil {
-		err = c.Hello()
-	}
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	return &Conn{Conn: c, tap: t}, nil
-}
-
-// unixSocket is the socket of the first unix: entry of a bus address
-// ("unix:path=/run/user/1000/bus,guid=…"; abstract sockets as "@name").
-func unixSocket(address string) (string, bool) {
-	for _, entry := range strings.Split(address, ";") {
-		params, ok := strings.CutPrefix(entry, "unix:")
-		if !ok {
-			continue
-		}
-		for _, kv := range strings.Split(params, ",") {
-			key, value, _ := strings.Cut(kv, "=")
-			value, err := url.PathUnescape(value)
-			if err != nil || value == "" {
-				continue
-			}
-			switch key {
-			case "path":
-				return value, true
-			case "abstract":
-				return "@" + value, true
-			}
-		}
-	}
-	return "", false
-}
 
 // An answerer replies to a method call where it is read, or returns ok
 // false to leave it to godbus. It runs in the connection's reading
@@ -167,13 +84,19 @@ func (t *tap) next() error {
 	}
 }
 
+// readBuffer is the read buffer's usual size. A bigger message gets a
+// buffer of its size, given back once it has been read: under the
+// daemon's memory limit one 10 MiB message must not stay resident.
+const readBuffer = 64 << 10
+
 // read reads from the socket once, with room for at least n more bytes.
 // Only next calls it, while godbus has nothing left to read in out, so
 // moving in within buf moves nothing godbus still reads.
 func (t *tap) read(n int) error {
 	if cap(t.in)-len(t.in) < n {
-		if len(t.in)+n > len(t.buf) {
-			t.buf = make([]byte, max(len(t.in)+n, 64<<10))
+		need := len(t.in) + n
+		if need > len(t.buf) || (len(t.buf) > readBuffer && need <= readBuffer) {
+			t.buf = make([]byte, max(need, readBuffer))
 		}
 		t.in = t.buf[:copy(t.buf, t.in)]
 	}

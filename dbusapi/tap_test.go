@@ -182,20 +182,3 @@ func TestFastRepliesAndGodbusMessagesDoNotInterleave(t *testing.T) {
 		t.Error(err)
 	}
 }
-
-func TestUnixSocketOfABusAddress(t *testing.T) {
-	for address, want := range map[string]string{
-		"unix:path=/run/user/1000/bus":                 "/run/user/1000/bus",
-		"unix:path=/tmp/a%20b,guid=0123":               "/tmp/a b",
-		"unix:abstract=/tmp/dbus-XYZ,guid=0123":        "@/tmp/dbus-XYZ",
-		"tcp:host=127.0.0.1,port=1;unix:path=/run/bus": "/run/bus",
-		"tcp:host=127.0.0.1,port=1":                    "",
-		"unix:guid=0123":                               "",
-		"":                                             "",
-	} {
-		got, ok := unixSocket(address)
-		if got != want || ok != (want != "") {
-			t.Errorf("%q: %q, %v; want %q", address, got, ok, want)
-		}
-	}
-}
