@@ -63,7 +63,7 @@ test: test-deps
 test-deps:
 	@./scripts/ensure-test-deps.sh
 
-# The figures of BENCHMARKS.md, measured again (about 6 minutes; it rewrites
+# The figures of BENCHMARKS.md, measured again (about 13 minutes; it rewrites
 # the generated section of that file).
 bench: test-deps
 	$(GO) run ./bench/cmd/benchreport
