@@ -45,6 +45,7 @@ func TestScreenSaverActiveChanged(t *testing.T) {
 			bus := testenv.StartBus(t)
 			ss := startFakeScreenSaver(t, bus, def, false)
 			h := watchScreenSaverOn(t, bus)
+			h.heardAnswers(t, ss.conn.Names()[0], 1) // GetActive
 
 			for _, path := range def.paths {
 				ss.setActive(t, path, true)
@@ -167,10 +168,15 @@ func TestScreenSaverBothInterfaces(t *testing.T) {
 	fd := startFakeScreenSaver(t, bus, freedesktopScreenSaver, false)
 	gnome := startFakeScreenSaver(t, bus, gnomeScreenSaver, false)
 	h := watchScreenSaverOn(t, bus)
+	h.heardAnswers(t, fd.conn.Names()[0], 1) // GetActive
+	h.heardAnswers(t, gnome.conn.Names()[0], 1)
 
 	fd.setActive(t, fd.paths[0], true)
 	h.rec.expect(t, locked(true))
 	gnome.setActive(t, gnome.paths[0], true)
+	// The bus passes on what one connection sends in order, but not what
+	// two send: have gnome's signal on its way before fd's.
+	roundTrip(t, gnome.conn)
 	fd.setActive(t, fd.paths[0], false)
 	h.fence(t, fd.conn, gnome.conn)
 	h.rec.none(t)
@@ -218,6 +224,7 @@ func TestLogindSleepAndLock(t *testing.T) {
 	if pids := ld.pids(); !slices.Equal(pids, []uint32{uint32(os.Getpid())}) {
 		t.Errorf("GetSessionByPID was asked for %v, want our pid %d", pids, os.Getpid())
 	}
+	h.heardAnswers(t, ld.conn.Names()[0], 3) // GetSessionByPID, LockedHint, PreparingForSleep
 
 	ld.prepareForSleep(t, true)
 	h.rec.expect(t, logindEvent(ReasonSleep, true))
@@ -261,6 +268,7 @@ func TestLogindSessionFallback(t *testing.T) {
 	if ids := ld.sessionIDs(); !slices.Equal(ids, []string{"auto"}) {
 		t.Errorf("GetSession was asked for %q, want [auto]", ids)
 	}
+	h.heardAnswers(t, ld.conn.Names()[0], 4) // GetSessionByPID's error, GetSession, the two properties
 	ld.setLocked(true)
 	h.rec.expect(t, logindEvent(ReasonLocked, true))
 }
@@ -281,6 +289,7 @@ func TestLogindIgnoresForeignAndMalformedSignals(t *testing.T) {
 	sendSignalTo(t, forger, me, logindPath, prepareForSleep, true)
 	h.logs.waitCount(t, 4, logForeignSignal, forger.Names()[0])
 
+	h.heardAnswers(t, owner, 3) // GetSessionByPID, LockedHint, PreparingForSleep
 	ld.emit(t, logindPath, prepareForSleep, "yes")
 	ld.emit(t, logindPath, prepareForSleep)
 	ld.emit(t, fakeSessionPath, propertiesChanged, logindSession, map[string]dbus.Variant{lockedHint: dbus.MakeVariant("yes")}, []string{})
@@ -307,6 +316,7 @@ func TestLogindFollowsRestart(t *testing.T) {
 
 	second := startFakeLogind(t, system, fakeLogindOptions{locked: true})
 	h.rec.expect(t, logindEvent(ReasonLocked, true))
+	h.heardAnswers(t, second.conn.Names()[0], 2) // LockedHint, PreparingForSleep
 	second.prepareForSleep(t, true)
 	h.rec.expect(t, logindEvent(ReasonSleep, true))
 }
@@ -355,6 +365,9 @@ type presenceHarness struct {
 
 	fencer *dbus.Conn // sends the fence signals
 	forge  fenceSignal
+
+	answersMu sync.Mutex
+	answers   map[string]int // method replies and errors conn has read, by sender
 }
 
 // fenceSignal is a signal the watcher drops as not coming from the service.
@@ -372,12 +385,13 @@ var (
 func newPresenceHarness(t *testing.T, bus *testenv.Bus, forge fenceSignal) *presenceHarness {
 	t.Helper()
 	h := &presenceHarness{
-		conn:   presenceConnect(t, bus),
-		rec:    &presenceRecorder{t: t, events: make(chan PresenceEvent, 64)},
-		logs:   &presenceLogs{t: t, grew: make(chan struct{}, 1)},
-		fencer: presenceConnect(t, bus),
-		forge:  forge,
+		rec:     &presenceRecorder{t: t, events: make(chan PresenceEvent, 64)},
+		logs:    &presenceLogs{t: t, grew: make(chan struct{}, 1)},
+		fencer:  presenceConnect(t, bus),
+		forge:   forge,
+		answers: map[string]int{},
 	}
+	h.conn = presenceConnect(t, bus, dbus.WithIncomingInterceptor(h.countAnswer))
 	// Runs before the connections are closed (cleanups run last first).
 	t.Cleanup(h.stopNow)
 	return h
@@ -403,6 +417,34 @@ func watchLogindOn(t *testing.T, bus *testenv.Bus) *presenceHarness {
 	}
 	h.stop = stop
 	return h
+}
+
+// countAnswer counts a reply or error conn reads. It runs in conn's
+// reading goroutine, before the message gets its sequence number.
+func (h *presenceHarness) countAnswer(msg *dbus.Message) {
+	if msg.Type != dbus.TypeMethodReply && msg.Type != dbus.TypeError {
+		return
+	}
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	h.answersMu.Lock()
+	h.answers[sender]++
+	h.answersMu.Unlock()
+}
+
+// heardAnswers waits until the watcher's connection has read n answers
+// from the connection owner, the unique name of a fake service. A fake
+// answers on one of godbus's goroutines, so an answer it computed early can
+// reach the watcher after signals it sent later, and rightly count as
+// newer; a real service answers and signals from one thread, in order.
+// Tests that change a fake's state right after the watcher starts wait
+// here for the watcher's questions at start to be answered.
+func (h *presenceHarness) heardAnswers(t *testing.T, owner string, n int) {
+	t.Helper()
+	testenv.WaitUntil(t, presenceWait, fmt.Sprintf("the watcher to read %d answers from %s", n, owner), func() bool {
+		h.answersMu.Lock()
+		defer h.answersMu.Unlock()
+		return h.answers[owner] >= n
+	})
 }
 
 // stopNow stops the watcher; from then on the recorder fails the test on
@@ -563,9 +605,9 @@ func (h presenceLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h presenceLogHandler) WithGroup(string) slog.Handler { return h }
 
-func presenceConnect(t *testing.T, bus *testenv.Bus) *dbus.Conn {
+func presenceConnect(t *testing.T, bus *testenv.Bus, opts ...dbus.ConnOption) *dbus.Conn {
 	t.Helper()
-	conn, err := dbus.Connect(bus.Address)
+	conn, err := dbus.Connect(bus.Address, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
