@@ -17,10 +17,15 @@ import (
 // second, then cost a map lookup and a write each.
 type getAllReply struct {
 	mu      sync.Mutex
-	changes uint64    // bumped by every change the core announces
-	body    []byte    // nil: encode again
-	expires time.Time // zero: valid until the next change
+	changes uint64        // bumped by every change the core announces
+	body    []byte        // nil: encode again
+	expires time.Duration // on the boot clock; 0: valid until the next change
 }
+
+// bootNow reads the clock ChangesIn is counted on, CLOCK_BOOTTIME. It runs
+// on while the machine sleeps, so a reply kept across a suspend has
+// expired when the machine wakes, as the live seconds it carries have.
+func bootNow() time.Duration { return service.SystemClock{}.Boot() }
 
 // invalidate forgets the reply. Server.Changed calls it before telling
 // clients, so a client that reads after a PropertiesChanged, or after the
@@ -35,13 +40,9 @@ func (r *getAllReply) invalidate() {
 // get returns the encoded reply, encoding it from view when it is stale,
 // or nil when view cannot be had at once. A reply encoded while a change
 // came in is returned but not kept.
-//
-// The expiry is on the monotonic clock, ChangesIn on the core's boot
-// clock: after a suspend a reply may outlive its second by up to a second
-// of awake time, until the resume's own change forgets it.
 func (r *getAllReply) get(view func() (service.View, bool)) (body []byte, err error) {
 	r.mu.Lock()
-	if r.body != nil && (r.expires.IsZero() || time.Now().Before(r.expires)) {
+	if r.body != nil && (r.expires == 0 || bootNow() < r.expires) {
 		body = r.body
 		r.mu.Unlock()
 		return body, nil
@@ -49,7 +50,7 @@ func (r *getAllReply) get(view func() (service.View, bool)) (body []byte, err er
 	changes := r.changes
 	r.mu.Unlock()
 
-	read := time.Now()
+	read := bootNow()
 	v, ok := view()
 	if !ok {
 		return nil, nil
@@ -59,9 +60,9 @@ func (r *getAllReply) get(view func() (service.View, bool)) (body []byte, err er
 	}
 	r.mu.Lock()
 	if r.changes == changes {
-		r.body, r.expires = body, time.Time{}
+		r.body, r.expires = body, 0
 		if v.ChangesIn > 0 {
-			r.expires = read.Add(v.ChangesIn)
+			r.expires = read + v.ChangesIn
 		}
 	}
 	r.mu.Unlock()
