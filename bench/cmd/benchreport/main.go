@@ -435,11 +435,16 @@ func render(m machineInfo, command string, r results, output []byte) string {
 	if _, skipped := r.get(g, "echo_skipped"); skipped {
 		echo = "dbus-test-tool echo not measured: " + logLine(output, "echo column skipped: ")
 	}
+	carry := fmt.Sprintf("the floor for an answer of antidrift's size, the same echo sent a call carrying antidrift's %s-byte GetAll reply: p50 %s µs, %s of gnome-pomodoro's",
+		t.f(g, "antidrift_reply_bytes", "%.0f"), t.f(g, "carry_p50_us", "%.0f"), t.f(g, "carry_over_pomodoro", "%.2f"))
+	if _, skipped := r.get(g, "carry_skipped"); skipped {
+		carry = "the floor for antidrift's reply not measured: " + logLine(output, "carry column skipped: ")
+	}
 	t.add(row{
 		figure:   "GetAll round trip against gnome-pomodoro",
 		how:      fmt.Sprintf("private bus, libdbus client (ctypes), %s sequential calls per target, targets interleaved, median of %s runs; active session", t.f(g, "calls", "%.0f"), t.f(g, "runs", "%.0f")),
 		measured: fmt.Sprintf("antidrift p50 %s µs, p99 %s µs", t.f(g, "antidrift_p50_us", "%.0f"), t.f(g, "antidrift_p99_us", "%.0f")),
-		peer:     fmt.Sprintf("%s; %s; bus GetId p50 %s µs, p99 %s µs", pomo, echo, t.f(g, "getid_p50_us", "%.0f"), t.f(g, "getid_p99_us", "%.0f")),
+		peer:     fmt.Sprintf("%s; %s; %s; bus GetId p50 %s µs, p99 %s µs", pomo, echo, carry, t.f(g, "getid_p50_us", "%.0f"), t.f(g, "getid_p99_us", "%.0f")),
 		goal:     "p50 ≤ ½ gnome-pomodoro's",
 		verdict:  vPomo,
 	})
