@@ -2,6 +2,7 @@ package persist
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 )
@@ -127,8 +128,11 @@ func (s *flatScanner) str() bool {
 		return false
 	}
 	for s.i < len(s.b) {
+		for s.i+8 <= len(s.b) && plainWord(binary.LittleEndian.Uint64(s.b[s.i:])) {
+			s.i += 8 // the common case: titles and hashes, eight bytes a step
+		}
 		for s.i < len(s.b) && plainStringByte[s.b[s.i]] {
-			s.i++ // the common case, kept to one table lookup per byte
+			s.i++
 		}
 		if s.i >= len(s.b) {
 			return false
@@ -160,6 +164,18 @@ func (s *flatScanner) str() bool {
 		}
 	}
 	return false
+}
+
+// plainWord reports whether all eight bytes of w are plainStringByte ones:
+// none is the quote, the backslash or below 0x20. Each test is the classic
+// "has a byte less than n" of (x - n·0x01…) &^ x & 0x80…, which is exact
+// about whether such a byte exists (borrows only mark bytes above it); the
+// quote and the backslash are the bytes that XOR to zero.
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&highs == 0
 }
 
 // plainStringByte marks the bytes a JSON string holds as themselves: all but

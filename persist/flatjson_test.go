@@ -1,7 +1,10 @@
 package persist
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -88,5 +91,41 @@ func TestFastPathTakesWhatPersistWrites(t *testing.T) {
 	want := auditKeys{Seq: 1, PrevHash: genesisHash, SessionID: sealed.SessionID, Hash: sealed.Hash}
 	if !fastAuditKeys([]byte(strings.TrimSuffix(string(line), "\n")), &keys) || keys != want {
 		t.Errorf("fast path declined or misread an audit line: %+v", keys)
+	}
+}
+
+// plainWord must agree with plainStringByte on every word: any byte value
+// at any position among plain neighbours (ASCII and UTF-8 ones, which
+// borrow and carry differently), and random words, mostly plain.
+func TestPlainWordAgreesWithTheTable(t *testing.T) {
+	check := func(word []byte) {
+		t.Helper()
+		want := true
+		for _, c := range word {
+			want = want && plainStringByte[c]
+		}
+		if got := plainWord(binary.LittleEndian.Uint64(word)); got != want {
+			t.Fatalf("plainWord(% x) = %v, want %v", word, got, want)
+		}
+	}
+	for _, filler := range []byte{'a', ' ', '#', '[', ']', 0x80, 0xc3, 0xff} {
+		for pos := range 8 {
+			for c := range 256 {
+				word := bytes.Repeat([]byte{filler}, 8)
+				word[pos] = byte(c)
+				check(word)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := make([]byte, 8)
+	for range 1_000_000 {
+		for i := range word {
+			word[i] = byte(0x20 + rng.IntN(0xe0)) // plain but for '"' and '\\'
+			if rng.IntN(16) == 0 {
+				word[i] = byte(rng.IntN(256))
+			}
+		}
+		check(word)
 	}
 }
