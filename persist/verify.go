@@ -30,7 +30,7 @@ func (s *Store) VerifyAudit() service.AuditReport {
 	a := &s.audit
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	v := chainVerifier{prevHash: genesisHash, digest: sha256.New(), anchor: a.anchor}
+	v := chainVerifier{prevHash: genesisHash, anchor: a.anchor}
 	f, err := os.Open(a.path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -38,7 +38,7 @@ func (s *Store) VerifyAudit() service.AuditReport {
 		return service.AuditReport{Problem: fmt.Sprintf("cannot read %s: %v", auditFileName, err), Anchor: a.anchor}
 	default:
 		defer f.Close()
-		if err := eachLine(f, v.check); err != nil {
+		if err := judgeLines(f, newLineJudge, v.check); err != nil {
 			return service.AuditReport{Problem: fmt.Sprintf("cannot read %s after line %d: %v", auditFileName, v.lineNo, err), Anchor: a.anchor}
 		}
 	}
@@ -66,22 +66,58 @@ type chainVerifier struct {
 
 	anchor       service.AuditHead
 	atAnchorHash string // the hash of the line with the anchor's seq, if any
-
-	digest  hash.Hash // reused for every line
-	scratch [64]byte  // the recomputed hash of the current line
 }
 
-func (v *chainVerifier) check(line []byte, complete bool) error {
+// lineVerdict is what an audit line says of itself, judged without its
+// neighbours (so lines can be judged on several cores); the walk then
+// links each to the one before, in file order.
+type lineVerdict struct {
+	unreadable string    // why seq and hash cannot be read, to follow "line N: "; "" if they can
+	keys       auditKeys // when readable
+	unsealed   string    // why the line does not verify against its own hash; "" if it does
+}
+
+// newLineJudge returns a judge of audit lines with a digest of its own.
+func newLineJudge() func(line []byte, complete bool) lineVerdict {
+	digest := sha256.New()
+	var scratch [64]byte // the recomputed hash of the current line
+	return func(line []byte, complete bool) lineVerdict {
+		if !complete {
+			return lineVerdict{unreadable: "unfinished, with no newline at the end (a crash mid-write; opening the store sets it aside)"}
+		}
+		if len(line) == 0 {
+			return lineVerdict{unreadable: "empty"}
+		}
+		var verdict lineVerdict
+		if err := decodeAuditKeys(line, &verdict.keys); err != nil {
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) {
+				return lineVerdict{unreadable: "not valid JSON"}
+			}
+			return lineVerdict{unreadable: "not an audit entry (want an object with a numeric seq and string prev_hash and hash)"}
+		}
+		head, carried, ok := splitSealedLine(line)
+		switch {
+		case !ok:
+			verdict.unsealed = "hash is not the last key, as 64 lowercase hex digits"
+		case carried != verdict.keys.Hash || !hashMatches(digest, &scratch, verdict.keys.PrevHash, head, carried):
+			verdict.unsealed = "hash does not match its contents (the line was altered)"
+		}
+		return verdict
+	}
+}
+
+func (v *chainVerifier) check(line lineVerdict) {
 	v.lineNo++
 	if v.bad > 0 {
 		v.afterFirst++
 	}
-	problem := v.problemWith(line, complete)
+	problem := v.problemWith(line)
 	if problem == "" {
 		if v.bad == 0 {
 			v.entries++
 		}
-		return nil
+		return
 	}
 	if v.bad > 0 {
 		v.badAfter++
@@ -90,40 +126,26 @@ func (v *chainVerifier) check(line []byte, complete bool) error {
 	if len(v.firstBad) < maxNamedBad {
 		v.firstBad = append(v.firstBad, problem)
 	}
-	return nil
 }
 
 // problemWith says what is wrong with the current line, "" if nothing. It
 // always moves the walk on to this line's seq and hash as the line carries
 // them, so one altered line costs one bad line, not the rest of the file.
-func (v *chainVerifier) problemWith(line []byte, complete bool) string {
+func (v *chainVerifier) problemWith(line lineVerdict) string {
 	unknownPrev := v.prevUnknown
 	v.prevUnknown = true
-	if !complete {
-		return fmt.Sprintf("line %d: unfinished, with no newline at the end (a crash mid-write; opening the store sets it aside)", v.lineNo)
+	if line.unreadable != "" {
+		return fmt.Sprintf("line %d: %s", v.lineNo, line.unreadable)
 	}
-	if len(line) == 0 {
-		return fmt.Sprintf("line %d: empty", v.lineNo)
-	}
-	var keys auditKeys
-	if err := decodeAuditKeys(line, &keys); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return fmt.Sprintf("line %d: not valid JSON", v.lineNo)
-		}
-		return fmt.Sprintf("line %d: not an audit entry (want an object with a numeric seq and string prev_hash and hash)", v.lineNo)
-	}
+	keys := line.keys
 	prevSeq, prevHash := v.prevSeq, v.prevHash
 	v.prevSeq, v.prevHash, v.prevUnknown = keys.Seq, keys.Hash, false
 	if v.anchor.Seq != 0 && keys.Seq == v.anchor.Seq && v.atAnchorHash == "" {
 		v.atAnchorHash = keys.Hash
 	}
-	head, carried, ok := splitSealedLine(line)
 	switch {
-	case !ok:
-		return v.at(keys, "hash is not the last key, as 64 lowercase hex digits")
-	case carried != keys.Hash || !v.hashMatches(keys.PrevHash, head, carried):
-		return v.at(keys, "hash does not match its contents (the line was altered)")
+	case line.unsealed != "":
+		return v.at(keys, line.unsealed)
 	case unknownPrev:
 		return ""
 	case keys.Seq != prevSeq+1:
@@ -213,9 +235,10 @@ func (v *chainVerifier) at(keys auditKeys, why string) string {
 	return fmt.Sprintf("line %d (seq %d): %s", v.lineNo, keys.Seq, why)
 }
 
-// hashMatches recomputes the current line's hash from its prev_hash and its
-// unsealed bytes (head + `"}`) and compares it with the hash it carries.
-func (v *chainVerifier) hashMatches(prevHash string, head []byte, carried string) bool {
-	hashInto(&v.scratch, v.digest, prevHash, head, objectEnd)
-	return string(v.scratch[:]) == carried
+// hashMatches recomputes a line's hash from its prev_hash and its unsealed
+// bytes (head + `"}`), into scratch with digest, and compares it with the
+// hash it carries.
+func hashMatches(digest hash.Hash, scratch *[64]byte, prevHash string, head []byte, carried string) bool {
+	hashInto(scratch, digest, prevHash, head, objectEnd)
+	return string(scratch[:]) == carried
 }

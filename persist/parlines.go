@@ -1,0 +1,116 @@
+package persist
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// lineBlockSize is how much of a file judgeLines hands a worker at once:
+// large enough that handing over costs nothing next to judging, small
+// enough that the blocks in flight stay a few hundred KiB.
+const lineBlockSize = 128 << 10
+
+// judgeLines is eachLine for work that judges each line on its own: it
+// reads r in blocks of whole lines, has judge them on up to GOMAXPROCS
+// goroutines (each with its own judge from newJudge), and hands use every
+// line's verdict in file order, on the calling goroutine. A line's
+// complete is as for eachLine. judge must not keep line, and a verdict
+// must not hold on to its bytes: they are reused. On a read error, use has
+// seen every line before the block that failed.
+func judgeLines[T any](r io.Reader, newJudge func() func(line []byte, complete bool) T, use func(T)) error {
+	type block struct {
+		data     []byte
+		verdicts chan []T
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	work := make(chan *block)
+	inOrder := make(chan *block, 2*workers)
+	free := make(chan []byte, 2*workers+2)
+
+	var judging sync.WaitGroup
+	for range workers {
+		judge := newJudge()
+		judging.Add(1)
+		go func() {
+			defer judging.Done()
+			for b := range work {
+				var verdicts []T
+				for data := b.data; len(data) > 0; {
+					i := bytes.IndexByte(data, '\n')
+					if i < 0 {
+						verdicts = append(verdicts, judge(data, false))
+						break
+					}
+					verdicts = append(verdicts, judge(data[:i], true))
+					data = data[i+1:]
+				}
+				b.verdicts <- verdicts
+			}
+		}()
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(inOrder)
+		defer close(work)
+		readErr <- readLineBlocks(r, free, func(data []byte) {
+			b := &block{data: data, verdicts: make(chan []T, 1)}
+			inOrder <- b // first, so use sees blocks in the order read
+			work <- b
+		})
+	}()
+	for b := range inOrder {
+		for _, v := range <-b.verdicts {
+			use(v)
+		}
+		select {
+		case free <- b.data:
+		default:
+		}
+	}
+	judging.Wait()
+	return <-readErr
+}
+
+// readLineBlocks reads r to its end and calls emit with blocks that end
+// at a "\n", except the last, which holds whatever follows the last "\n".
+// A line longer than a block makes its block grow. Buffers come from free
+// when it has one.
+func readLineBlocks(r io.Reader, free <-chan []byte, emit func([]byte)) error {
+	var carry []byte // the start of a line the previous block cut off
+	for {
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+			buf = make([]byte, 0, lineBlockSize)
+		}
+		buf = append(buf[:0], carry...)
+		for {
+			if len(buf) == cap(buf) {
+				buf = slices.Grow(buf, cap(buf)) // no "\n" in a whole block
+			}
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				if len(buf) > 0 {
+					emit(buf)
+				}
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if len(buf) < cap(buf) {
+				continue
+			}
+			if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+				carry = append(carry[:0], buf[i+1:]...)
+				emit(buf[:i+1])
+				break
+			}
+		}
+	}
+}
