@@ -165,11 +165,12 @@ func startEcho(t testing.TB, bus *testenv.Bus) {
 
 // writeCarryCall writes to file a method call to the floor service whose
 // one argument is antidriftd's GetAll reply as conn reads it now, and
-// returns the size of that reply's body. Sent through the bus to echo,
-// which validates it on receipt and sends an empty reply, it costs the bus
-// and one libdbus peer what antidriftd's reply costs them on its way to
-// the client: the floor for a service that answers with what antidriftd
-// answers. It needs the echo column's service.
+// returns the size of that argument (the reply re-encoded: its padding can
+// differ by a few bytes). Sent through the bus to echo, which validates it
+// on receipt and sends an empty reply, it costs the bus and one libdbus
+// peer what antidriftd's reply costs the bus and the client on its way
+// back, only in the other direction: the floor for a service that answers
+// with what antidriftd answers. It needs the echo column's service.
 func writeCarryCall(t testing.TB, bus *testenv.Bus, conn *dbus.Conn, file string) int {
 	if bus.OwnerPID(t, echoName) == 0 {
 		t.Skipf("it needs the echo column's service, dbus-test-tool echo, which is not running")

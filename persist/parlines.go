@@ -2,6 +2,7 @@ package persist
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"runtime"
 	"slices"
@@ -10,16 +11,20 @@ import (
 
 // lineBlockSize is how much of a file judgeLines hands a worker at once:
 // large enough that handing over costs nothing next to judging, small
-// enough that the blocks in flight stay a few hundred KiB.
+// enough that the blocks in flight (at most 2·workers+2) stay near a MiB.
 const lineBlockSize = 128 << 10
 
+// maxEmptyReads is how many reads in a row may return nothing before a
+// reader counts as stuck, as bufio counts.
+const maxEmptyReads = 100
+
 // judgeLines is eachLine for work that judges each line on its own: it
-// reads r in blocks of whole lines, has judge them on up to GOMAXPROCS
-// goroutines (each with its own judge from newJudge), and hands use every
-// line's verdict in file order, on the calling goroutine. A line's
-// complete is as for eachLine. judge must not keep line, and a verdict
-// must not hold on to its bytes: they are reused. On a read error, use has
-// seen every line before the block that failed.
+// reads r in blocks of whole lines, has judge them on GOMAXPROCS
+// goroutines, at most four (each with its own judge from newJudge), and
+// hands use every line's verdict in file order, on the calling goroutine.
+// A line's complete is as for eachLine. judge must not keep line, and a
+// verdict must not hold on to its bytes: they are reused. On a read error,
+// use has seen every line before the block that failed.
 func judgeLines[T any](r io.Reader, newJudge func() func(line []byte, complete bool) T, use func(T)) error {
 	type block struct {
 		data     []byte
@@ -61,16 +66,25 @@ func judgeLines[T any](r io.Reader, newJudge func() func(line []byte, complete b
 			work <- b
 		})
 	}()
+	// Should use panic, let the reader and the workers run out rather than
+	// block forever; normally inOrder is drained and closed by then.
+	defer func() {
+		for b := range inOrder {
+			<-b.verdicts
+		}
+		judging.Wait()
+	}()
 	for b := range inOrder {
 		for _, v := range <-b.verdicts {
 			use(v)
 		}
-		select {
-		case free <- b.data:
-		default:
+		if cap(b.data) == lineBlockSize { // a block grown for a long line is let go
+			select {
+			case free <- b.data:
+			default:
+			}
 		}
 	}
-	judging.Wait()
 	return <-readErr
 }
 
@@ -80,6 +94,7 @@ func judgeLines[T any](r io.Reader, newJudge func() func(line []byte, complete b
 // when it has one.
 func readLineBlocks(r io.Reader, free <-chan []byte, emit func([]byte)) error {
 	var carry []byte // the start of a line the previous block cut off
+	empty := 0
 	for {
 		var buf []byte
 		select {
@@ -94,7 +109,12 @@ func readLineBlocks(r io.Reader, free <-chan []byte, emit func([]byte)) error {
 			}
 			n, err := r.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
-			if err == io.EOF {
+			if n > 0 {
+				empty = 0
+			} else {
+				empty++
+			}
+			if errors.Is(err, io.EOF) {
 				if len(buf) > 0 {
 					emit(buf)
 				}
@@ -102,6 +122,9 @@ func readLineBlocks(r io.Reader, free <-chan []byte, emit func([]byte)) error {
 			}
 			if err != nil {
 				return err
+			}
+			if empty >= maxEmptyReads {
+				return io.ErrNoProgress
 			}
 			if len(buf) < cap(buf) {
 				continue

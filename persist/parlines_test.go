@@ -98,6 +98,19 @@ func TestJudgeLinesStopsAtAReadError(t *testing.T) {
 	}
 }
 
+// A reader that keeps returning nothing is given up on, as bufio does,
+// rather than read forever.
+func TestJudgeLinesGivesUpOnAStuckReader(t *testing.T) {
+	_, err := judgeAll(io.MultiReader(strings.NewReader("a\nb\n"), stuckReader{}))
+	if !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("judgeLines on a reader stuck at (0, nil) = %v, want io.ErrNoProgress", err)
+	}
+}
+
+type stuckReader struct{}
+
+func (stuckReader) Read([]byte) (int, error) { return 0, nil }
+
 func firstDifference(a, b []seenLine) int {
 	for i := range min(len(a), len(b)) {
 		if a[i] != b[i] {

@@ -435,7 +435,7 @@ func render(m machineInfo, command string, r results, output []byte) string {
 	if _, skipped := r.get(g, "echo_skipped"); skipped {
 		echo = "dbus-test-tool echo not measured: " + logLine(output, "echo column skipped: ")
 	}
-	carry := fmt.Sprintf("the floor for an answer of antidrift's size, the same echo sent a call carrying antidrift's %s-byte GetAll reply: p50 %s µs, %s of gnome-pomodoro's",
+	carry := fmt.Sprintf("the floor for an answer of antidrift's size, the same echo sent a call whose argument is antidrift's GetAll reply (%s bytes): p50 %s µs, %s of gnome-pomodoro's",
 		t.f(g, "antidrift_reply_bytes", "%.0f"), t.f(g, "carry_p50_us", "%.0f"), t.f(g, "carry_over_pomodoro", "%.2f"))
 	if _, skipped := r.get(g, "carry_skipped"); skipped {
 		carry = "the floor for antidrift's reply not measured: " + logLine(output, "carry column skipped: ")
