@@ -76,6 +76,9 @@ func Open(dir string) (st *Store, problems []string, err error) {
 		}
 	}()
 
+	if err := checkPrivateDirs(dir, lock); err != nil {
+		return nil, nil, err
+	}
 	problems, err = tightenModes(dir)
 	if err != nil {
 		return nil, problems, err
@@ -87,6 +90,11 @@ func Open(dir string) (st *Store, problems []string, err error) {
 		raw:   rawLogs{dir: filepath.Join(dir, sessionsDirName), open: map[string]*rawLog{}},
 		audit: auditChain{path: filepath.Join(dir, auditFileName)},
 		spare: spareFile{path: filepath.Join(dir, spareFileName)},
+	}
+	links, err := s.setAsideLinks()
+	problems = append(problems, links...)
+	if err != nil {
+		return nil, problems, err
 	}
 	problem, err := s.loadAuditChain()
 	if err != nil {

@@ -31,7 +31,7 @@ func (s *Store) VerifyAudit() service.AuditReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	v := chainVerifier{prevHash: genesisHash, anchor: a.anchor}
-	f, err := os.Open(a.path)
+	f, err := openFile(a.path, os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
