@@ -133,7 +133,7 @@ func decodeSnapshot(data []byte) (snap service.Snapshot, why string) {
 		return snap, fmt.Sprintf("has format version %d, but this build reads version %d", snap.Version, service.SnapshotVersion)
 	}
 	if !slices.Contains(service.States, snap.State) {
-		return snap, fmt.Sprintf("has unknown state %q", snap.State)
+		return snap, fmt.Sprintf("has unknown state %s", service.Quote(string(snap.State)))
 	}
 	return snap, ""
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -26,5 +27,32 @@ func TestReportPassesTheRangeAndNamesFailures(t *testing.T) {
 	bare := New(Options{Store: newFakeStore(), Clock: newFakeClock(), Logger: quiet})
 	if _, err := bare.Report(since.Unix(), until.Unix()); !errors.As(err, &e) || e.Kind != Storage || !strings.Contains(e.Msg, "not available") {
 		t.Errorf("no reporter: %v, want a Storage error saying reports are unavailable", err)
+	}
+}
+
+// Number arguments are range-checked before any arithmetic: the far ends
+// of int64 are refused naming the argument and the number as it was sent,
+// never answered with an overflowed count of days.
+func TestReportRefusesOutOfRangeTimesBeforeArithmetic(t *testing.T) {
+	h := newHarness(t)
+	for _, tc := range []struct {
+		since, until int64
+		says         string
+	}{
+		{0, math.MaxInt64, "until_unix must be a time from 1970 to the end of the year 9999 (0 to 253402300799); got 9223372036854775807"},
+		{math.MinInt64, 0, "since_unix must be a time from 1970 to the end of the year 9999 (0 to 253402300799); got -9223372036854775808"},
+		{-1, 10, "since_unix must be a time from 1970"},
+		{math.MaxInt64 - 1, math.MaxInt64, "since_unix must be a time from 1970"},
+		{0, MaxUnixTime, "the range may be at most 400 days; got 2932897 days"},
+		{MaxUnixTime, 0, "until_unix must be after since_unix"},
+	} {
+		_, err := h.Report(tc.since, tc.until)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != InvalidArgument || !strings.Contains(e.Msg, tc.says) {
+			t.Errorf("Report(%d, %d) = %v, want InvalidArgument saying %q", tc.since, tc.until, err, tc.says)
+		}
+		if !h.reporter.since.IsZero() {
+			t.Errorf("Report(%d, %d) reached the reporter", tc.since, tc.until)
+		}
 	}
 }
