@@ -356,3 +356,41 @@ func TestReaderDoesNotFollowLinks(t *testing.T) {
 		t.Errorf("ReadStateFile through a link: %v", err)
 	}
 }
+
+// Links planted where state.json or pending.spare belongs while the daemon
+// runs are refused, not replaced: the rename of a save would not follow
+// them, but it would delete them, and links are set aside, never deleted.
+func TestStateAndSpareLinksPlantedLaterAreRefusedNotReplaced(t *testing.T) {
+	dir := newStateDir(t)
+	s := openStore(t, dir)
+	if err := s.SaveSnapshot(activeSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "target")
+	writeFile(t, target, []byte("mine"))
+	for _, name := range []string{stateFileName, spareFileName} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+		plantLink(t, dir, name, target)
+	}
+	s.spare.ready = false // as on a start that found no spare
+
+	err := s.SaveSnapshot(activeSnapshot())
+	if !errors.Is(err, errSymlink) || !strings.Contains(err.Error(), stateFileName) {
+		t.Fatalf("saving over a state.json link: %v", err)
+	}
+	if err := s.spare.prepare(); !errors.Is(err, errSymlink) {
+		t.Errorf("preparing the spare over a link: %v", err)
+	}
+	s.spare.ready = true // as if prepared before the link was planted
+	if _, err := s.spare.keep([]service.Summary{sampleSummary(1)}); !errors.Is(err, errSymlink) {
+		t.Errorf("keeping summaries in a spare that is a link: %v", err)
+	}
+	for _, name := range []string{stateFileName, spareFileName} {
+		if !isSymlink(filepath.Join(dir, name)) {
+			t.Errorf("the %s link was replaced or removed", name)
+		}
+	}
+	unchanged(t, target, []byte("mine"))
+}
