@@ -56,3 +56,41 @@ func TestReportRefusesOutOfRangeTimesBeforeArithmetic(t *testing.T) {
 		}
 	}
 }
+
+// Every number a method takes is checked against its range before any
+// arithmetic, at both ends of its type: the refusal names the argument and
+// the number exactly as it was sent.
+func TestNumberArgumentsAtTheEndsOfTheirTypes(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"Start timebox 0", func() error { _, err := h.Start("a", "b", 0, "", nil); return err }, "timebox_secs must be between 1 second and 24 hours (86400 s); got 0 s"},
+		{"Start timebox max", func() error { _, err := h.Start("a", "b", math.MaxUint64, "", nil); return err }, "got 18446744073709551615 s"},
+		{"Start timebox 2^63", func() error { _, err := h.Start("a", "b", 1<<63, "", nil); return err }, "got 9223372036854775808 s"},
+		{"History max", func() error { _, err := h.History(math.MaxUint32); return err }, "limit must be at most 1000; got 4294967295"},
+		{"Report max", func() error { _, err := h.Report(math.MaxInt64, math.MaxInt64); return err }, "since_unix must be a time from 1970"},
+	} {
+		var e *Error
+		if err := c.call(); !errors.As(err, &e) || e.Kind != InvalidArgument || !strings.Contains(e.Msg, c.want) {
+			t.Errorf("%s: got %v, want InvalidArgument saying %q", c.name, err, c.want)
+		}
+	}
+	h.start(t, LevelWarn)
+	for secs, want := range map[uint64]string{
+		0:                             "secs must be between 1 second and 24 hours (86400 s); got 0 s",
+		math.MaxUint64:                "got 18446744073709551615 s",
+		86400:                         "extending by 86400 s would make the timebox 24h25m0s",
+		uint64(math.MaxInt64)/1e9 + 1: "got 9223372037 s",
+	} {
+		var e *Error
+		if err := h.Extend(secs); !errors.As(err, &e) || e.Kind != InvalidArgument || !strings.Contains(e.Msg, want) {
+			t.Errorf("Extend(%d): got %v, want InvalidArgument saying %q", secs, err, want)
+		}
+	}
+	if v := h.View(); v.State != StateActive || v.TimeboxSeconds != 25*60 {
+		t.Errorf("refused Extends changed the session: %s, timebox %d s", v.State, v.TimeboxSeconds)
+	}
+}
