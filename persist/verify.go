@@ -223,7 +223,7 @@ func (v *chainVerifier) missingTail() string {
 		case v.lineNo > 0:
 			ends = "holds no line whose seq can be read"
 		}
-		return fmt.Sprintf("%s %s, but seq %d (hash %s…) %s: the lines after seq %d were removed",
+		return fmt.Sprintf("%s %s, but seq %d (hash %s…) %s: the lines after seq %d were removed or cut short",
 			auditFileName, ends, a.Seq, short(a.Hash), sealed, v.lastSeq)
 	case v.atAnchorHash == "":
 		return fmt.Sprintf("%s has no line with seq %d, but seq %d (hash %s…) %s", auditFileName, a.Seq, a.Seq, short(a.Hash), sealed)
