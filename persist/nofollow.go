@@ -56,12 +56,12 @@ func openIn(dir *os.File, name string, flags int, perm os.FileMode) (*os.File, e
 	}
 	var st unix.Stat_t
 	if err = unix.Fstat(fd, &st); err == nil {
-		want := uint32(unix.S_IFREG)
+		want, wrong := uint32(unix.S_IFREG), errNotRegular
 		if flags&unix.O_DIRECTORY != 0 {
-			want = unix.S_IFDIR
+			want, wrong = unix.S_IFDIR, unix.ENOTDIR
 		}
 		if st.Mode&unix.S_IFMT != want {
-			err = errNotRegular
+			err = wrong
 		} else {
 			err = unix.SetNonblock(fd, false)
 		}
@@ -79,8 +79,10 @@ func openDir(path string) (*os.File, error) {
 	return openFile(path, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 }
 
-// readNoFollow is os.ReadFile through openFile.
-func readNoFollow(path string) ([]byte, error) {
+// ReadStateFile is os.ReadFile as the store reads its files: never
+// through a symbolic link, and only a regular file. Tools that read the
+// directory beside the daemon (antidrift verify --journal) use it too.
+func ReadStateFile(path string) ([]byte, error) {
 	f, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -88,11 +90,6 @@ func readNoFollow(path string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
-
-// ReadStateFile reads a file of the state directory as the daemon reads
-// it: never through a symbolic link, and only a regular file. Tools that
-// read the directory beside the daemon (antidrift verify --journal) use it.
-func ReadStateFile(path string) ([]byte, error) { return readNoFollow(path) }
 
 // isSymlink reports whether path itself is a symbolic link.
 func isSymlink(path string) bool {

@@ -36,7 +36,7 @@ func (r *Reader) Dir() string { return r.s.dir }
 // it does to the daemon. (A state.json that cannot be read leaves the walk
 // to the chain alone; Pending names why.)
 func (r *Reader) VerifyAudit() service.AuditReport {
-	if data, err := readNoFollow(r.s.statePath()); err == nil {
+	if data, err := ReadStateFile(r.s.statePath()); err == nil {
 		if snap, why := decodeSnapshot(data); why == "" {
 			r.s.adoptHead(snap.AuditHead)
 		}
@@ -76,7 +76,7 @@ func (r *Reader) EachEvent(sessionID string, fn func(service.FocusEvent)) error 
 // left where it is (the daemon sets it aside, not a reader) and named in
 // problem.
 func (r *Reader) Pending() (pending []service.Summary, problem string, err error) {
-	data, err := readNoFollow(r.s.statePath())
+	data, err := ReadStateFile(r.s.statePath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, "", nil
 	}

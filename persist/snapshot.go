@@ -96,7 +96,7 @@ func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem strin
 	if !info.Mode().IsRegular() {
 		why = "is not a regular file"
 	} else {
-		data, err := readNoFollow(path)
+		data, err := ReadStateFile(path)
 		if err != nil {
 			return snap, false, "", fmt.Errorf("reading %s: %w", stateFileName, err)
 		}

@@ -130,7 +130,7 @@ func (sp *spareFile) writeSlot(gen uint64, data []byte) error {
 func (sp *spareFile) load() []service.Summary {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	data, err := readNoFollow(sp.path)
+	data, err := ReadStateFile(sp.path)
 	if err != nil {
 		return nil
 	}
