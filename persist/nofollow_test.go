@@ -44,6 +44,18 @@ func assertSetAside(t *testing.T, dir, name, target string, problems []string) {
 	}
 }
 
+// openWithProblems opens dir, fails the test on error, and returns the
+// store (closed when the test ends) with Open's problems.
+func openWithProblems(t *testing.T, dir string) (*Store, []string) {
+	t.Helper()
+	s, problems, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, problems
+}
+
 // unchanged fails the test unless path still holds exactly want.
 func unchanged(t *testing.T, path string, want []byte) {
 	t.Helper()
@@ -62,11 +74,7 @@ func TestAuditSymlinkIsSetAsideNeverFollowed(t *testing.T) {
 	writeFile(t, target, content)
 	plantLink(t, dir, auditFileName, target)
 
-	s, problems, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, problems := openWithProblems(t, dir)
 	assertSetAside(t, dir, auditFileName, target, problems)
 	if _, err := s.AppendAudit(sampleSummary(1)); err != nil {
 		t.Fatal(err)
@@ -118,11 +126,7 @@ func TestStateSymlinkIsSetAsideNeverFollowed(t *testing.T) {
 	writeFile(t, target, forged)
 	plantLink(t, dir, stateFileName, target)
 
-	s, problems, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, problems := openWithProblems(t, dir)
 	assertSetAside(t, dir, stateFileName, target, problems)
 	snap, found, problem, err := s.LoadSnapshot()
 	if err != nil || found || len(snap.Pending) != 0 || problem != "" {
@@ -145,11 +149,7 @@ func TestSessionsSymlinkIsSetAsideNoTitleWrittenThrough(t *testing.T) {
 	elsewhere := t.TempDir()
 	plantLink(t, dir, sessionsDirName, elsewhere)
 
-	s, problems, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, problems := openWithProblems(t, dir)
 	assertSetAside(t, dir, sessionsDirName, elsewhere, problems)
 	event := service.FocusEvent{AtUnixMillis: 1, Class: "Firefox", Title: "private title", Available: true}
 	if err := s.AppendEvent("s1", event); err != nil {
@@ -219,11 +219,7 @@ func TestSpareSymlinkIsNotAdopted(t *testing.T) {
 
 	dir := existingStateDir(t)
 	plantLink(t, dir, spareFileName, target)
-	s, problems, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, problems := openWithProblems(t, dir)
 	assertSetAside(t, dir, spareFileName, target, problems)
 	snap, _, problem, err := s.LoadSnapshot()
 	if err != nil || len(snap.Pending) != 0 || strings.Contains(problem, forged.SessionID) {
@@ -311,13 +307,12 @@ func TestAuditFIFODoesNotHangOpen(t *testing.T) {
 	if err := unix.Mkfifo(filepath.Join(dir, auditFileName), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, problems, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, problems := openWithProblems(t, dir)
 	if !containsAll(strings.Join(problems, "\n"), auditFileName, "not a regular file") {
 		t.Errorf("problems %q", problems)
+	}
+	if _, err := s.AppendAudit(sampleSummary(1)); !errors.Is(err, errNotRegular) {
+		t.Errorf("sealing into a FIFO: %v", err)
 	}
 }
 
