@@ -48,6 +48,7 @@ func writeDurableTemp(path string, data []byte) (tmpPath string, err error) {
 
 // commitTemp is the second half of writeFileAtomic: rename, then fsync the
 // directory so the rename itself survives a crash.
+//
 // A symbolic link in path's place is refused rather than replaced: the
 // rename would not follow it, but it would delete it, and links found in
 // the state directory are set aside, never deleted.

@@ -143,8 +143,9 @@ func checkPrivateDir(what, path string, info os.FileInfo) error {
 // store's files or sessions/ belongs (and in sessions/, where a session's
 // log belongs), with the damaged-file mechanism (setAside): the link is
 // renamed to <name>.symlink-<unix>, its target neither read nor changed,
-// and one sentence per link names it in problems.
-func (s *Store) setAsideLinks() (problems []string, err error) {
+// and one sentence per link names it in problems. A link that cannot be
+// renamed (a read-only disk) is named too, and stays refused by every open.
+func (s *Store) setAsideLinks() (problems []string) {
 	sessions := filepath.Join(s.dir, sessionsDirName)
 	paths := []string{s.statePath(), s.audit.path, s.spare.path, sessions}
 	if entries, err := os.ReadDir(sessions); err == nil && !isSymlink(sessions) {
@@ -159,14 +160,19 @@ func (s *Store) setAsideLinks() (problems []string, err error) {
 			continue
 		}
 		target, _ := os.Readlink(path)
+		rel, _ := filepath.Rel(s.dir, path)
 		moved, err := s.setAside(path, "symlink")
 		if err != nil {
-			return problems, fmt.Errorf("%s is a symbolic link, and setting it aside failed: %w", path, err)
+			// A read-only disk: the daemon still starts, and every open
+			// refuses the link, so nothing goes through it meanwhile.
+			problems = append(problems, fmt.Sprintf(
+				"%s is a symbolic link (to %s) that could not be set aside (%v); antidrift never follows links in its state directory, so what it would hold is not read or saved",
+				rel, strconv.Quote(target), err))
+			continue
 		}
-		rel, _ := filepath.Rel(s.dir, path)
 		problems = append(problems, fmt.Sprintf(
 			"%s was a symbolic link (to %s); antidrift never follows links in its state directory, so it moved the link aside as %s without reading or changing what it points to",
 			rel, strconv.Quote(target), filepath.Base(moved)))
 	}
-	return problems, nil
+	return problems
 }

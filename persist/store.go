@@ -91,11 +91,7 @@ func Open(dir string) (st *Store, problems []string, err error) {
 		audit: auditChain{path: filepath.Join(dir, auditFileName)},
 		spare: spareFile{path: filepath.Join(dir, spareFileName)},
 	}
-	links, err := s.setAsideLinks()
-	problems = append(problems, links...)
-	if err != nil {
-		return nil, problems, err
-	}
+	problems = append(problems, s.setAsideLinks()...)
 	problem, err := s.loadAuditChain()
 	if err != nil {
 		// The daemon must still start (a read-only or failing disk): the
