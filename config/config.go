@@ -244,7 +244,7 @@ func dayStarts(c *Config, v any) error {
 	}
 	t, err := time.Parse("15:04", s)
 	if err != nil {
-		return fmt.Errorf("%q is not a time of day (use HH:MM, 00:00 to 23:59)", s)
+		return fmt.Errorf("%s is not a time of day (use HH:MM, 00:00 to 23:59)", service.Quote(s))
 	}
 	c.DayStarts = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute
 	return nil
@@ -278,7 +278,7 @@ func oneOf(v any, what, example string, names []string) (string, error) {
 		return "", err
 	}
 	if !slices.Contains(names, s) {
-		return "", fmt.Errorf("%q is not %s (use one of %s)", s, article(what), strings.Join(names, ", "))
+		return "", fmt.Errorf("%s is not %s (use one of %s)", service.Quote(s), article(what), strings.Join(names, ", "))
 	}
 	return s, nil
 }
@@ -300,13 +300,13 @@ func duration(dst func(*Config) *time.Duration, least, why string) field {
 		d, err := time.ParseDuration(s)
 		switch {
 		case err != nil:
-			return fmt.Errorf("%q is not a duration (use Go syntax such as 5s, 2m, 1h30m)", s)
+			return fmt.Errorf("%s is not a duration (use Go syntax such as 5s, 2m, 1h30m)", service.Quote(s))
 		case d < 0 && floor == 0:
-			return fmt.Errorf("%q is negative", s)
+			return fmt.Errorf("%s is negative", service.Quote(s))
 		case d < floor && why != "":
-			return fmt.Errorf("%q is too short: the minimum is %s, %s", s, least, why)
+			return fmt.Errorf("%s is too short: the minimum is %s, %s", service.Quote(s), least, why)
 		case d < floor:
-			return fmt.Errorf("%q is too short: the minimum is %s", s, least)
+			return fmt.Errorf("%s is too short: the minimum is %s", service.Quote(s), least)
 		}
 		*dst(c) = d
 		return nil
@@ -355,7 +355,7 @@ func rules(dst func(*Config) *[]string) field {
 		}
 		for i, s := range list {
 			if _, err := service.ParseRule(s); err != nil {
-				return fmt.Errorf("item %d, %q, is not a valid rule: %v; %s", i+1, s, err, service.RuleSyntax)
+				return fmt.Errorf("item %d, %s, is not a valid rule: %v; %s", i+1, service.Quote(s), err, service.RuleSyntax)
 			}
 		}
 		*dst(c) = list
@@ -417,7 +417,7 @@ func redactTitles(c *Config, v any) error {
 			if errors.As(err, &se) {
 				err = errors.New(se.Code.String()) // Error() repeats the expression
 			}
-			return fmt.Errorf("item %d, %q, is not a valid regular expression: %v", i+1, s, err)
+			return fmt.Errorf("item %d, %s, is not a valid regular expression: %v", i+1, service.Quote(s), err)
 		}
 	}
 	c.RedactTitles = res
@@ -455,7 +455,7 @@ func texts(v any, item string) ([]string, error) {
 func describe(v any) string {
 	switch v := v.(type) {
 	case string:
-		return fmt.Sprintf("the string %q", v)
+		return fmt.Sprintf("the string %s", service.Quote(v))
 	case int64, float64:
 		return fmt.Sprintf("the number %v", v)
 	case bool:

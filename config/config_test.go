@@ -165,6 +165,9 @@ func TestBadValues(t *testing.T) {
 		{"judge remote endpoint", "judge", `{kind = "llm", endpoint = "http://10.0.0.2:8080/v1"}`, `set allow_remote = true to send them there`},
 		{"judge endpoint not a URL", "judge", `{kind = "llm", endpoint = "localhost:8080"}`, `must start with http:// or https://`},
 		{"judge as a string", "judge", `"llm"`, `want a table ([judge] with kind, endpoint, model, timeout, allow_remote), got the string "llm"`},
+		// A huge value is quoted by its first 80 characters and its size.
+		{"huge duration", "drift_grace", `"` + strings.Repeat("9", 5000) + `s"`, `"` + strings.Repeat("9", 80) + `"… (5001 bytes in all) is not a duration`},
+		{"huge string for a list", "allowed_classes", `"` + strings.Repeat("x", 5000) + `"`, `got the string "` + strings.Repeat("x", 80) + `"… (5000 bytes in all)`},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			var rest []string

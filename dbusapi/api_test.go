@@ -260,3 +260,31 @@ func TestWrongArgumentTypesAreRefused(t *testing.T) {
 		t.Fatalf("a malformed call changed the state: %s", v.State)
 	}
 }
+
+// A refusal names a bad argument by its start and its size, never echoes
+// it whole: a 20,000-byte argument (here well under any size limit) gives
+// a reply a person can read, in every refusal that quotes one.
+func TestRefusalsQuoteAtMost80CharactersOfAnArgument(t *testing.T) {
+	bus, _, _ := serve(t)
+	long := strings.Repeat("abcdefghij", 2000)
+	quoted := `"` + long[:80] + `"… (20000 bytes in all)`
+	for _, c := range [][]string{
+		{"org.freedesktop.DBus.Properties", "Get", "ss", Interface, long},
+		{"org.freedesktop.DBus.Properties", "Get", "ss", long, "State"},
+		{"org.freedesktop.DBus.Properties", "Set", "ssv", Interface, long, "s", "x"},
+		{Interface, "Start", "sstsas", "a", "b", "60", long, "0"},
+		{Interface, "Start", "sstsas", "a", "b", "60", "", "1", long},
+		{Interface, "Allow", "s", long},
+		{Interface, "SetEnforcement", "s", long},
+	} {
+		out, err := bus.Run(t, "busctl", append([]string{"--user", "--timeout=5", "call", BusName, string(ObjectPath)}, c...)...)
+		if err == nil {
+			t.Errorf("%s %s accepted: %s", c[1], c[2], out)
+			continue
+		}
+		_, reply, _ := strings.Cut(err.Error(), "; stderr: ") // after the command line
+		if !strings.Contains(reply, quoted) || len(reply) > 500 {
+			t.Errorf("%s %s: refusal of %d bytes, want the argument quoted as %s: %.300s", c[1], c[2], len(reply), quoted, reply)
+		}
+	}
+}

@@ -143,7 +143,7 @@ func (p *propertiesObject) Get(msg dbus.Message, iface, name string) (dbus.Varia
 	}
 	v, ok := properties(p.s.svc.View())[name]
 	if !ok {
-		return dbus.Variant{}, dbus.NewError("org.freedesktop.DBus.Error.UnknownProperty", []any{fmt.Sprintf("org.antidrift.Session1 has no property %q", name)})
+		return dbus.Variant{}, dbus.NewError("org.freedesktop.DBus.Error.UnknownProperty", []any{fmt.Sprintf("org.antidrift.Session1 has no property %s", service.Quote(name))})
 	}
 	return v, nil
 }
@@ -165,12 +165,12 @@ func (p *propertiesObject) Set(msg dbus.Message, iface, name string, _ dbus.Vari
 	if err := checkInterface(iface); err != nil {
 		return err
 	}
-	return dbus.NewError("org.freedesktop.DBus.Error.PropertyReadOnly", []any{fmt.Sprintf("property %q is read-only: change the session with the methods of org.antidrift.Session1", name)})
+	return dbus.NewError("org.freedesktop.DBus.Error.PropertyReadOnly", []any{fmt.Sprintf("property %s is read-only: change the session with the methods of org.antidrift.Session1", service.Quote(name))})
 }
 
 func checkInterface(iface string) *dbus.Error {
 	if iface != Interface && iface != "" {
-		return dbus.NewError("org.freedesktop.DBus.Error.UnknownInterface", []any{fmt.Sprintf("this object has properties only on %s, not %q", Interface, iface)})
+		return dbus.NewError("org.freedesktop.DBus.Error.UnknownInterface", []any{fmt.Sprintf("this object has properties only on %s, not %s", Interface, service.Quote(iface))})
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func (g *Guard) ActivateWindow(ctx context.Context, handle string) error {
 		return err
 	}
 	if !activated {
-		return fmt.Errorf("gnome-shell: window %s no longer exists", handle)
+		return fmt.Errorf("gnome-shell: window %s no longer exists", service.Quote(handle))
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func (g *Guard) Close() error {
 // act runs act.js for action on window h and returns its outcome.
 func (g *Guard) act(ctx context.Context, action, h string) (string, error) {
 	if !validHandle(h) {
-		return "", fmt.Errorf("kwin: %q is not a KWin window handle (a UUID in braces)", h)
+		return "", fmt.Errorf("kwin: %s is not a KWin window handle (a UUID in braces)", service.Quote(h))
 	}
 	kwin, err := owner(ctx, g.conn)
 	if err != nil {

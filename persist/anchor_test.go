@@ -169,3 +169,29 @@ func TestReaderVerifiesAgainstTheRecordedHead(t *testing.T) {
 		t.Fatalf("a cut chain read by a Reader: %+v", r)
 	}
 }
+
+// A last line torn mid-write (a crash, or a cut inside the line) is named,
+// and the file is said to end at the last line whose seq can be read — not
+// at seq 0 with seven good lines before it. The daemon and a Reader agree.
+func TestATornTailNamesTheLastGoodSeq(t *testing.T) {
+	s := openStore(t, newStateDir(t))
+	sealAndSave(t, s, 8)
+	path := filepath.Join(s.Dir(), auditFileName)
+	lines := auditLines(t, s)
+	torn := append(bytesJoinLines(lines[:7]), lines[7][:len(lines[7])/2]...)
+	writeFile(t, path, torn)
+	for name, r := range map[string]service.AuditReport{"the daemon": s.VerifyAudit(), "a Reader": NewReader(s.Dir()).VerifyAudit()} {
+		if r.OK || r.Entries != 7 || !containsAll(r.Problem, "line 8: unfinished", "audit.jsonl ends at seq 7, but seq 8", "after seq 7") {
+			t.Errorf("%s: VerifyAudit = %+v", name, r)
+		}
+	}
+}
+
+// bytesJoinLines joins lines, each ended by "\n".
+func bytesJoinLines(lines [][]byte) []byte {
+	var out []byte
+	for _, l := range lines {
+		out = append(append(out, l...), '\n')
+	}
+	return out
+}

@@ -132,7 +132,7 @@ func (s *Store) History(limit int) ([]service.Summary, error) {
 	a := &s.audit
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	f, err := os.Open(a.path)
+	f, err := openFile(a.path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -187,7 +187,7 @@ func (s *Store) loadAuditChain() (problem string, err error) {
 		return problem, err
 	}
 	a.lastSeq, a.lastHash, a.sealed = 0, "", map[string]bool{}
-	f, err := os.Open(a.path)
+	f, err := openFile(a.path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		a.stale = false
 		return problem, nil
@@ -219,7 +219,7 @@ func (s *Store) setAsideTornAuditTail() (problem string, err error) {
 	path := s.audit.path
 	// Read-only until there is a tail to move: a healthy audit.jsonl on a
 	// read-only file system must not keep the daemon from starting.
-	f, err := os.Open(path)
+	f, err := openFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -247,7 +247,7 @@ func (s *Store) setAsideTornAuditTail() (problem string, err error) {
 	if err := writeFileAtomic(side, torn); err != nil {
 		return "", fmt.Errorf("saving the unfinished last line of %s: %w", auditFileName, err)
 	}
-	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	w, err := openFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return "", err
 	}

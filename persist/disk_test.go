@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,43 @@ func TestFullDiskLeavesTheChainAsItWas(t *testing.T) {
 	}
 	if r := s.VerifyAudit(); !r.OK {
 		t.Fatalf("VerifyAudit: %+v", r)
+	}
+}
+
+// A link found on a read-only disk cannot be set aside: the store opens
+// anyway and names it, and nothing goes through it; once the disk is
+// writable the next start sets it aside.
+func TestLinkOnAReadOnlyDirectoryIsNamedAndRefused(t *testing.T) {
+	mnt := testenv.Tmpfs(t, "1m")
+	dir := filepath.Join(mnt.Dir, "antidrift")
+	s := openStore(t, dir)
+	s.Close()
+	target := filepath.Join(t.TempDir(), "target")
+	writeFile(t, target, []byte("mine"))
+	if err := os.Symlink(target, filepath.Join(dir, auditFileName)); err != nil {
+		t.Fatal(err)
+	}
+
+	mnt.ReadOnly(t)
+	s, problems, err := Open(dir)
+	if err != nil {
+		t.Fatalf("Open on a read-only directory with a link: %v", err)
+	}
+	if !containsAll(strings.Join(problems, "\n"), auditFileName, "could not be set aside", target) {
+		t.Errorf("problems %q", problems)
+	}
+	if r := s.VerifyAudit(); r.OK || !strings.Contains(r.Problem, "symbolic link") {
+		t.Errorf("VerifyAudit through a link: %+v", r)
+	}
+	mnt.ReadWrite(t)
+	if _, err := s.AppendAudit(sampleSummary(1)); !errors.Is(err, errSymlink) {
+		t.Errorf("sealing through a link: %v", err)
+	}
+	s, problems = reopen(t, s)
+	if !containsAll(strings.Join(problems, "\n"), auditFileName, "moved the link aside") {
+		t.Errorf("after the disk came back: problems %q", problems)
+	}
+	if got := readFile(t, target); string(got) != "mine" {
+		t.Errorf("the link's target changed: %q", got)
 	}
 }

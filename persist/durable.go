@@ -48,7 +48,15 @@ func writeDurableTemp(path string, data []byte) (tmpPath string, err error) {
 
 // commitTemp is the second half of writeFileAtomic: rename, then fsync the
 // directory so the rename itself survives a crash.
+//
+// A symbolic link in path's place is refused rather than replaced: the
+// rename would not follow it, but it would delete it, and links found in
+// the state directory are set aside, never deleted.
 func commitTemp(tmpPath, path string) error {
+	if isSymlink(path) {
+		os.Remove(tmpPath)
+		return &os.PathError{Op: "replace", Path: path, Err: errSymlink}
+	}
 	if err := os.Rename(tmpPath, path); err != nil {
 		os.Remove(tmpPath)
 		return err
@@ -70,19 +78,25 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// openAppend opens path for appending, creating it 0600 if needed. A newly
+// openAppend opens name in dir (nil: name is a path) for appending,
+// creating it 0600 if needed, and never through a symbolic link. A newly
 // created file's directory entry is fsynced, so a line fsynced into it is
 // not lost with the entry.
-func openAppend(path string) (*os.File, error) {
+func openAppend(dir *os.File, name string) (*os.File, error) {
 	const flags = os.O_RDWR | os.O_APPEND
-	f, err := os.OpenFile(path, flags|os.O_CREATE|os.O_EXCL, privateFileMode)
+	f, err := openIn(dir, name, flags|os.O_CREATE|os.O_EXCL, privateFileMode)
 	if errors.Is(err, os.ErrExist) {
-		return os.OpenFile(path, flags, privateFileMode)
+		return openIn(dir, name, flags, privateFileMode)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if dir != nil {
+		err = dir.Sync()
+	} else {
+		err = syncDir(filepath.Dir(name))
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -114,7 +128,7 @@ func unusedName(base string) (string, error) {
 // fails, the file may end mid-line; the caller must look before trusting
 // it again.)
 func appendDurably(path string, data []byte) error {
-	f, err := openAppend(path)
+	f, err := openAppend(nil, path)
 	if err != nil {
 		return err
 	}

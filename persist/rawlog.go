@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -140,7 +142,7 @@ func (s *Store) EachEvent(sessionID string, fn func(service.FocusEvent)) error {
 	if err := checkSessionID(sessionID); err != nil {
 		return err
 	}
-	f, err := os.Open(s.raw.path(sessionID))
+	f, err := s.raw.openLog(sessionID, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -196,10 +198,15 @@ func (s *Store) PruneSessions(age time.Duration, now time.Time, keepID string) (
 	if s.closed.Load() {
 		return 0, errClosed
 	}
-	entries, err := os.ReadDir(r.dir)
+	dir, err := openDir(r.dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
+	if err != nil {
+		return 0, err
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		return 0, err
 	}
@@ -219,7 +226,9 @@ func (s *Store) PruneSessions(age time.Duration, now time.Time, keepID string) (
 		if !info.ModTime().Before(cutoff) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(r.dir, entry.Name())); err != nil {
+		// Removed relative to the directory opened above, so a link
+		// swapped in for sessions/ meanwhile cannot point this elsewhere.
+		if err := unix.Unlinkat(int(dir.Fd()), entry.Name(), 0); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -232,6 +241,17 @@ const rawLogSuffix = ".jsonl"
 
 func (r *rawLogs) path(sessionID string) string {
 	return filepath.Join(r.dir, sessionID+rawLogSuffix)
+}
+
+// openLog opens a session's log with flags, inside sessions/ opened
+// without following a link, so neither sessions/ nor the log may be one.
+func (r *rawLogs) openLog(sessionID string, flags int) (*os.File, error) {
+	dir, err := openDir(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	return openIn(dir, sessionID+rawLogSuffix, flags, 0)
 }
 
 // get returns the session's open log, opening (and creating) it on first
@@ -247,7 +267,12 @@ func (r *rawLogs) get(sessionID string) (*rawLog, error) {
 	} else if !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("creating the sessions directory: %w", err)
 	}
-	f, err := openAppend(r.path(sessionID))
+	dir, err := openDir(r.dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the sessions directory: %w", err)
+	}
+	defer dir.Close()
+	f, err := openAppend(dir, sessionID+rawLogSuffix)
 	if err != nil {
 		return nil, fmt.Errorf("opening the raw log of session %s: %w", sessionID, err)
 	}

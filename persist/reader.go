@@ -36,7 +36,7 @@ func (r *Reader) Dir() string { return r.s.dir }
 // it does to the daemon. (A state.json that cannot be read leaves the walk
 // to the chain alone; Pending names why.)
 func (r *Reader) VerifyAudit() service.AuditReport {
-	if data, err := os.ReadFile(r.s.statePath()); err == nil {
+	if data, err := ReadStateFile(r.s.statePath()); err == nil {
 		if snap, why := decodeSnapshot(data); why == "" {
 			r.s.adoptHead(snap.AuditHead)
 		}
@@ -58,8 +58,12 @@ func (r *Reader) HasRawLog(sessionID string) bool {
 	if checkSessionID(sessionID) != nil {
 		return false
 	}
-	info, err := os.Stat(r.s.raw.path(sessionID))
-	return err == nil && info.Mode().IsRegular()
+	f, err := r.s.raw.openLog(sessionID, os.O_RDONLY)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
 
 // EachEvent streams a session's raw log as Store.EachEvent does.
@@ -72,7 +76,7 @@ func (r *Reader) EachEvent(sessionID string, fn func(service.FocusEvent)) error 
 // left where it is (the daemon sets it aside, not a reader) and named in
 // problem.
 func (r *Reader) Pending() (pending []service.Summary, problem string, err error) {
-	data, err := os.ReadFile(r.s.statePath())
+	data, err := ReadStateFile(r.s.statePath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, "", nil
 	}

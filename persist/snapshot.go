@@ -96,7 +96,7 @@ func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem strin
 	if !info.Mode().IsRegular() {
 		why = "is not a regular file"
 	} else {
-		data, err := os.ReadFile(path)
+		data, err := ReadStateFile(path)
 		if err != nil {
 			return snap, false, "", fmt.Errorf("reading %s: %w", stateFileName, err)
 		}
@@ -133,7 +133,7 @@ func decodeSnapshot(data []byte) (snap service.Snapshot, why string) {
 		return snap, fmt.Sprintf("has format version %d, but this build reads version %d", snap.Version, service.SnapshotVersion)
 	}
 	if !slices.Contains(service.States, snap.State) {
-		return snap, fmt.Sprintf("has unknown state %q", snap.State)
+		return snap, fmt.Sprintf("has unknown state %s", service.Quote(string(snap.State)))
 	}
 	return snap, ""
 }

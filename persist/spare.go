@@ -49,7 +49,7 @@ func (sp *spareFile) prepare() error {
 	if sp.ready {
 		return nil
 	}
-	if info, err := os.Stat(sp.path); err == nil && info.Size() == spareSlotSize*spareSlots {
+	if info, err := os.Lstat(sp.path); err == nil && info.Mode().IsRegular() && info.Size() == spareSlotSize*spareSlots {
 		sp.ready = true
 		return nil
 	}
@@ -106,7 +106,7 @@ func (sp *spareFile) clear() error {
 // writeSlot overwrites slot gen%spareSlots in place with data padded by
 // spaces, and fsyncs it. Called with mu held.
 func (sp *spareFile) writeSlot(gen uint64, data []byte) error {
-	f, err := os.OpenFile(sp.path, os.O_WRONLY, 0)
+	f, err := openFile(sp.path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (sp *spareFile) writeSlot(gen uint64, data []byte) error {
 func (sp *spareFile) load() []service.Summary {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	data, err := os.ReadFile(sp.path)
+	data, err := ReadStateFile(sp.path)
 	if err != nil {
 		return nil
 	}

@@ -76,6 +76,9 @@ func Open(dir string) (st *Store, problems []string, err error) {
 		}
 	}()
 
+	if err := checkPrivateDirs(dir, lock); err != nil {
+		return nil, nil, err
+	}
 	problems, err = tightenModes(dir)
 	if err != nil {
 		return nil, problems, err
@@ -88,6 +91,7 @@ func Open(dir string) (st *Store, problems []string, err error) {
 		audit: auditChain{path: filepath.Join(dir, auditFileName)},
 		spare: spareFile{path: filepath.Join(dir, spareFileName)},
 	}
+	problems = append(problems, s.setAsideLinks()...)
 	problem, err := s.loadAuditChain()
 	if err != nil {
 		// The daemon must still start (a read-only or failing disk): the

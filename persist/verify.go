@@ -31,7 +31,7 @@ func (s *Store) VerifyAudit() service.AuditReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	v := chainVerifier{prevHash: genesisHash, anchor: a.anchor}
-	f, err := os.Open(a.path)
+	f, err := openFile(a.path, os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -66,6 +66,9 @@ type chainVerifier struct {
 
 	anchor       service.AuditHead
 	atAnchorHash string // the hash of the line with the anchor's seq, if any
+	// lastSeq is the seq of the last line whose seq could be read: where
+	// the file ends, even when an unreadable line (a torn tail) follows.
+	lastSeq uint64
 }
 
 // lineVerdict is what an audit line says of itself, judged without its
@@ -140,6 +143,7 @@ func (v *chainVerifier) problemWith(line lineVerdict) string {
 	keys := line.keys
 	prevSeq, prevHash := v.prevSeq, v.prevHash
 	v.prevSeq, v.prevHash, v.prevUnknown = keys.Seq, keys.Hash, false
+	v.lastSeq = keys.Seq
 	if v.anchor.Seq != 0 && keys.Seq == v.anchor.Seq && v.atAnchorHash == "" {
 		v.atAnchorHash = keys.Hash
 	}
@@ -190,7 +194,7 @@ func (v *chainVerifier) report() service.AuditReport {
 		}
 		sentences = append(sentences, s)
 	}
-	if missing := v.missingTail(r.Head); missing != "" {
+	if missing := v.missingTail(); missing != "" {
 		r.MissingTail = true
 		sentences = append(sentences, missing)
 	}
@@ -201,7 +205,7 @@ func (v *chainVerifier) report() service.AuditReport {
 
 // missingTail compares the file with the recorded head: "" when the file
 // reaches it with the same line (or nothing was recorded).
-func (v *chainVerifier) missingTail(head service.AuditHead) string {
+func (v *chainVerifier) missingTail() string {
 	a := v.anchor
 	if a.Seq == 0 {
 		return ""
@@ -211,13 +215,16 @@ func (v *chainVerifier) missingTail(head service.AuditHead) string {
 		sealed += " at " + time.UnixMilli(a.SealedUnixMilli).UTC().Format("2006-01-02 15:04 UTC")
 	}
 	switch {
-	case v.atAnchorHash == "" && head.Seq < a.Seq:
+	case v.atAnchorHash == "" && v.lastSeq < a.Seq:
 		ends := "is empty"
-		if v.lineNo > 0 {
-			ends = fmt.Sprintf("ends at seq %d", head.Seq)
+		switch {
+		case v.lastSeq > 0:
+			ends = fmt.Sprintf("ends at seq %d", v.lastSeq)
+		case v.lineNo > 0:
+			ends = "holds no line whose seq can be read"
 		}
-		return fmt.Sprintf("%s %s, but seq %d (hash %s…) %s: the lines after seq %d were removed",
-			auditFileName, ends, a.Seq, short(a.Hash), sealed, head.Seq)
+		return fmt.Sprintf("%s %s, but seq %d (hash %s…) %s: the lines after seq %d were removed or cut short",
+			auditFileName, ends, a.Seq, short(a.Hash), sealed, v.lastSeq)
 	case v.atAnchorHash == "":
 		return fmt.Sprintf("%s has no line with seq %d, but seq %d (hash %s…) %s", auditFileName, a.Seq, a.Seq, short(a.Hash), sealed)
 	case v.atAnchorHash != a.Hash:

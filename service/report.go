@@ -9,15 +9,28 @@ import (
 // call reads at most about a year of the record.
 const MaxReportDays = 400
 
+// MaxUnixTime is the last second of the year 9999 (UTC): the latest time
+// a date can be written as (RFC 3339, the report's JSON), so the latest a
+// caller may name.
+const MaxUnixTime = 253402300799
+
 // Report returns the JSON report (the report package's documented schema)
 // of the sessions that started in [sinceUnix, untilUnix), for panels that
 // show today's totals without running a process. It reads the sealed
 // record like History, so every state permits it; the work is the
 // Reporter's, done without the core's lock.
 func (s *Service) Report(sinceUnix, untilUnix int64) (string, error) {
+	// Each bound is checked alone before any arithmetic on the two: with
+	// both within 0…MaxUnixTime no sum or difference below can overflow.
+	for _, arg := range []struct {
+		name string
+		v    int64
+	}{{"since_unix", sinceUnix}, {"until_unix", untilUnix}} {
+		if arg.v < 0 || arg.v > MaxUnixTime {
+			return "", invalid("%s must be a time from 1970 to the end of the year 9999 (0 to %d); got %d", arg.name, int64(MaxUnixTime), arg.v)
+		}
+	}
 	switch {
-	case sinceUnix < 0:
-		return "", invalid("since_unix must not be negative; got %d", sinceUnix)
 	case untilUnix <= sinceUnix:
 		return "", invalid("until_unix must be after since_unix; got until_unix %d, since_unix %d", untilUnix, sinceUnix)
 	case untilUnix-sinceUnix > MaxReportDays*24*3600:

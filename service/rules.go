@@ -159,7 +159,7 @@ func globSet(glob string, i int) (string, int, error) {
 func cleanRule(name, text string) (Rule, *Error) {
 	r, err := ParseRule(text)
 	if err != nil {
-		return Rule{}, invalid("%s %q is not a valid entry: %v; %s", name, strings.TrimSpace(text), err, RuleSyntax)
+		return Rule{}, invalid("%s %s is not a valid entry: %v; %s", name, Quote(strings.TrimSpace(text)), err, RuleSyntax)
 	}
 	return r, nil
 }

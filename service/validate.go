@@ -50,7 +50,7 @@ func checkTimebox(name string, secs uint64) *Error {
 func parseLevel(name, s string) (Level, *Error) {
 	l := Level(s)
 	if l.rank() < 0 {
-		return "", invalid("%s must be one of observe, warn, block, locked; got %q", name, s)
+		return "", invalid("%s must be one of observe, warn, block, locked; got %s", name, Quote(s))
 	}
 	return l, nil
 }

@@ -72,7 +72,7 @@ func parseJournalHeads(out []byte) ([]journalHead, error) {
 
 // chainHeads maps each seq in audit.jsonl to its hash, as the file says.
 func chainHeads(path string) (map[uint64]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := persist.ReadStateFile(path) // never through a link, as the daemon reads it
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,5 +32,24 @@ func TestJournalHeadsTheFileLacksAreNamed(t *testing.T) {
 	}
 	if m := missingHeads(heads, map[uint64]string{1: "aaaa1111", 2: "bbbb2222", 3: "cccc3333", 4: "dddd"}); len(m) != 0 {
 		t.Fatalf("a file holding every head: %q", m)
+	}
+}
+
+// verify --journal reads audit.jsonl beside the daemon, and like the
+// daemon never through a symbolic link: a link's target is not taken for
+// the chain.
+func TestChainHeadsDoesNotFollowALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere.jsonl")
+	if err := os.WriteFile(target, []byte(`{"seq":1,"hash":"abc"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	audit := filepath.Join(dir, "audit.jsonl")
+	if err := os.Symlink(target, audit); err != nil {
+		t.Fatal(err)
+	}
+	heads, err := chainHeads(audit)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") || len(heads) != 0 {
+		t.Errorf("chainHeads through a link: %v, %v", heads, err)
 	}
 }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/antidrift/antidrift/internal/testenv"
+)
+
+// The issue's attack, against the real daemon: links planted where its
+// files belong. Each is set aside and named in Problems, and a whole
+// session — raw log, state.json, seal — writes nothing through any of them.
+func TestPlantedLinksAreSetAsideNamedAndNeverWrittenThrough(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "busctl", "dbus-send")
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	targets := map[string][]byte{
+		"audit.jsonl":   []byte("{\"seq\":1}\na last line with no newline"),
+		"state.json":    []byte(`{"version":1,"state":"review"}`),
+		"pending.spare": []byte(strings.Repeat(" ", 8192)),
+	}
+	for name, content := range targets {
+		target := filepath.Join(elsewhere, name)
+		if err := os.WriteFile(target, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logsElsewhere := t.TempDir()
+	if err := os.Symlink(logsElsewhere, filepath.Join(dir, "sessions")); err != nil {
+		t.Fatal(err)
+	}
+
+	d := testenv.StartDaemon(t, testenv.StartBus(t), dir)
+	problems := mustProp(t, d, "Problems")
+	for _, name := range []string{"audit.jsonl", "state.json", "pending.spare", "sessions"} {
+		aside, _ := filepath.Glob(filepath.Join(dir, name+".symlink-*"))
+		if len(aside) != 1 || !strings.Contains(problems, filepath.Base(aside[0])) {
+			t.Errorf("%s: set aside as %v; Problems %s", name, aside, problems)
+		}
+	}
+	id := unquote(t, call(t, d, "Start", "sstsas", "write the intro", "intro is committed", "600", "", "0"))
+	call(t, d, "Complete")
+	call(t, d, "End")
+	d.Stop(t)
+
+	for name, content := range targets {
+		if got, _ := os.ReadFile(filepath.Join(elsewhere, name)); string(got) != string(content) {
+			t.Errorf("the target of the %s link changed: %q", name, got)
+		}
+	}
+	if entries, _ := os.ReadDir(logsElsewhere); len(entries) != 0 {
+		t.Errorf("raw logs (window titles) were written through the sessions link: %v", entries)
+	}
+	for _, path := range []string{filepath.Join(dir, "audit.jsonl"), filepath.Join(dir, "state.json"), filepath.Join(dir, "sessions", id+".jsonl")} {
+		if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
+			t.Errorf("%s is not a file of the daemon's own: %v", path, err)
+		}
+	}
+	if audit, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl")); !strings.Contains(string(audit), id) {
+		t.Errorf("the session was not sealed into a new audit.jsonl: %q", audit)
+	}
+}
+
+// A state directory others control is refused at start, as ssh refuses
+// such a ~/.ssh: the daemon exits, naming the directory and the fix, and
+// takes no name on the bus.
+func TestAStateDirOthersControlIsRefusedAtStart(t *testing.T) {
+	testenv.Need(t, "dbus-daemon")
+	bin := testenv.Binary(t, "antidriftd")
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		says  string
+	}{
+		{"owned by another uid", func(t *testing.T, dir string) {
+			if os.Geteuid() != 0 {
+				t.Skip("chown to another uid needs root")
+			}
+			if err := os.Chown(dir, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+		}, "belongs to uid 4242"},
+		{"group-writable", func(t *testing.T, dir string) {
+			if err := os.Chmod(dir, 0o770); err != nil {
+				t.Fatal(err)
+			}
+		}, "chmod 700 " + "DIR"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "state")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			tc.setup(t, dir)
+			bus := testenv.StartBus(t)
+			out, err := bus.Run(t, bin, "--state-dir", dir)
+			says := strings.ReplaceAll(tc.says, "DIR", dir)
+			if err == nil || !strings.Contains(out+err.Error(), says) || !strings.Contains(out+err.Error(), dir) {
+				t.Fatalf("antidriftd on a state dir %s: %v %s; want it refused saying %q", tc.name, err, out, says)
+			}
+			if pid := bus.OwnerPID(t, "org.antidrift"); pid != 0 {
+				t.Errorf("a refused daemon owns org.antidrift (pid %d)", pid)
+			}
+		})
+	}
+}
