@@ -80,7 +80,7 @@ func (g *evidenceGate) admit(sender string) (func(FocusReport), *dbus.Error) {
 	ctx, cancel := context.WithTimeout(context.Background(), ownerCheckTimeout)
 	defer cancel()
 	var now string
-	err := g.conn.BusObject().CallWithContext(ctx, busDaemonName+".GetNameOwner", 0, name).Store(&now)
+	err := g.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetNameOwner", 0, name).Store(&now)
 	if err == nil && now == sender {
 		g.mu.Lock()
 		if g.name == name {
