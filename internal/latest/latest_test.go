@@ -21,3 +21,35 @@ func TestNewestWins(t *testing.T) {
 		t.Errorf("mailbox held %q after a new value, want d", got)
 	}
 }
+
+// Many posters, one consumer: the consumer ends up with the value posted
+// last, and Posts counts every post.
+func TestManyPosters(t *testing.T) {
+	m := New[int]()
+	const posters, each = 8, 1000
+	done := make(chan struct{})
+	for p := range posters {
+		go func() {
+			for i := range each {
+				m.Post(p*each + i)
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range posters {
+		<-done
+	}
+	m.Post(-1)
+	var got int
+	for got != -1 {
+		got = <-m.C()
+	}
+	if n := m.Posts(); n != posters*each+1 {
+		t.Errorf("Posts() = %d, want %d", n, posters*each+1)
+	}
+	select {
+	case v := <-m.C():
+		t.Errorf("the mailbox held %d after its newest value was taken", v)
+	default:
+	}
+}
