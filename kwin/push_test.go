@@ -3,6 +3,7 @@ package kwin
 import (
 	"testing"
 
+	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -17,5 +18,23 @@ func TestPushTakesAnyReport(t *testing.T) {
 	s.Push("not a uuid", "\x00\xff", string(make([]byte, 1<<16)))
 	if w := <-s.news.C(); !w.Available || w.ID != "not a uuid" {
 		t.Fatalf("odd report: %+v", w)
+	}
+}
+
+// The evidence contract's scenarios, as the KWin script reports them
+// (dist/kwin/focus.js: the window's internalId, resourceClass and caption,
+// or "" for each when no window is active).
+func TestEvidenceContract(t *testing.T) {
+	for _, sc := range testenv.EvidenceScenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			s := NewSensor(nil, "", nil)
+			s.Push("{00000000-0000-4000-8000-000000000001}", sc.App, sc.Title)
+			got := <-s.news.C()
+			if sc.Closed {
+				s.Push("", "", "")
+				got = <-s.news.C()
+			}
+			testenv.CheckEvidence(t, sc, got)
+		})
 	}
 }

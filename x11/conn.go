@@ -22,8 +22,6 @@ const maxTitleLongs = 4096
 const (
 	reasonNoDisplay = "no X display: DISPLAY is not set (on Wayland, antidrift asks the compositor instead: the wlroots, kwin and gnome-shell evidence sources)"
 	reasonNoEWMH    = "the window manager does not publish _NET_ACTIVE_WINDOW"
-	reasonNoFocus   = "no window has focus"
-	reasonVanished  = "the active window closed before it could be read"
 )
 
 func init() {
