@@ -69,6 +69,27 @@ func refusedByRule(t *testing.T, err error, name string) {
 // The compositors that push, by the source that believes them.
 var pushers = []struct{ source, name string }{{"kwin", "org.kde.KWin"}, {"gnome-shell", "org.gnome.Shell"}}
 
+// forEachPusher runs scene for each compositor that pushes, on a served
+// core believing it, with a connection a that owns its name and has
+// reported n times (each report believed).
+func forEachPusher(t *testing.T, n int, scene func(t *testing.T, bus *testenv.Bus, name string, a *dbus.Conn, got chan focus)) {
+	for _, p := range pushers {
+		t.Run(p.source, func(t *testing.T) {
+			bus, _, srv := serve(t)
+			got, stop := believe(srv, p.source, p.name)
+			defer stop()
+			a := compositorConn(t, bus, p.name)
+			for i := range n {
+				if err := reportFocus(a, "a", "org.example.Editor", string(rune('a'+i))); err != nil {
+					t.Fatalf("ReportFocus from the owner: %v", err)
+				}
+				next(t, got)
+			}
+			scene(t, bus, p.name, a, got)
+		})
+	}
+}
+
 // Only the compositor is believed: the owner of the source's bus name,
 // while that source is in use. A process of the same user that is not the
 // compositor cannot feed the core windows.
@@ -119,23 +140,13 @@ func TestReportFocusIsBelievedOnlyFromTheCompositor(t *testing.T) {
 // believed from that moment: not its very next report, sent right after
 // ReleaseName, while the bus's NameOwnerChanged may still be on its way.
 func TestReportFocusAfterReleaseNameIsRefused(t *testing.T) {
-	for _, p := range pushers {
-		t.Run(p.source, func(t *testing.T) {
-			bus, _, srv := serve(t)
-			got, stop := believe(srv, p.source, p.name)
-			defer stop()
-			a := compositorConn(t, bus, p.name)
-			if err := reportFocus(a, "1", "org.example.Editor", "main.go"); err != nil {
-				t.Fatalf("ReportFocus from the owner: %v", err)
-			}
-			next(t, got)
-			if reply, err := a.ReleaseName(p.name); err != nil || reply != dbus.ReleaseNameReplyReleased {
-				t.Fatalf("ReleaseName: %v %v", reply, err)
-			}
-			refusedByRule(t, reportFocus(a, "2", "org.example.Game", "a game"), p.name)
-			nothingMore(t, got)
-		})
-	}
+	forEachPusher(t, 1, func(t *testing.T, _ *testenv.Bus, name string, a *dbus.Conn, got chan focus) {
+		if reply, err := a.ReleaseName(name); err != nil || reply != dbus.ReleaseNameReplyReleased {
+			t.Fatalf("ReleaseName: %v %v", reply, err)
+		}
+		refusedByRule(t, reportFocus(a, "2", "org.example.Game", "a game"), name)
+		nothingMore(t, got)
+	})
 }
 
 // A releases, B takes the name, A reports once more, B reports: A is
@@ -143,52 +154,34 @@ func TestReportFocusAfterReleaseNameIsRefused(t *testing.T) {
 // has numbered far fewer messages than A's (ordering is per connection,
 // and starts afresh with the new owner).
 func TestReportFocusFollowsTheNameToItsNewOwner(t *testing.T) {
-	for _, p := range pushers {
-		t.Run(p.source, func(t *testing.T) {
-			bus, _, srv := serve(t)
-			got, stop := believe(srv, p.source, p.name)
-			defer stop()
-			a := compositorConn(t, bus, p.name)
-			for i := range 20 { // A's serials run well ahead of B's
-				if err := reportFocus(a, "a", "org.example.Editor", string(rune('a'+i))); err != nil {
-					t.Fatalf("ReportFocus from A: %v", err)
-				}
-				next(t, got)
-			}
-			b := bus.Dial(t)
-			if reply, err := b.RequestName(p.name, 0); err != nil || reply != dbus.RequestNameReplyInQueue {
-				t.Fatalf("B queueing for %s: %v %v", p.name, reply, err)
-			}
-			if _, err := a.ReleaseName(p.name); err != nil {
-				t.Fatal(err)
-			}
-			// The bus handed the name to B when A released it.
-			refusedByRule(t, reportFocus(a, "a", "org.example.Game", "one more"), p.name)
-			if err := reportFocus(b, "b", "org.example.Terminal", "make"); err != nil {
-				t.Fatalf("ReportFocus from the new owner: %v", err)
-			}
-			if f := next(t, got); f != (focus{"b", "org.example.Terminal", "make"}) {
-				t.Fatalf("handed on %+v, want B's first report", f)
-			}
-			nothingMore(t, got)
-		})
-	}
+	forEachPusher(t, 20, func(t *testing.T, bus *testenv.Bus, name string, a *dbus.Conn, got chan focus) {
+		// A's serials now run well ahead of B's.
+		b := bus.Dial(t)
+		if reply, err := b.RequestName(name, 0); err != nil || reply != dbus.RequestNameReplyInQueue {
+			t.Fatalf("B queueing for %s: %v %v", name, reply, err)
+		}
+		if _, err := a.ReleaseName(name); err != nil {
+			t.Fatal(err)
+		}
+		// The bus handed the name to B when A released it.
+		refusedByRule(t, reportFocus(a, "a", "org.example.Game", "one more"), name)
+		if err := reportFocus(b, "b", "org.example.Terminal", "make"); err != nil {
+			t.Fatalf("ReportFocus from the new owner: %v", err)
+		}
+		if f := next(t, got); f != (focus{"b", "org.example.Terminal", "make"}) {
+			t.Fatalf("handed on %+v, want B's first report", f)
+		}
+		nothingMore(t, got)
+	})
 }
 
 // A disconnected owner's trust ends with it; its successor is believed.
 func TestReportFocusAfterTheOwnerDisconnects(t *testing.T) {
-	bus, _, srv := serve(t)
-	got, stop := believe(srv, "gnome-shell", "org.gnome.Shell")
-	defer stop()
-	a := compositorConn(t, bus, "org.gnome.Shell")
-	if err := reportFocus(a, "1", "org.gnome.Nautilus", "Home"); err != nil {
-		t.Fatal(err)
-	}
-	next(t, got)
-	a.Close()
-	stranger := bus.Dial(t)
-	refusedByRule(t, reportFocus(stranger, "2", "steam", "a game"), "org.gnome.Shell")
-	nothingMore(t, got)
+	forEachPusher(t, 1, func(t *testing.T, bus *testenv.Bus, name string, a *dbus.Conn, got chan focus) {
+		a.Close()
+		refusedByRule(t, reportFocus(bus.Dial(t), "2", "steam", "a game"), name)
+		nothingMore(t, got)
+	})
 }
 
 // Reports of one connection are taken in the order it numbered them, across

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/service"
 )
 
 // The evidence contract's scenarios, as the extension reports them
@@ -12,16 +13,8 @@ import (
 // window closes or the desktop is clicked: that is no window, not a window
 // without a class.
 func TestEvidenceContract(t *testing.T) {
-	for _, sc := range testenv.EvidenceScenarios {
-		t.Run(sc.Name, func(t *testing.T) {
-			s := NewSensor(nil, nil)
-			s.Push("12", sc.App, sc.Title)
-			got := <-s.news.C()
-			if sc.Closed {
-				s.Push("", "", "")
-				got = <-s.news.C()
-			}
-			testenv.CheckEvidence(t, sc, got)
-		})
-	}
+	testenv.CheckPushed(t, "12", func() (func(string, string, string), func() service.Window) {
+		s := NewSensor(nil, nil)
+		return s.Push, func() service.Window { return <-s.news.C() }
+	})
 }

@@ -187,15 +187,8 @@ func (l *logindWatch) handle(sig *dbus.Signal) {
 		if sig.Path != logindPath {
 			return
 		}
-		if !l.fromOwner(sig, l.owner) {
-			return
-		}
-		sleeping, ok := oneBool(sig.Body)
-		if !ok {
-			l.log.Debug(logMalformedSignal, "signal", sig.Name, "sender", sig.Sender, "body", fmt.Sprint(sig.Body))
-			return
-		}
-		if l.sleep.set(sleeping, sig.Sequence) {
+		sleeping, ok := l.ownersBool(sig, l.owner)
+		if ok && l.sleep.set(sleeping, sig.Sequence) {
 			l.emit(ReasonSleep, sleeping)
 		}
 	case propertiesChanged:

@@ -110,15 +110,8 @@ func (s *screenSaverWatch) handle(sig *dbus.Signal) {
 		if sig.Name != svc.iface+".ActiveChanged" || !slices.Contains(svc.paths, sig.Path) {
 			continue
 		}
-		if !s.fromOwner(sig, svc.owner) {
-			return
-		}
-		active, ok := oneBool(sig.Body)
-		if !ok {
-			s.log.Debug(logMalformedSignal, "signal", sig.Name, "sender", sig.Sender, "body", fmt.Sprint(sig.Body))
-			return
-		}
-		if svc.active.set(active, sig.Sequence) {
+		active, ok := s.ownersBool(sig, svc.owner)
+		if ok && svc.active.set(active, sig.Sequence) {
 			s.update()
 		}
 		return

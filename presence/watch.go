@@ -2,6 +2,7 @@ package presence
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -130,6 +131,18 @@ func (w *watch) fromOwner(sig *dbus.Signal, o *busname.Owner) bool {
 	}
 	w.log.Warn(busname.LogForeignSignal, "signal", sig.Name, "sender", sig.Sender, "owner", o.Unique)
 	return false
+}
+
+// ownersBool reads sig, which must come from o's current owner and carry
+// a single boolean; anything else is logged and ignored (ok is false).
+func (w *watch) ownersBool(sig *dbus.Signal, o *busname.Owner) (value, ok bool) {
+	if !w.fromOwner(sig, o) {
+		return false, false
+	}
+	if value, ok = oneBool(sig.Body); !ok {
+		w.log.Debug(logMalformedSignal, "signal", sig.Name, "sender", sig.Sender, "body", fmt.Sprint(sig.Body))
+	}
+	return value, ok
 }
 
 // oneBool returns the argument of a signal or reply whose body must be a

@@ -42,3 +42,23 @@ func CheckEvidence(t *testing.T, sc EvidenceScenario, got service.Window) {
 		t.Fatalf("%s: reported %+v, want an available window %s %q with a handle", sc.Name, got, sc.App, sc.Title)
 	}
 }
+
+// CheckPushed runs the scenarios through a source that takes
+// ReportFocus(handle, app, title) pushes, as the KWin script and the GNOME
+// Shell extension send them ("" for each when no window has focus).
+// source makes a fresh source: push hands it a report, next is the window
+// it makes of it.
+func CheckPushed(t *testing.T, handle string, source func() (push func(handle, app, title string), next func() service.Window)) {
+	for _, sc := range EvidenceScenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			push, next := source()
+			push(handle, sc.App, sc.Title)
+			got := next()
+			if sc.Closed {
+				push("", "", "")
+				got = next()
+			}
+			CheckEvidence(t, sc, got)
+		})
+	}
+}
