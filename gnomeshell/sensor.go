@@ -132,9 +132,10 @@ func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
 				return
 			}
 			if s.handle(ctx, f, &st, sig) {
-				// What the old Shell said goes with it.
 				pushed = pushes{}
-				s.news.Forget()
+				if f.owner.Unique != "" {
+					s.askExtension(ctx, f, &st)
+				}
 			}
 		}
 	}
@@ -162,19 +163,21 @@ func (s *Sensor) window(f *follower, st sensorState, pushed pushes) service.Wind
 }
 
 // handle applies one signal from the bus. It says whether GNOME Shell's
-// name changed hands.
+// name changed hands, forgetting what the old Shell said: the caller asks
+// the new one.
 func (s *Sensor) handle(ctx context.Context, f *follower, st *sensorState, sig *dbus.Signal) (newShell bool) {
 	if news, changed := f.ownerChange(sig); news {
 		if !changed {
 			return false
 		}
+		// What the old Shell said goes with it; the new one is asked.
 		*st = sensorState{seq: sig.Sequence}
+		s.news.Forget()
 		if f.owner.Unique == "" {
 			s.log.Warn("gnome-shell: GNOME Shell left the session bus")
-			return true
+		} else {
+			s.log.Info("gnome-shell: GNOME Shell is on the session bus", "owner", f.owner.Unique)
 		}
-		s.log.Info("gnome-shell: GNOME Shell is on the session bus", "owner", f.owner.Unique)
-		s.askExtension(ctx, f, st)
 		return true
 	}
 	if f.fromOwner(sig, shellPath, propertiesIface+".PropertiesChanged") {
