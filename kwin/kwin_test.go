@@ -64,18 +64,19 @@ func startPlasma(t *testing.T) *plasma {
 }
 
 // receiveReports takes org.antidrift on conn and hands the focus reports
-// KWin sends to org.antidrift.Evidence1 to push in the order KWin sent
-// them, as the daemon's gate does for KWin's connection (the gate itself
-// is proven in dbusapi and, with KWin, in cmd/antidriftd).
+// KWin sends to org.antidrift.Evidence1 to push in the order each KWin
+// sent them, as the daemon's gate does for KWin's connection (the gate
+// itself is proven in dbusapi and, with KWin, in cmd/antidriftd).
 func receiveReports(t *testing.T, conn *dbus.Conn, push func(handle, app, title string)) {
 	t.Helper()
 	var mu sync.Mutex
-	var newest uint32
+	newest := map[string]uint32{} // by sender: a restarted KWin numbers afresh
 	reportFocus := func(msg dbus.Message, handle, appID, title string) *dbus.Error {
+		sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
 		mu.Lock()
 		defer mu.Unlock()
-		if msg.Serial() > newest {
-			newest = msg.Serial()
+		if msg.Serial() > newest[sender] {
+			newest[sender] = msg.Serial()
 			push(handle, appID, title)
 		}
 		return nil
