@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/antidrift/antidrift/internal/busname"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -16,98 +16,123 @@ import (
 // same object as Session1.
 const EvidenceInterface = "org.antidrift.Evidence1"
 
-// FocusReport is one ReportFocus call: the focused window's handle (opaque,
-// meaningful only to the source; "" when no window has focus), its app id
-// and its title.
-type FocusReport struct {
-	Handle, AppID, Title string
-	// Serial is the call's message serial, which the sender numbers upwards
-	// on its connection. Calls are handled concurrently and can reach the
-	// source out of order; a source drops a report older than one it has.
-	Serial uint32
-}
-
-// ownerCheckTimeout bounds the GetNameOwner call that confirms a caller.
-const ownerCheckTimeout = 2 * time.Second
+// errAccessDenied is the bus's own name for a refusal by rule.
+const errAccessDenied = "org.freedesktop.DBus.Error.AccessDenied"
 
 // evidenceGate decides whose ReportFocus calls are believed. Only the
 // compositor is: the connection that owns the source's well-known bus name
-// (org.kde.KWin, org.gnome.Shell), and only while that source is the one in
-// use. Anyone else — another process of the same user included — could
-// otherwise feed the core windows it never had.
+// (org.kde.KWin, org.gnome.Shell) at the moment the report is read, and
+// only while that source is the one in use. Anyone else — another process
+// of the same user, or a compositor that has since given up the name —
+// could otherwise feed the core windows it never had.
 //
-// The owner's unique name is cached. A caller that is not the cached owner
-// is checked against the bus (GetNameOwner) before it is refused, so a
-// compositor that restarted is believed from its first call. Unique names
-// are never reused, so the cache cannot come to trust a stranger.
+// Every report is confirmed with the bus (GetNameOwner), off the core's
+// lock. A cached owner cannot be exact: godbus hands method calls and
+// signals to different goroutines, so the NameOwnerChanged that ended the
+// sender's ownership (ReleaseName, a disconnect, a new owner) can still be
+// on its way when the report is read. The bus answers in order, after it
+// routed the report to us, so its answer is never older than the report.
+// A report costs one round trip to the bus; reports come once per change of
+// focus.
+//
+// Reports are ordered by the sender's message serial, which counts up per
+// connection: calls are handled concurrently and can arrive out of order,
+// and one overtaken by a newer report from the same connection is dropped.
+// The order belongs to the owner: when the bus names a new one, its first
+// report is believed, whatever its serial.
 type evidenceGate struct {
 	conn *dbus.Conn
 
 	mu     sync.Mutex
 	source string // the evidence source in use, for messages
 	name   string // the bus name whose owner is believed; "" = none is
-	owner  string // its owner's unique name, as last confirmed
-	report func(FocusReport)
+	owner  busname.Owner
+	order  reportOrder // of owner's reports
+	push   func(handle, app, title string)
 }
 
-// believe makes calls from the owner of name reach report, until the
+// believe makes calls from the owner of name reach push, until the
 // returned stop is called.
-func (g *evidenceGate) believe(source, name string, report func(FocusReport)) (stop func()) {
+func (g *evidenceGate) believe(source, name string, push func(handle, app, title string)) (stop func()) {
 	g.mu.Lock()
-	g.source, g.name, g.owner, g.report = source, name, "", report
+	g.source, g.name, g.owner, g.order, g.push = source, name, busname.Owner{Name: name}, reportOrder{}, push
 	g.mu.Unlock()
 	return func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.name == name {
-			g.name, g.owner, g.report = "", "", nil
+			g.name, g.push = "", nil
 		}
 	}
 }
 
-// admit returns where to deliver a call from sender, or the refusal.
-func (g *evidenceGate) admit(sender string) (func(FocusReport), *dbus.Error) {
+// take believes one report from sender, numbered serial on its
+// connection, and hands it on; or returns the refusal.
+func (g *evidenceGate) take(sender string, serial uint32, handle, app, title string) *dbus.Error {
 	g.mu.Lock()
-	source, name, owner, report := g.source, g.name, g.owner, g.report
+	source, name := g.source, g.name
 	g.mu.Unlock()
 	if name == "" {
-		why := g.refusalText(source)
-		return nil, dbus.NewError("org.antidrift.Error.AccessDenied", []any{why})
-	}
-	if sender != "" && sender == owner {
-		return report, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), ownerCheckTimeout)
-	defer cancel()
-	var now string
-	err := g.conn.BusObject().CallWithContext(ctx, busDaemonName+".GetNameOwner", 0, name).Store(&now)
-	if err == nil && now == sender {
-		g.mu.Lock()
-		if g.name == name {
-			g.owner = now
+		if source == "" {
+			source = "none"
 		}
-		g.mu.Unlock()
-		return report, nil
+		return accessDenied("antidrift's evidence source is %s, which takes no focus reports over the bus; ReportFocus is believed only from KWin or GNOME Shell while that is the source in use", source)
 	}
-	return nil, dbus.NewError("org.antidrift.Error.AccessDenied", []any{fmt.Sprintf(
-		"antidrift believes focus reports only from the compositor: the connection that owns %s (the %s evidence source), and %s is not it", name, source, sender)})
+	ctx, cancel := context.WithTimeout(context.Background(), busname.CallTimeout)
+	owner, seq, err := busname.Ask(ctx, g.conn, name)
+	cancel()
+	if err != nil {
+		return accessDenied("antidrift believes focus reports only from the connection that owns %s, and could not ask the bus who that is: %v", name, err)
+	}
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.name != name {
+		return accessDenied("antidrift stopped taking focus reports from %s", name)
+	}
+	if g.owner.Learn(owner, seq) {
+		g.order = reportOrder{} // a new owner numbers its own messages
+	}
+	if sender == "" || owner != sender || g.owner.Unique != sender {
+		return accessDenied("antidrift believes focus reports only from the compositor: the connection that owns %s (the %s evidence source) when the report is read, and %s is not it", name, source, sender)
+	}
+	if !g.order.newer(serial) {
+		return nil // overtaken by a newer report of the same connection
+	}
+	g.push(handle, app, title) // never blocks: a newest-wins mailbox
+	return nil
 }
 
-func (g *evidenceGate) refusalText(source string) string {
-	if source == "" {
-		source = "none"
+// reportOrder keeps one connection's reports in the order it sent them,
+// by their message serials, which count up per connection and wrap.
+type reportOrder struct {
+	serial  uint32 // of the newest report taken
+	ordered bool   // serial is set
+}
+
+// newer says whether the report numbered serial came after every report
+// taken so far, and if so takes it.
+func (o *reportOrder) newer(serial uint32) bool {
+	if o.ordered && int32(serial-o.serial) <= 0 {
+		return false
 	}
-	return fmt.Sprintf("antidrift's evidence source is %s, which takes no focus reports over the bus; ReportFocus is believed only from KWin or GNOME Shell while that is the source in use", source)
+	o.serial, o.ordered = serial, true
+	return true
+}
+
+func accessDenied(format string, args ...any) *dbus.Error {
+	return dbus.NewError(errAccessDenied, []any{fmt.Sprintf(format, args...)})
 }
 
 // BelieveEvidenceFrom makes org.antidrift.Evidence1.ReportFocus calls from
-// the current owner of busName reach report; calls from anyone else are
-// refused with org.antidrift.Error.AccessDenied naming the rule. source
-// names the evidence source in use, for those messages. Before it is called,
-// and after stop, every call is refused. report is called from the bus's
-// handler goroutines, possibly concurrently.
-func (s *Server) BelieveEvidenceFrom(source, busName string, report func(FocusReport)) (stop func()) {
-	return s.evidence.believe(source, busName, report)
+// the owner of busName, at the moment each is read, reach push, in the
+// order their sender sent them; calls from anyone else are refused with
+// org.freedesktop.DBus.Error.AccessDenied naming the rule. source names
+// the evidence source in use, for those messages. Before it is called, and
+// after stop, every call is refused. push is called with the gate's lock
+// held, from the bus's handler goroutines: it must not block.
+func (s *Server) BelieveEvidenceFrom(source, busName string, push func(handle, app, title string)) (stop func()) {
+	return s.evidence.believe(source, busName, push)
 }
 
 // SetEvidenceSource names the evidence source in use when it takes no
@@ -125,14 +150,9 @@ func (e *evidenceObject) ReportFocus(msg dbus.Message, handle, appID, title stri
 	if err := e.s.gate(&msg); err != nil {
 		return err
 	}
-	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
-	report, err := e.s.evidence.admit(sender)
-	if err != nil {
-		return err
-	}
 	if err := e.s.svc.Permitted(service.MethodReportFocus); err != nil {
 		return dbusError(err)
 	}
-	report(FocusReport{Handle: handle, AppID: appID, Title: title, Serial: msg.Serial()})
-	return nil
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	return e.s.evidence.take(sender, msg.Serial(), handle, appID, title)
 }

@@ -14,7 +14,8 @@
 //     the answer is the compositor's;
 //   - IdleWatcher follows org.gnome.Mutter.IdleMonitor's watches.
 //
-// It imports the core's types and godbus, nothing else of ours. Window
+// It imports the core's types, godbus and the small shared pieces under
+// internal/ (busname, latest), never another source or dbusapi. Window
 // titles are never logged above debug level.
 package gnomeshell
 

@@ -59,7 +59,7 @@ func (w *IdleWatcher) Run(ctx context.Context, report func(idle bool)) {
 		}
 		return
 	}
-	defer f.close()
+	defer f.Close()
 	idle := false
 	set := func(v bool) {
 		if v != idle {
@@ -68,7 +68,7 @@ func (w *IdleWatcher) Run(ctx context.Context, report func(idle bool)) {
 		}
 	}
 	var ids idleWatches
-	if f.owner != "" {
+	if f.owner.Unique != "" {
 		ids = w.addIdle(ctx, f)
 	}
 	defer func() { w.remove(f, ids) }()
@@ -76,7 +76,7 @@ func (w *IdleWatcher) Run(ctx context.Context, report func(idle bool)) {
 		select {
 		case <-ctx.Done():
 			return
-		case sig, ok := <-f.signals:
+		case sig, ok := <-f.Signals:
 			if !ok {
 				return
 			}
@@ -84,7 +84,7 @@ func (w *IdleWatcher) Run(ctx context.Context, report func(idle bool)) {
 				if changed {
 					ids = idleWatches{}
 					set(false)
-					if f.owner != "" {
+					if f.owner.Unique != "" {
 						ids = w.addIdle(ctx, f)
 					}
 				}
@@ -156,7 +156,7 @@ func (w *IdleWatcher) remove(f *follower, ids idleWatches) {
 // removeWatch removes watch id, if Mutter is still there (it drops a
 // connection's watches itself when the connection goes).
 func (w *IdleWatcher) removeWatch(f *follower, id uint32) {
-	if id == 0 || f.owner == "" || !w.conn.Connected() {
+	if id == 0 || f.owner.Unique == "" || !w.conn.Connected() {
 		return
 	}
 	if err := f.call(context.Background(), idleMonitorPath, idleMonitorIface+".RemoveWatch", id).Err; err != nil {

@@ -3,10 +3,10 @@ package gnomeshell
 import (
 	"context"
 	"log/slog"
-	"sync"
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/antidrift/antidrift/internal/latest"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -25,12 +25,7 @@ const (
 type Sensor struct {
 	conn *dbus.Conn
 	log  *slog.Logger
-
-	mu     sync.Mutex
-	last   service.Window // the newest report; valid when pushed
-	pushed bool
-	gen    uint64        // counts pushes, so a slower pull never undoes one
-	wake   chan struct{} // one slot: a push is waiting for Run
+	news *latest.Mailbox[service.Window] // the extension's reports, for Run
 }
 
 // NewSensor prepares a sensor that follows GNOME Shell on conn, the
@@ -39,31 +34,16 @@ func NewSensor(conn *dbus.Conn, log *slog.Logger) *Sensor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Sensor{conn: conn, log: log, wake: make(chan struct{}, 1)}
+	return &Sensor{conn: conn, log: log, news: latest.New[service.Window]()}
 }
 
 // Push takes one report of the extension's: the focused window's handle
-// (Mutter's window id; "" when no window has focus), its WM class and its
-// title. It never blocks; the newest report wins. Safe to call from any
-// goroutine, before and during Run.
-func (s *Sensor) Push(handle, class, title string) {
-	s.mu.Lock()
-	s.last, s.pushed = reportWindow(handle, class, title), true
-	s.gen++
-	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// reportWindow is the window a report describes. The interface carries one
-// app id, the WM class (on Wayland, the app id), so Instance stays empty.
-func reportWindow(handle, class, title string) service.Window {
-	if handle == "" {
-		return service.Window{Available: true}
-	}
-	return service.Window{ID: handle, Class: class, Title: title, Available: true}
+// (Mutter's window id; "" when no window has focus: the desktop was
+// clicked, or the only window closed), its WM class (on Wayland, the app
+// id) and its title. It never blocks; the newest report wins. Safe to call
+// from any goroutine, before and during Run.
+func (s *Sensor) Push(handle, app, title string) {
+	s.news.Post(service.ReportedWindow(handle, app, title))
 }
 
 // sensorState is what Run knows about GNOME Shell and the extension.
@@ -99,6 +79,7 @@ func (st sensorState) running() bool { return st.known && st.problem == "" }
 // what it reported with it; when it comes back the extension's state is
 // asked again and followed through ExtensionStateChanged.
 func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
+	var pushed pushes
 	var sent service.Window
 	var hasSent bool
 	emit := func(w service.Window) {
@@ -122,91 +103,105 @@ func (s *Sensor) Run(ctx context.Context, report func(service.Window)) {
 	})
 	if err != nil {
 		if ctx.Err() == nil {
-			emit(service.Window{Reason: "cannot follow GNOME Shell on the session bus: " + err.Error()})
+			emit(service.CannotSee("cannot follow GNOME Shell on the session bus: " + err.Error()))
 			<-ctx.Done()
 		}
 		return
 	}
-	defer f.close()
+	defer f.Close()
 	var st sensorState
-	if f.owner != "" {
+	if f.owner.Unique != "" {
 		s.askExtension(ctx, f, &st)
 	}
 	for {
-		emit(s.window(f, st))
+		select { // a report pulled while handling a signal
+		case w := <-s.news.C():
+			pushed = pushes{last: w, any: true}
+		default:
+		}
+		emit(s.window(f, st, pushed))
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.wake:
-		case sig, ok := <-f.signals:
+		case w := <-s.news.C():
+			pushed = pushes{last: w, any: true}
+		case sig, ok := <-f.Signals:
 			if !ok {
-				emit(service.Window{Reason: reasonClosedBus})
+				emit(service.CannotSee(reasonClosedBus))
 				<-ctx.Done()
 				return
 			}
-			s.handle(ctx, f, &st, sig)
+			if s.handle(ctx, f, &st, sig) {
+				pushed = pushes{}
+				if f.owner.Unique != "" {
+					s.askExtension(ctx, f, &st)
+				}
+			}
 		}
 	}
+}
+
+// pushes is what the extension of the GNOME Shell in use has reported.
+type pushes struct {
+	last service.Window // the newest report; valid when any
+	any  bool
 }
 
 // window is what there is to report now.
-func (s *Sensor) window(f *follower, st sensorState) service.Window {
+func (s *Sensor) window(f *follower, st sensorState, pushed pushes) service.Window {
 	switch {
-	case f.owner == "":
-		return service.Window{Reason: reasonNoShell}
+	case f.owner.Unique == "":
+		return service.CannotSee(reasonNoShell)
 	case !st.known:
-		return service.Window{Reason: reasonAsking}
+		return service.CannotSee(reasonAsking)
 	case st.problem != "":
-		return service.Window{Reason: st.reason()}
+		return service.CannotSee(st.reason())
+	case !pushed.any:
+		return service.CannotSee(reasonNoReport)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.pushed {
-		return service.Window{Reason: reasonNoReport}
-	}
-	return s.last
+	return pushed.last
 }
 
-// handle applies one signal from the bus.
-func (s *Sensor) handle(ctx context.Context, f *follower, st *sensorState, sig *dbus.Signal) {
+// handle applies one signal from the bus. It says whether GNOME Shell's
+// name changed hands, forgetting what the old Shell said: the caller asks
+// the new one.
+func (s *Sensor) handle(ctx context.Context, f *follower, st *sensorState, sig *dbus.Signal) (newShell bool) {
 	if news, changed := f.ownerChange(sig); news {
 		if !changed {
-			return
+			return false
 		}
-		// What the old Shell said goes with it.
-		s.mu.Lock()
-		s.pushed = false
-		s.mu.Unlock()
+		// What the old Shell said goes with it; the new one is asked.
 		*st = sensorState{seq: sig.Sequence}
-		if f.owner == "" {
+		s.news.Forget()
+		if f.owner.Unique == "" {
 			s.log.Warn("gnome-shell: GNOME Shell left the session bus")
-			return
+		} else {
+			s.log.Info("gnome-shell: GNOME Shell is on the session bus", "owner", f.owner.Unique)
 		}
-		s.log.Info("gnome-shell: GNOME Shell is on the session bus", "owner", f.owner)
-		s.askExtension(ctx, f, st)
-		return
+		return true
 	}
 	if f.fromOwner(sig, shellPath, propertiesIface+".PropertiesChanged") {
 		var iface string
 		var changed map[string]dbus.Variant
 		var invalidated []string
 		if dbus.Store(sig.Body, &iface, &changed, &invalidated) != nil || iface != extensionsIface {
-			return
+			return false
 		}
 		if on, ok := changed[userExtensionsEnabled].Value().(bool); ok && sig.Sequence > st.userSeq {
 			st.userOff, st.userSeq = !on, sig.Sequence
 		}
-		return
+		return false
 	}
 	if !f.fromOwner(sig, shellPath, extensionsIface+".ExtensionStateChanged") {
-		return
+		return false
 	}
 	var uuid string
 	var info map[string]dbus.Variant
 	if dbus.Store(sig.Body, &uuid, &info) != nil || uuid != ExtensionUUID || sig.Sequence <= st.seq {
-		return
+		return false
 	}
 	s.learn(ctx, f, st, extensionProblem(info), sig.Sequence)
+	return false
 }
 
 // askExtension asks GNOME Shell for the extension's state, and whether it
@@ -250,17 +245,11 @@ func (s *Sensor) learn(ctx context.Context, f *follower, st *sensorState, proble
 // pull asks the extension what has focus (org.antidrift.Shell1.Focus) and
 // takes the answer as a report, unless a push came in the meantime.
 func (s *Sensor) pull(ctx context.Context, f *follower) {
-	s.mu.Lock()
-	gen := s.gen
-	s.mu.Unlock()
-	var handle, class, title string
-	if err := f.call(ctx, handsPath, handsIface+".Focus").Store(&handle, &class, &title); err != nil {
+	before := s.news.Posts()
+	var handle, app, title string
+	if err := f.call(ctx, handsPath, handsIface+".Focus").Store(&handle, &app, &title); err != nil {
 		s.log.Debug("gnome-shell: asking the extension what has focus failed", "err", err)
 		return
 	}
-	s.mu.Lock()
-	if s.gen == gen {
-		s.last, s.pushed = reportWindow(handle, class, title), true
-	}
-	s.mu.Unlock()
+	s.news.PostUnlessNewer(service.ReportedWindow(handle, app, title), before)
 }

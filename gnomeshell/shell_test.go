@@ -175,7 +175,7 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 	windows := run(t, sensor.Run)
 	// Before the daemon owns its name the extension reports nothing; the
 	// Sensor asked it (Focus) when it found it running.
-	windows.waitLast(t, "no window yet", func(w service.Window) bool { return w.Available && w.Class == "" })
+	windows.waitLast(t, "no window yet", func(w service.Window) bool { return w == service.NoFocus() })
 	g.OpenWindow(t, "org.antidrift.Before", "before the daemon")
 	standIn(t, conn, sensor.Push)
 	windows.waitLast(t, "the window focused before the daemon came", isClass("org.antidrift.Before", "before the daemon"))
@@ -277,7 +277,7 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 	g.Stop()
 	windows.waitLast(t, "GNOME Shell gone", hasReason("GNOME Shell is not running"))
 	g.Start(t)
-	windows.waitLast(t, "GNOME Shell back", func(w service.Window) bool { return w.Available && w.Class == "" })
+	windows.waitLast(t, "GNOME Shell back", func(w service.Window) bool { return w == service.NoFocus() })
 	g.OpenWindow(t, "org.antidrift.Work", "after restart")
 	windows.waitLast(t, "a window of the new Shell", isClass("org.antidrift.Work", "after restart"))
 	checkNoExtensionErrors(t, g)

@@ -13,6 +13,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/antidrift/antidrift/dist"
+	"github.com/antidrift/antidrift/internal/busname"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -118,7 +119,7 @@ func (g *Guard) act(ctx context.Context, action, h string) (string, error) {
 	if !validHandle(h) {
 		return "", fmt.Errorf("kwin: %s is not a KWin window handle (a UUID in braces)", service.Quote(h))
 	}
-	kwin, err := owner(ctx, g.conn)
+	kwin, _, err := busname.Ask(ctx, g.conn, BusName)
 	if err != nil {
 		return "", fmt.Errorf("kwin: asking the bus for KWin: %w", err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/service"
 )
@@ -65,21 +64,29 @@ func startPlasma(t *testing.T) *plasma {
 }
 
 // receiveReports takes org.antidrift on conn and hands the focus reports
-// KWin sends to org.antidrift.Evidence1 to push, as the daemon's gate does
-// for KWin's connection (the gate itself is proven in dbusapi and, with
-// KWin, in cmd/antidriftd).
-func receiveReports(t *testing.T, conn *dbus.Conn, push func(dbusapi.FocusReport)) {
+// KWin sends to org.antidrift.Evidence1 to push in the order each KWin
+// sent them, as the daemon's gate does for KWin's connection (the gate
+// itself is proven in dbusapi and, with KWin, in cmd/antidriftd).
+func receiveReports(t *testing.T, conn *dbus.Conn, push func(handle, app, title string)) {
 	t.Helper()
+	var mu sync.Mutex
+	newest := map[string]uint32{} // by sender: a restarted KWin numbers afresh
 	reportFocus := func(msg dbus.Message, handle, appID, title string) *dbus.Error {
-		push(dbusapi.FocusReport{Handle: handle, AppID: appID, Title: title, Serial: msg.Serial()})
+		sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+		mu.Lock()
+		defer mu.Unlock()
+		if msg.Serial() > newest[sender] {
+			newest[sender] = msg.Serial()
+			push(handle, appID, title)
+		}
 		return nil
 	}
-	err := conn.ExportMethodTable(map[string]any{"ReportFocus": reportFocus}, dbusapi.ObjectPath, dbusapi.EvidenceInterface)
+	err := conn.ExportMethodTable(map[string]any{"ReportFocus": reportFocus}, "/org/antidrift/Session1", "org.antidrift.Evidence1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reply, err := conn.RequestName(dbusapi.BusName, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("taking %s: %v %v", dbusapi.BusName, reply, err)
+	if reply, err := conn.RequestName("org.antidrift", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("taking org.antidrift: %v %v", reply, err)
 	}
 }
 

@@ -86,15 +86,3 @@ func (s scripting) unloadSoon(name string) error {
 	_, err := s.unload(ctx, name)
 	return err
 }
-
-// owner is the unique name of KWin's connection now; "" when KWin is not
-// on the bus.
-func owner(ctx context.Context, conn *dbus.Conn) (string, error) {
-	var o string
-	err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetNameOwner", 0, BusName).Store(&o)
-	var derr dbus.Error
-	if errors.As(err, &derr) && derr.Name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
-		return "", nil
-	}
-	return o, err
-}

@@ -14,7 +14,7 @@ import (
 // internalId as the handle and the Wayland app id as the class.
 func TestSensorFollowsFocusAndTitlesOnKWin(t *testing.T) {
 	p := startPlasma(t)
-	p.waitReason(t, reasonNoFocus) // the script's first report: nothing has focus yet
+	p.waitReason(t, service.ReasonNoFocus) // the script's first report: nothing has focus yet
 	editor := p.kwin.Window(t, "org.example.Editor", "main.go - editor")
 	p.waitWindow(t, editor, "main.go - editor")
 	if !validHandle(editor.ID) {
@@ -50,7 +50,7 @@ func TestSensorReloadsTheScriptWhenKWinRestarts(t *testing.T) {
 	p.waitReason(t, reasonGone)
 
 	p.kwin.Start(t)
-	p.waitReason(t, reasonNoFocus) // only the reloaded script can say so
+	p.waitReason(t, service.ReasonNoFocus) // only the reloaded script can say so
 	if !p.scriptLoaded(t, focusScript) {
 		t.Fatal("the script is not loaded in the new KWin")
 	}
@@ -61,7 +61,7 @@ func TestSensorReloadsTheScriptWhenKWinRestarts(t *testing.T) {
 // At stop the script leaves KWin and its file leaves the disk.
 func TestSensorUnloadsItsScriptAtStop(t *testing.T) {
 	p := startPlasma(t)
-	p.waitReason(t, reasonNoFocus)
+	p.waitReason(t, service.ReasonNoFocus)
 	if got := p.scriptFiles(t); strings.Join(got, " ") != focusFile {
 		t.Fatalf("the script directory while running: %v", got)
 	}
@@ -81,7 +81,7 @@ func TestSensorUnloadsItsScriptAtStop(t *testing.T) {
 // goes in.
 func TestSensorWaitsForKWin(t *testing.T) {
 	p := startPlasma(t)
-	p.waitReason(t, reasonNoFocus)
+	p.waitReason(t, service.ReasonNoFocus)
 	p.kwin.Kill(t)
 	p.waitReason(t, reasonGone)
 	p.stopSensor()
@@ -105,7 +105,7 @@ func TestSensorWaitsForKWin(t *testing.T) {
 // reason says why.
 func TestSensorWithoutARuntimeDirSaysWhy(t *testing.T) {
 	p := startPlasma(t)
-	p.waitReason(t, reasonNoFocus)
+	p.waitReason(t, service.ReasonNoFocus)
 	p.stopSensor()
 	sensor := NewSensor(p.conn, "", nil)
 	got := make(chan service.Window, 8)

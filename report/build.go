@@ -86,7 +86,9 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 			s := sessionOf(e.Summary, o)
 			s.Pending = e.pending
 			if r.HasRawLog(s.SessionID) {
-				segs, err := service.Timeline(func(fn func(service.FocusEvent)) error { return r.EachEvent(s.SessionID, fn) })
+				tl := service.NewTimeline()
+				err := r.EachEvent(s.SessionID, tl.Add)
+				segs := tl.Segments()
 				if err != nil {
 					rep.Problems = append(rep.Problems, err.Error())
 				} else {

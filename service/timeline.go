@@ -21,24 +21,44 @@ type Segment struct {
 	Kind     SegmentKind
 }
 
-// Timeline replays a session's raw log (each streams its events, as
-// Store.EachEvent does) through the accounting the live session used, and
-// returns the stretches its time was credited in, in order, neighbours in
-// the same bucket and kind merged. So the timeline a report draws adds up
-// to exactly the summary's drift and away time.
-func Timeline(each func(fn func(FocusEvent)) error) ([]Segment, error) {
-	st := newStats()
-	var out []Segment
-	st.credited = func(from, to time.Time, k bucketKey, kind SegmentKind) {
-		if n := len(out); n > 0 && out[n-1].To.Equal(from) && out[n-1].Kind == kind &&
-			out[n-1].Class == k.class && out[n-1].Title == k.title {
-			out[n-1].To = to
+// Timeline replays a session's raw log through the accounting the live
+// session used, and keeps the stretches its time was credited in, in order,
+// neighbours in the same bucket and kind merged: so the timeline a report
+// draws adds up to exactly the summary's drift and away time. Feed it the
+// log's events in order, then read Segments:
+//
+//	tl := service.NewTimeline()
+//	err := store.EachEvent(id, tl.Add)
+//	segments := tl.Segments()
+type Timeline struct {
+	st   *stats
+	segs []Segment
+}
+
+// NewTimeline starts an empty replay.
+func NewTimeline() *Timeline {
+	tl := &Timeline{st: newStats()}
+	tl.st.credited = tl.credit
+	return tl
+}
+
+// Add replays the next event of the log.
+func (tl *Timeline) Add(e FocusEvent) { tl.st.apply(e) }
+
+// Segments is the time credited so far, in order.
+func (tl *Timeline) Segments() []Segment { return tl.segs }
+
+// credit records one stretch of credited time, merged into the one before
+// when it continues it.
+func (tl *Timeline) credit(from, to time.Time, k bucketKey, kind SegmentKind) {
+	if n := len(tl.segs); n > 0 {
+		last := &tl.segs[n-1]
+		if last.To.Equal(from) && last.Kind == kind && last.Class == k.class && last.Title == k.title {
+			last.To = to
 			return
 		}
-		out = append(out, Segment{From: from, To: to, Class: k.class, Title: k.title, Kind: kind})
 	}
-	err := each(st.apply)
-	return out, err
+	tl.segs = append(tl.segs, Segment{From: from, To: to, Class: k.class, Title: k.title, Kind: kind})
 }
 
 // creditKey is the bucket the open segment accrues to (see flush).

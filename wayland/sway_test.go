@@ -98,7 +98,7 @@ func TestSwayReportsFocusAndTitles(t *testing.T) {
 	sw := testenv.StartSway(t)
 	w := watch(t, sw)
 	w.waitFor(t, "no focus on an empty desktop", func(win service.Window) bool {
-		return !win.Available && win.Reason == reasonNoFocus
+		return !win.Available && win.Reason == service.ReasonNoFocus
 	})
 
 	editorTitle := sw.Foot(t, "Editor", "notes.txt")
@@ -129,7 +129,7 @@ func TestSwayReportsFocusAndTitles(t *testing.T) {
 	// An empty workspace: nothing has focus.
 	sw.Msg(t, "workspace 2")
 	w.waitFor(t, "no focus on an empty workspace", func(win service.Window) bool {
-		return !win.Available && win.Reason == reasonNoFocus
+		return !win.Available && win.Reason == service.ReasonNoFocus
 	})
 	sw.Msg(t, "workspace 1")
 	w.waitFor(t, "focus back on workspace 1", func(win service.Window) bool { return win.Available })

@@ -12,9 +12,6 @@ import (
 	"github.com/antidrift/antidrift/wayland/wire"
 )
 
-// reasonNoFocus matches the X11 sensor's words for the same situation.
-const reasonNoFocus = "no window has focus"
-
 // maxToplevels bounds the handles a compositor can make a client hold.
 const maxToplevels = 1 << 14
 
@@ -142,7 +139,7 @@ func (t *toplevels) focused() service.Window {
 		}
 	}
 	if bestTL == nil {
-		return service.Window{Reason: reasonNoFocus}
+		return service.NoFocus()
 	}
 	return service.Window{
 		ID:        t.handle(best),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/service"
 	"github.com/antidrift/antidrift/wayland/wire"
 )
@@ -65,7 +66,7 @@ func apply(t *testing.T, tops *toplevels, msgs ...wire.Message) {
 func TestToplevelsApplyOnDone(t *testing.T) {
 	needLittleEndian(t)
 	tops := newToplevels(7, testManager)
-	if w := tops.focused(); w.Available || w.Reason != reasonNoFocus {
+	if w := tops.focused(); w.Available || w.Reason != service.ReasonNoFocus {
 		t.Fatalf("no toplevels: %+v", w)
 	}
 	const a, b = serverIDMin, serverIDMin + 1
@@ -151,5 +152,21 @@ func TestTitlesAreValidUTF8(t *testing.T) {
 	apply(t, tops, window(t, serverIDMin, "App\xff", "caf\xe9", stateActivated)...)
 	if w := tops.focused(); w.Class != "App\uFFFD" || w.Title != "caf\uFFFD" {
 		t.Fatalf("%q %q", w.Class, w.Title)
+	}
+}
+
+// The evidence contract's scenarios, as a wlroots compositor tells them:
+// a toplevel activated, then closed.
+func TestEvidenceContract(t *testing.T) {
+	needLittleEndian(t)
+	for _, sc := range testenv.EvidenceScenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			tops := newToplevels(1, testManager)
+			apply(t, tops, window(t, serverIDMin, sc.App, sc.Title, stateActivated)...)
+			if sc.Closed {
+				apply(t, tops, ev(t, wire.NewMessage(serverIDMin, handleClosed)))
+			}
+			testenv.CheckEvidence(t, sc, tops.focused())
+		})
 	}
 }

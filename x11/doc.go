@@ -9,7 +9,4 @@
 // Both speak the X protocol directly through github.com/jezek/xgb, each on
 // its own connection. Neither polls: the sensor sleeps in the X event queue
 // until the window manager or a client changes a property it watches.
-//
-// On platforms other than Linux the package builds, but the Sensor reports
-// evidence as unavailable and the Guard does nothing.
 package x11

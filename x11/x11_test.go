@@ -1,5 +1,3 @@
-//go:build linux
-
 package x11
 
 import (
@@ -10,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -473,5 +472,31 @@ func BenchmarkSensorTitleChange(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+// The evidence contract's scenarios on a real X server with a window
+// manager: an xterm of the scenario's class and title activated, then
+// closed, the only window there was.
+func TestEvidenceContract(t *testing.T) {
+	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	for _, sc := range testenv.EvidenceScenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			d := testenv.StartX(t)
+			id := d.XTerm(t, sc.App, "xterm")
+			d.SetTitle(t, id, sc.Title) // xterm's -title is not UTF-8
+			d.Activate(t, id)
+			s := startSensor(t, d.Name)
+			got := s.next(t, "the xterm", func(w service.Window) bool { return isWindow(id)(w) && w.Title == sc.Title })
+			if sc.Closed {
+				// The person closes it: the program ends.
+				xid := strconv.FormatUint(uint64(id), 10)
+				if _, err := d.Run(t, "sh", "-c", "kill $(xdotool getwindowpid "+xid+")"); err != nil {
+					t.Fatal(err)
+				}
+				got = s.next(t, "what the closing left", func(w service.Window) bool { return !isWindow(id)(w) })
+			}
+			testenv.CheckEvidence(t, sc, got)
+		})
 	}
 }

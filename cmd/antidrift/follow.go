@@ -1,14 +1,15 @@
 package main
 
 import (
-	"github.com/antidrift/antidrift/service"
-
 	"context"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/internal/busname"
+	"github.com/antidrift/antidrift/service"
 )
 
 // follow is status --follow: it prints a line in format at start and again
@@ -93,9 +94,7 @@ func watchDaemon(c *client) (chan *dbus.Signal, error) {
 	for _, match := range [][]dbus.MatchOption{
 		{dbus.WithMatchObjectPath(objectPath), dbus.WithMatchInterface(propertiesIface),
 			dbus.WithMatchMember("PropertiesChanged"), dbus.WithMatchArg(0, iface)},
-		{dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchObjectPath("/org/freedesktop/DBus"),
-			dbus.WithMatchInterface("org.freedesktop.DBus"), dbus.WithMatchMember("NameOwnerChanged"),
-			dbus.WithMatchArg(0, busName)},
+		busname.OwnerChangedMatch(busName),
 	} {
 		if err := c.conn.AddMatchSignal(match...); err != nil {
 			return nil, unreachable("cannot watch the session bus (%v)", err)

@@ -14,7 +14,9 @@ import (
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/llmjudge"
+	"github.com/antidrift/antidrift/notifications"
 	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/presence"
 	"github.com/antidrift/antidrift/report"
 	"github.com/antidrift/antidrift/service"
 )
@@ -39,7 +41,7 @@ type Main struct {
 	log      *slog.Logger
 	src      source
 	stopPush func() // ends Evidence1 reports reaching the source
-	notes    *dbusapi.Notifications
+	notes    *notifications.Client
 	system   *dbus.Conn // the system bus, for logind; nil where unreachable
 	watchers []func()   // stop funcs of the presence watchers
 	store    *persist.Store
@@ -102,7 +104,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			m.svc.NotificationAction(id, key)
 		}
 	}
-	if m.notes, err = dbusapi.NewNotifications(m.conn, m.log, onAction); err != nil {
+	if m.notes, err = notifications.New(m.conn, m.log, onAction); err != nil {
 		return err
 	}
 	m.src = m.openSource(cfg.Evidence, cfg.IdleAfter)
@@ -181,14 +183,14 @@ func (m *Main) goWork(f func()) {
 // watchPresence follows screen lock on the session bus, and screen lock
 // and sleep through logind on the system bus where it is reachable.
 func (m *Main) watchPresence() {
-	report := func(e dbusapi.PresenceEvent) {
+	report := func(e presence.Event) {
 		reason := service.AwayLocked
-		if e.Reason == dbusapi.ReasonSleep {
+		if e.Reason == presence.ReasonSleep {
 			reason = service.AwaySuspended
 		}
 		m.svc.SetAway(e.Source+"/"+e.Reason, reason, e.Away)
 	}
-	if stop, err := dbusapi.WatchScreenSaver(m.conn, m.log, report); err != nil {
+	if stop, err := presence.WatchScreenSaver(m.conn, m.log, report); err != nil {
 		m.log.Warn("not following the screensaver", "err", err)
 	} else {
 		m.watchers = append(m.watchers, stop)
@@ -198,7 +200,7 @@ func (m *Main) watchPresence() {
 		m.log.Info("no system bus: screen lock and sleep from logind are not followed (a jump of the wall clock still reveals a suspend)", "err", err)
 		return
 	}
-	stop, err := dbusapi.WatchLogind(system, m.log, report)
+	stop, err := presence.WatchLogind(system, m.log, report)
 	if err != nil {
 		m.log.Info("logind is not followed", "err", err)
 		system.Close()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/gnomeshell"
 	"github.com/antidrift/antidrift/kwin"
 	"github.com/antidrift/antidrift/service"
@@ -34,7 +33,7 @@ type source struct {
 	// org.antidrift.Evidence1 (the KWin script, the GNOME Shell extension),
 	// and push where those reports go; "" for sources that watch themselves.
 	pushedBy string
-	push     func(dbusapi.FocusReport)
+	push     func(handle, app, title string)
 	close    func()
 }
 
@@ -129,8 +128,7 @@ func (m *Main) openSource(want string, idleAfter time.Duration) source {
 		sensor := gnomeshell.NewSensor(m.conn, m.log)
 		s.sensor, s.guard = sensor.Run, gnomeshell.NewGuard(m.conn)
 		s.idle = gnomeshell.NewIdleWatcher(m.conn, idleAfter, m.log).Run
-		s.pushedBy = shellBusName
-		s.push = func(r dbusapi.FocusReport) { sensor.Push(r.Handle, r.AppID, r.Title) }
+		s.push, s.pushedBy = sensor.Push, shellBusName
 	default: // "none": config allows no other value
 		s.unavailable = "no window evidence: " + why
 	}

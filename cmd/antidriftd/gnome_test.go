@@ -163,7 +163,7 @@ func TestGnomeShellEndToEnd(t *testing.T) {
 
 	// Anyone but the Shell's connection is refused, the same user included.
 	_, err := k.gdbus(t, "org.antidrift.Evidence1.ReportFocus", "1", "org.antidrift.Forged", "forged")
-	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.AccessDenied") {
+	if err == nil || !strings.Contains(err.Error(), "org.freedesktop.DBus.Error.AccessDenied") {
 		t.Fatalf("a forged ReportFocus: %v", err)
 	}
 	if got := k.prop(t, "CurrentClass"); got != "(<'org.antidrift.Work'>,)" {

@@ -87,7 +87,7 @@ func TestKWinEvidenceReachesTheSession(t *testing.T) {
 	// Anyone but KWin is refused, and the session did not move.
 	out, err := p.bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
 		"--method", "org.antidrift.Evidence1.ReportFocus", "{00000000-0000-4000-8000-000000000000}", "steam", "a game")
-	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.AccessDenied") {
+	if err == nil || !strings.Contains(err.Error(), "org.freedesktop.DBus.Error.AccessDenied") {
 		t.Fatalf("a forged ReportFocus: %s %v", out, err)
 	}
 	if got := mustProp(t, p.d, "CurrentClass"); got != `s "`+editorApp+`"` {

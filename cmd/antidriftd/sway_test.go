@@ -105,7 +105,7 @@ func TestSwayEndToEnd(t *testing.T) {
 	// A forged report is refused: wlroots evidence comes from the compositor itself.
 	_, err := s.d.Bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
 		"--method", "org.antidrift.Evidence1.ReportFocus", "1", "Steam", "a game")
-	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.AccessDenied") || !strings.Contains(err.Error(), "evidence source is wlroots") {
+	if err == nil || !strings.Contains(err.Error(), "org.freedesktop.DBus.Error.AccessDenied") || !strings.Contains(err.Error(), "evidence source is wlroots") {
 		t.Fatalf("forged ReportFocus on sway: %v", err)
 	}
 

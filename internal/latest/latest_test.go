@@ -21,3 +21,76 @@ func TestNewestWins(t *testing.T) {
 		t.Errorf("mailbox held %q after a new value, want d", got)
 	}
 }
+
+// Many posters, one consumer: the consumer ends up with the value posted
+// last, and Posts counts every post.
+func TestManyPosters(t *testing.T) {
+	m := New[int]()
+	const posters, each = 8, 1000
+	done := make(chan struct{})
+	for p := range posters {
+		go func() {
+			for i := range each {
+				m.Post(p*each + i)
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range posters {
+		<-done
+	}
+	m.Post(-1)
+	var got int
+	for got != -1 {
+		got = <-m.C()
+	}
+	if n := m.Posts(); n != posters*each+1 {
+		t.Errorf("Posts() = %d, want %d", n, posters*each+1)
+	}
+	select {
+	case v := <-m.C():
+		t.Errorf("the mailbox held %d after its newest value was taken", v)
+	default:
+	}
+}
+
+// A slow answer does not undo a post that came while it was asked for.
+func TestPostUnlessNewer(t *testing.T) {
+	m := New[string]()
+	since := m.Posts()
+	if !m.PostUnlessNewer("asked", since) {
+		t.Fatal("nothing was posted in between, yet the answer was dropped")
+	}
+	if got := <-m.C(); got != "asked" {
+		t.Fatalf("took %q", got)
+	}
+	since = m.Posts()
+	m.Post("pushed")
+	if m.PostUnlessNewer("asked again", since) {
+		t.Fatal("a slow answer replaced a newer post")
+	}
+	if got := <-m.C(); got != "pushed" {
+		t.Fatalf("took %q, want the newer post", got)
+	}
+}
+
+// After Forget the slot is empty and any value is news, even the last one.
+func TestForget(t *testing.T) {
+	m := New[string]()
+	m.Post("a")
+	m.Forget()
+	select {
+	case v := <-m.C():
+		t.Fatalf("took %q after Forget", v)
+	default:
+	}
+	m.Post("a")
+	select {
+	case v := <-m.C():
+		if v != "a" {
+			t.Fatalf("took %q", v)
+		}
+	default:
+		t.Fatal("the value posted before Forget was not news after it")
+	}
+}

@@ -143,12 +143,11 @@ func session(rng *rand.Rand, id string, start time.Time, n int) ([]service.Focus
 	end := start.Add(length)
 	events = append(events, service.FocusEvent{AtUnixMillis: ms(end), Mark: service.MarkPause})
 
-	segs, _ := service.Timeline(func(fn func(service.FocusEvent)) error {
-		for _, e := range events {
-			fn(e)
-		}
-		return nil
-	})
+	tl := service.NewTimeline()
+	for _, e := range events {
+		tl.Add(e)
+	}
+	segs := tl.Segments()
 	type key struct{ class, title string }
 	times := map[key]time.Duration{}
 	var drift, away time.Duration

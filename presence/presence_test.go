@@ -1,4 +1,4 @@
-package dbusapi
+package presence
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
 
+	"github.com/antidrift/antidrift/internal/busname"
 	"github.com/antidrift/antidrift/internal/testenv"
 )
 
@@ -30,12 +31,12 @@ var (
 	screenSaverDefs        = []fakeScreenSaverDef{freedesktopScreenSaver, gnomeScreenSaver}
 )
 
-func locked(away bool) PresenceEvent {
-	return PresenceEvent{Reason: ReasonLocked, Away: away, Source: SourceScreenSaver}
+func locked(away bool) Event {
+	return Event{Reason: ReasonLocked, Away: away, Source: SourceScreenSaver}
 }
 
-func logindEvent(reason string, away bool) PresenceEvent {
-	return PresenceEvent{Reason: reason, Away: away, Source: SourceLogind}
+func logindEvent(reason string, away bool) Event {
+	return Event{Reason: reason, Away: away, Source: SourceLogind}
 }
 
 func TestScreenSaverActiveChanged(t *testing.T) {
@@ -119,9 +120,9 @@ func TestScreenSaverIgnoresForeignAndMalformedSignals(t *testing.T) {
 				t.Fatal(err)
 			}
 			sendSignalTo(t, forger, me, def.paths[0], activeChanged, false)
-			sendSignalTo(t, forger, me, busDaemonPath, nameOwnerChangedName, def.name, owner, forger.Names()[0])
+			sendSignalTo(t, forger, me, busname.BusPath, "org.freedesktop.DBus.NameOwnerChanged", def.name, owner, forger.Names()[0])
 			sendSignalTo(t, forger, me, def.paths[0], activeChanged, false)
-			h.logs.waitCount(t, 3, logForeignSignal, forger.Names()[0])
+			h.logs.waitCount(t, 3, busname.LogForeignSignal, forger.Names()[0])
 
 			// The owner itself, with the wrong arguments.
 			for _, args := range [][]any{{"no"}, {}, {false, false}, {uint32(0)}} {
@@ -152,7 +153,7 @@ func TestScreenSaverFollowsOwnerChanges(t *testing.T) {
 	// The old owner, still connected, is no one now.
 	first.setActive(t, freedesktopScreenSaver.paths[0], true)
 	sendSignalTo(t, first.conn, h.conn.Names()[0], freedesktopScreenSaver.paths[0], freedesktopScreenSaver.name+".ActiveChanged", true)
-	h.logs.waitCount(t, 1, logForeignSignal, first.conn.Names()[0])
+	h.logs.waitCount(t, 1, busname.LogForeignSignal, first.conn.Names()[0])
 	h.rec.none(t)
 
 	second := startFakeScreenSaver(t, bus, freedesktopScreenSaver, true)
@@ -251,8 +252,8 @@ func TestLogindStateAtStart(t *testing.T) {
 	system := testenv.StartBus(t)
 	startFakeLogind(t, system, fakeLogindOptions{locked: true, sleeping: true})
 	h := watchLogindOn(t, system)
-	got := []PresenceEvent{h.rec.next(t), h.rec.next(t)}
-	want := []PresenceEvent{logindEvent(ReasonLocked, true), logindEvent(ReasonSleep, true)}
+	got := []Event{h.rec.next(t), h.rec.next(t)}
+	want := []Event{logindEvent(ReasonLocked, true), logindEvent(ReasonSleep, true)}
 	if !slices.Contains(got, want[0]) || !slices.Contains(got, want[1]) {
 		t.Fatalf("at start got %+v, want %+v in any order", got, want)
 	}
@@ -285,9 +286,9 @@ func TestLogindIgnoresForeignAndMalformedSignals(t *testing.T) {
 	sendSignalTo(t, forger, me, logindPath, prepareForSleep, true)
 	sendSignalTo(t, forger, me, fakeSessionPath, propertiesChanged, logindSession,
 		map[string]dbus.Variant{lockedHint: dbus.MakeVariant(true)}, []string{})
-	sendSignalTo(t, forger, me, busDaemonPath, nameOwnerChangedName, logindName, owner, forger.Names()[0])
+	sendSignalTo(t, forger, me, busname.BusPath, "org.freedesktop.DBus.NameOwnerChanged", logindName, owner, forger.Names()[0])
 	sendSignalTo(t, forger, me, logindPath, prepareForSleep, true)
-	h.logs.waitCount(t, 4, logForeignSignal, forger.Names()[0])
+	h.logs.waitCount(t, 4, busname.LogForeignSignal, forger.Names()[0])
 
 	h.heardAnswers(t, owner, 3) // GetSessionByPID, LockedHint, PreparingForSleep
 	ld.emit(t, logindPath, prepareForSleep, "yes")
@@ -347,7 +348,7 @@ func TestLogindUnreachable(t *testing.T) {
 		startHungLogind(t, system)
 		h := newPresenceHarness(t, system, logindFence)
 		// ErrNoLogind and our own deadline: the hung logind was not waited for
-		// past presenceCallTimeout (the bus's default is 25 s).
+		// past busname.CallTimeout (the bus's default is 25 s).
 		stop, err := WatchLogind(h.conn, h.logs.logger(), h.rec.report)
 		if !errors.Is(err, ErrNoLogind) || !errors.Is(err, context.DeadlineExceeded) || stop != nil {
 			t.Fatalf("WatchLogind with a hung logind = (stop set: %v, %v), want ErrNoLogind and a deadline", stop != nil, err)
@@ -385,7 +386,7 @@ var (
 func newPresenceHarness(t *testing.T, bus *testenv.Bus, forge fenceSignal) *presenceHarness {
 	t.Helper()
 	h := &presenceHarness{
-		rec:     &presenceRecorder{t: t, events: make(chan PresenceEvent, 64)},
+		rec:     &presenceRecorder{t: t, events: make(chan Event, 64)},
 		logs:    &presenceLogs{t: t, grew: make(chan struct{}, 1)},
 		fencer:  presenceConnect(t, bus),
 		forge:   forge,
@@ -465,21 +466,21 @@ func (h *presenceHarness) fence(t *testing.T, emitters ...*dbus.Conn) {
 		roundTrip(t, c)
 	}
 	fencer := h.fencer.Names()[0]
-	n := h.logs.count(logForeignSignal, fencer)
+	n := h.logs.count(busname.LogForeignSignal, fencer)
 	sendSignalTo(t, h.fencer, h.conn.Names()[0], h.forge.path, h.forge.name, h.forge.args...)
-	h.logs.waitCount(t, n+1, logForeignSignal, fencer)
+	h.logs.waitCount(t, n+1, busname.LogForeignSignal, fencer)
 }
 
 // presenceRecorder is the report callback. It fails the test if called
 // concurrently or after stop has returned.
 type presenceRecorder struct {
 	t       *testing.T
-	events  chan PresenceEvent
+	events  chan Event
 	inside  atomic.Int32
 	stopped atomic.Bool
 }
 
-func (r *presenceRecorder) report(ev PresenceEvent) {
+func (r *presenceRecorder) report(ev Event) {
 	if r.inside.Add(1) != 1 {
 		r.t.Errorf("report(%+v) called concurrently", ev)
 	}
@@ -494,19 +495,19 @@ func (r *presenceRecorder) report(ev PresenceEvent) {
 	}
 }
 
-func (r *presenceRecorder) next(t *testing.T) PresenceEvent {
+func (r *presenceRecorder) next(t *testing.T) Event {
 	t.Helper()
 	select {
 	case ev := <-r.events:
 		return ev
 	case <-time.After(presenceWait):
 		t.Fatalf("nothing reported within %v", presenceWait)
-		return PresenceEvent{}
+		return Event{}
 	}
 }
 
 // expect checks the next reports, in order.
-func (r *presenceRecorder) expect(t *testing.T, want ...PresenceEvent) {
+func (r *presenceRecorder) expect(t *testing.T, want ...Event) {
 	t.Helper()
 	for _, w := range want {
 		if got := r.next(t); got != w {
@@ -657,7 +658,7 @@ func matchRules(t *testing.T, bus *testenv.Bus, conn *dbus.Conn) int {
 	ctx, cancel := context.WithTimeout(context.Background(), presenceWait)
 	defer cancel()
 	var stats map[string]dbus.Variant
-	err := conn.Object(busDaemonName, busDaemonPath).CallWithContext(ctx, "org.freedesktop.DBus.Debug.Stats.GetConnectionStats", 0, conn.Names()[0]).Store(&stats)
+	err := conn.Object(busname.Bus, busname.BusPath).CallWithContext(ctx, "org.freedesktop.DBus.Debug.Stats.GetConnectionStats", 0, conn.Names()[0]).Store(&stats)
 	if err != nil {
 		t.Logf("cannot count match rules: %v", err)
 		return -1

@@ -1,5 +1,3 @@
-//go:build linux
-
 package x11
 
 // The few requests and the one event of the X SYNC extension that idle

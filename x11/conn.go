@@ -1,5 +1,3 @@
-//go:build linux
-
 package x11
 
 import (
@@ -22,10 +20,8 @@ const maxTitleLongs = 4096
 
 // Reasons a person reads when evidence is unavailable.
 const (
-	reasonNoDisplay = "no X display: DISPLAY is not set (Wayland-only sessions are not supported yet)"
+	reasonNoDisplay = "no X display: DISPLAY is not set (on Wayland, antidrift asks the compositor instead: the wlroots, kwin and gnome-shell evidence sources)"
 	reasonNoEWMH    = "the window manager does not publish _NET_ACTIVE_WINDOW"
-	reasonNoFocus   = "no window has focus"
-	reasonVanished  = "the active window closed before it could be read"
 )
 
 func init() {

@@ -1,5 +1,3 @@
-//go:build linux
-
 package x11
 
 import (
@@ -143,6 +141,14 @@ func (t *tracker) relevant(ev any, xerr error) bool {
 		t.log.Debug("x11: X error", "err", xerr)
 		return false
 	}
+	if e, ok := ev.(xproto.DestroyNotifyEvent); ok && e.Window == t.watching && t.watching != 0 {
+		// The active window closed. Not every window manager says so in
+		// _NET_ACTIVE_WINDOW (openbox keeps naming the window when it was
+		// the last one), so read again: it is gone, and unless the root
+		// names another window, none has focus.
+		t.rootChanged = true
+		return true
+	}
 	e, ok := ev.(xproto.PropertyNotifyEvent)
 	if !ok {
 		return false
@@ -171,7 +177,7 @@ func (t *tracker) refresh() error {
 		t.post(unavailable(reasonNoEWMH))
 		return nil
 	case id == 0:
-		t.post(unavailable(reasonNoFocus))
+		t.post(service.NoFocus())
 		return nil
 	}
 	return t.describe(id)
@@ -181,8 +187,10 @@ func (t *tracker) refresh() error {
 func (t *tracker) describe(id xproto.Window) error {
 	w, err := t.c.describe(id)
 	if isBadWindow(err) {
+		// The window _NET_ACTIVE_WINDOW names is gone: closed before the
+		// window manager named another, or with nothing left to name.
 		t.log.Debug("x11: the active window vanished", "window", fmt.Sprintf("%#x", uint32(id)))
-		t.post(unavailable(reasonVanished))
+		t.post(service.NoFocus())
 		return nil
 	}
 	if err != nil {
@@ -194,10 +202,11 @@ func (t *tracker) describe(id xproto.Window) error {
 	return nil
 }
 
-// listen moves our PropertyChange selection from the previously active window
-// to id. Both requests are unchecked: a BadWindow (the window is gone) shows
-// up as an event error, which relevant ignores, and the property reads that
-// follow in the same request stream see the same BadWindow.
+// listen moves our PropertyChange and StructureNotify selection from the
+// previously active window to id. Both requests are unchecked: a BadWindow
+// (the window is gone) shows up as an event error, which relevant ignores,
+// and the property reads that follow in the same request stream see the
+// same BadWindow.
 func (t *tracker) listen(id xproto.Window) {
 	if id == t.c.root {
 		id = 0 // never touch our selection on the root
@@ -209,7 +218,9 @@ func (t *tracker) listen(id xproto.Window) {
 		xproto.ChangeWindowAttributes(t.c.x, t.watching, xproto.CwEventMask, []uint32{0})
 	}
 	if id != 0 {
-		xproto.ChangeWindowAttributes(t.c.x, id, xproto.CwEventMask, []uint32{xproto.EventMaskPropertyChange})
+		// Its properties (class, title), and its end (DestroyNotify).
+		mask := uint32(xproto.EventMaskPropertyChange | xproto.EventMaskStructureNotify)
+		xproto.ChangeWindowAttributes(t.c.x, id, xproto.CwEventMask, []uint32{mask})
 	}
 	t.watching = id
 }

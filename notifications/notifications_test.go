@@ -1,4 +1,4 @@
-package dbusapi
+package notifications
 
 import (
 	"context"
@@ -44,7 +44,7 @@ type action struct {
 // client is the code under test on its own connection to bus, with the
 // actions it reports.
 type client struct {
-	n       *Notifications
+	n       *Client
 	conn    *dbus.Conn
 	actions chan action
 }
@@ -58,7 +58,7 @@ func newClient(t *testing.T, bus *testenv.Bus) *client {
 	t.Cleanup(func() { conn.Close() })
 	c := &client{conn: conn, actions: make(chan action, 16)}
 	log := slog.New(slog.NewTextHandler(logWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c.n, err = NewNotifications(conn, log, func(id uint32, key string) { c.actions <- action{id, key} })
+	c.n, err = New(conn, log, func(id uint32, key string) { c.actions <- action{id, key} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,13 +286,13 @@ func TestNotificationsWithoutServer(t *testing.T) {
 	bus := testenv.StartBus(t)
 	c := newClient(t, bus)
 
-	// ErrNoNotificationServer, not the context's deadline: the bus said so at once.
+	// ErrNoServer, not the context's deadline: the bus said so at once.
 	_, err := c.n.Notify(timeout(t, 2*time.Second), driftNote("Drifting"))
-	if !errors.Is(err, ErrNoNotificationServer) {
-		t.Fatalf("Notify without a server: %v, want ErrNoNotificationServer", err)
+	if !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Notify without a server: %v, want ErrNoServer", err)
 	}
-	if err := c.n.Close(timeout(t, 2*time.Second), 7); !errors.Is(err, ErrNoNotificationServer) {
-		t.Fatalf("Close without a server: %v, want ErrNoNotificationServer", err)
+	if err := c.n.Close(timeout(t, 2*time.Second), 7); !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Close without a server: %v, want ErrNoServer", err)
 	}
 }
 

@@ -1,4 +1,7 @@
-package dbusapi
+// Package notifications is antidrift's client of the desktop's notification
+// server (org.freedesktop.Notifications): it shows the core's nudges and
+// hands back the actions the person chooses. It implements service.Notifier.
+package notifications
 
 import (
 	"context"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/antidrift/antidrift/internal/busname"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -24,7 +28,7 @@ const (
 	// notifyAppName is both the app_name and the desktop-entry hint, so
 	// servers that group or theme by application find antidrift.desktop.
 	notifyAppName = "antidrift"
-	// setupTimeout bounds the bus calls of NewNotifications and Shutdown,
+	// setupTimeout bounds the bus calls of New and Shutdown,
 	// which take no context. They only talk to the bus daemon.
 	setupTimeout = 5 * time.Second
 	// maxTracked bounds the ids remembered per server. The core keeps at
@@ -33,11 +37,11 @@ const (
 	maxTracked = 256
 )
 
-// ErrNoNotificationServer says nothing owns org.freedesktop.Notifications on
+// ErrNoServer says nothing owns org.freedesktop.Notifications on
 // the session bus and the bus could not start one.
-var ErrNoNotificationServer = errors.New("no notification server on the session bus")
+var ErrNoServer = errors.New("no notification server on the session bus")
 
-// Notifications delivers the core's notifications to the desktop's
+// Client delivers the core's notifications to the desktop's
 // notification server (org.freedesktop.Notifications) and reports the
 // actions the person chooses.
 //
@@ -46,7 +50,7 @@ var ErrNoNotificationServer = errors.New("no notification server on the session 
 // the server can show actions and which notification ids it gave us, so that
 // after a server restart a stale id can neither replace nor close some other
 // application's notification that happens to have the same number.
-type Notifications struct {
+type Client struct {
 	conn     *dbus.Conn
 	log      *slog.Logger
 	onAction func(id uint32, key string)
@@ -64,7 +68,7 @@ type Notifications struct {
 	ours      map[uint32]struct{} // ids server gave us that we have not closed
 }
 
-var _ service.Notifier = (*Notifications)(nil)
+var _ service.Notifier = (*Client)(nil)
 
 // actionMatch selects ActionInvoked signals sent by whoever owns
 // org.freedesktop.Notifications at the time. The bus resolves the
@@ -77,16 +81,16 @@ var actionMatch = []dbus.MatchOption{
 	dbus.WithMatchMember("ActionInvoked"),
 }
 
-// NewNotifications talks to org.freedesktop.Notifications on conn (the
+// New talks to org.freedesktop.Notifications on conn (the
 // daemon's session-bus connection). onAction is called with (notification
 // id, action key) for every ActionInvoked signal from the notification
 // server, one at a time from a goroutine of its own; the core filters to its
 // own ids. It needs no notification server to be running.
-func NewNotifications(conn *dbus.Conn, log *slog.Logger, onAction func(id uint32, key string)) (*Notifications, error) {
+func New(conn *dbus.Conn, log *slog.Logger, onAction func(id uint32, key string)) (*Client, error) {
 	if onAction == nil {
 		onAction = func(uint32, string) {}
 	}
-	n := &Notifications{
+	n := &Client{
 		conn:     conn,
 		log:      log,
 		onAction: onAction,
@@ -108,9 +112,9 @@ func NewNotifications(conn *dbus.Conn, log *slog.Logger, onAction func(id uint32
 // Notify shows note, replacing notification note.ReplacesID when the
 // current server gave us that id, and returns the id the server gave it.
 // If the server cannot show actions, note.NoActionsHint goes on a new line of
-// the body instead. It fails with ErrNoNotificationServer when no server is
+// the body instead. It fails with ErrNoServer when no server is
 // running and the bus cannot start one, and never blocks past ctx.
-func (n *Notifications) Notify(ctx context.Context, note service.Notification) (uint32, error) {
+func (n *Client) Notify(ctx context.Context, note service.Notification) (uint32, error) {
 	server, err := n.resolve(ctx, true)
 	if err != nil {
 		return 0, err
@@ -169,7 +173,7 @@ func (n *Notifications) Notify(ctx context.Context, note service.Notification) (
 // Close withdraws notification id. An id the current server did not give us
 // (its server has gone, taking the notification with it) is left alone, so
 // a new server's notification with the same number is not closed by mistake.
-func (n *Notifications) Close(ctx context.Context, id uint32) error {
+func (n *Client) Close(ctx context.Context, id uint32) error {
 	server, err := n.resolve(ctx, false)
 	if err != nil {
 		return err
@@ -194,7 +198,7 @@ func (n *Notifications) Close(ctx context.Context, id uint32) error {
 // Shutdown stops listening for ActionInvoked signals. Once it returns,
 // onAction is not called again. Notify and Close keep working. It is safe to
 // call more than once.
-func (n *Notifications) Shutdown() error {
+func (n *Client) Shutdown() error {
 	n.shutOnce.Do(func() {
 		close(n.done)
 		n.conn.RemoveSignal(n.signals)
@@ -215,7 +219,7 @@ func (n *Notifications) Shutdown() error {
 // conn.Signal delivers every signal the connection receives, including
 // other subscriptions' and ones sent to us directly by any peer, so each is
 // checked: only the server may say the person chose an action.
-func (n *Notifications) loop() {
+func (n *Client) loop() {
 	defer close(n.loopDone)
 	for {
 		select {
@@ -252,18 +256,21 @@ func (n *Notifications) loop() {
 // start their notification daemon on demand through D-Bus activation. That
 // is bounded by ctx; a bus without an activatable server answers at once.
 // A server under a new unique name starts with a clean slate.
-func (n *Notifications) resolve(ctx context.Context, activate bool) (string, error) {
-	server, err := n.nameOwner(ctx)
-	if err != nil && activate && isDBusError(err, "org.freedesktop.DBus.Error.NameHasNoOwner") {
+func (n *Client) resolve(ctx context.Context, activate bool) (string, error) {
+	server, _, err := busname.Ask(ctx, n.conn, notificationsName)
+	if err == nil && server == "" && activate {
 		var started uint32
-		err = n.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.StartServiceByName", 0, notificationsName, uint32(0)).Store(&started)
+		err = n.conn.BusObject().CallWithContext(ctx, busname.Bus+".StartServiceByName", 0, notificationsName, uint32(0)).Store(&started)
 		if err == nil {
 			n.log.Debug("the bus started a notification server")
-			server, err = n.nameOwner(ctx)
+			server, _, err = busname.Ask(ctx, n.conn, notificationsName)
 		}
 	}
 	if err != nil {
 		return "", serverError(err)
+	}
+	if server == "" {
+		return "", fmt.Errorf("%w (nothing owns %s)", ErrNoServer, notificationsName)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -277,15 +284,9 @@ func (n *Notifications) resolve(ctx context.Context, activate bool) (string, err
 	return server, nil
 }
 
-func (n *Notifications) nameOwner(ctx context.Context) (string, error) {
-	var owner string
-	err := n.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetNameOwner", 0, notificationsName).Store(&owner)
-	return owner, err
-}
-
 // canShowActions reports whether server advertises the "actions"
 // capability, asking it only once.
-func (n *Notifications) canShowActions(ctx context.Context, server string) (bool, error) {
+func (n *Client) canShowActions(ctx context.Context, server string) (bool, error) {
 	n.mu.Lock()
 	if n.server == server && n.capsKnown {
 		defer n.mu.Unlock()
@@ -313,7 +314,7 @@ func (n *Notifications) canShowActions(ctx context.Context, server string) (bool
 	return actions, nil
 }
 
-func (n *Notifications) isOurs(server string, id uint32) bool {
+func (n *Client) isOurs(server string, id uint32) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	_, ok := n.ours[id]
@@ -321,7 +322,7 @@ func (n *Notifications) isOurs(server string, id uint32) bool {
 }
 
 // track remembers that server gave us id (in place of replaced).
-func (n *Notifications) track(server string, replaced, id uint32) {
+func (n *Client) track(server string, replaced, id uint32) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.server != server {
@@ -341,8 +342,8 @@ func (n *Notifications) track(server string, replaced, id uint32) {
 
 // forgetIfGone drops what we know about server when a call says it has left
 // the bus, so the next call looks the server up afresh.
-func (n *Notifications) forgetIfGone(server string, err error) {
-	if !isDBusError(err, "org.freedesktop.DBus.Error.ServiceUnknown") && !isDBusError(err, "org.freedesktop.DBus.Error.NameHasNoOwner") {
+func (n *Client) forgetIfGone(server string, err error) {
+	if !busname.IsError(err, "org.freedesktop.DBus.Error.ServiceUnknown") && !busname.IsError(err, "org.freedesktop.DBus.Error.NameHasNoOwner") {
 		return
 	}
 	n.mu.Lock()
@@ -354,24 +355,15 @@ func (n *Notifications) forgetIfGone(server string, err error) {
 }
 
 // serverError turns the bus's "nobody there" answers into
-// ErrNoNotificationServer (keeping the bus's words) and leaves others alone.
+// ErrNoServer (keeping the bus's words) and leaves others alone.
 func serverError(err error) error {
 	for _, name := range []string{
 		"org.freedesktop.DBus.Error.NameHasNoOwner",
 		"org.freedesktop.DBus.Error.ServiceUnknown",
 	} {
-		if isDBusError(err, name) {
-			return fmt.Errorf("%w (%v)", ErrNoNotificationServer, err)
+		if busname.IsError(err, name) {
+			return fmt.Errorf("%w (%v)", ErrNoServer, err)
 		}
 	}
 	return err
-}
-
-func isDBusError(err error, name string) bool {
-	var e dbus.Error
-	if errors.As(err, &e) {
-		return e.Name == name
-	}
-	var pe *dbus.Error
-	return errors.As(err, &pe) && pe.Name == name
 }
