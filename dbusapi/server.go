@@ -12,7 +12,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/introspect"
@@ -44,18 +43,14 @@ type Server struct {
 
 	emitMu  sync.Mutex
 	emitted map[string]dbus.Variant // what clients were last told
-	getAll  getAllReply
-	// fastAnswers counts the GetAll calls answered where they were read,
-	// so tests can tell the fast path from godbus's.
-	fastAnswers atomic.Uint64
+	props   propertyCache
 }
 
 // Serve exports the core on conn and then requests the bus name (in that
 // order, so the first caller activated by the name finds the object). It
-// registers the server as the core's listener, and, on a connection from
-// Connect, answers GetAll where the call is read.
-func Serve(bus *Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
-	conn := bus.Conn
+// registers the server as the core's listener. conn should come from
+// busconn.Connect, which no message can desynchronize.
+func Serve(conn *dbus.Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
 	s := &Server{conn: conn, svc: svc, log: log, peers: peers{conn: conn, uid: uint32(os.Getuid())}, evidence: evidenceGate{conn: conn}}
 	s.emitted = properties(svc.View())
 	node, err := introspection()
@@ -78,10 +73,6 @@ func Serve(bus *Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
 		}
 	}
 	svc.AddListener(s)
-	if bus.tap != nil {
-		answer := answerer(s.answerGetAll)
-		bus.tap.answer.Store(&answer)
-	}
 	reply, err := conn.RequestName(BusName, dbus.NameFlagDoNotQueue)
 	if err != nil {
 		return nil, fmt.Errorf("requesting %s: %w", BusName, err)
@@ -158,7 +149,7 @@ func (s *Server) gate(msg *dbus.Message) *dbus.Error {
 // from what clients were last told. emitMu makes read-diff-emit atomic, so
 // concurrent changes can coalesce but never reorder.
 func (s *Server) Changed() {
-	s.getAll.invalidate()
+	s.props.invalidate()
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	now := properties(s.svc.View())
@@ -212,15 +203,6 @@ type peers struct {
 }
 
 const maxCachedPeers = 1024
-
-// admitted says, from what is cached alone (no bus call), whether sender
-// is known to run as the daemon's user.
-func (p *peers) admitted(sender dbus.Sender) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	uid, ok := p.uids[sender]
-	return ok && uid == p.uid
-}
 
 func (p *peers) ownUID() uint32 {
 	p.mu.Lock()
