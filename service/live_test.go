@@ -139,4 +139,3 @@ func TestChangesInAfterASmallStepBack(t *testing.T) {
 		t.Fatalf("just after a 1 s step back: ChangesIn %v, want when the segment starts growing", v.ChangesIn)
 	}
 }
-
