@@ -167,6 +167,20 @@ func (c *RawConn) Send(t testing.TB, m RawMessage) uint32 {
 	return m.Serial
 }
 
+// SendEncoded numbers an encoded message (see RawMessage.Encode) and writes
+// it; it returns its serial.
+func (c *RawConn) SendEncoded(t testing.TB, msg []byte) uint32 {
+	t.Helper()
+	c.serial++
+	order := binary.ByteOrder(binary.LittleEndian)
+	if msg[0] == 'B' {
+		order = binary.BigEndian
+	}
+	order.PutUint32(msg[8:12], c.serial)
+	c.Write(t, msg)
+	return c.serial
+}
+
 // Write writes bytes as they are.
 func (c *RawConn) Write(t testing.TB, b []byte) {
 	t.Helper()
