@@ -69,6 +69,7 @@ type RawMessage struct {
 	Signature                                               string
 	Body                                                    []byte
 	Strings                                                 []string
+	Raw                                                     []byte // a message read: all of it
 }
 
 // Header field codes and message types (D-Bus specification).
@@ -236,6 +237,7 @@ func (c *RawConn) Read() (RawMessage, error) {
 		return m, err
 	}
 	msg := append(head, rest...)
+	m.Raw = msg
 	r := rawReader{b: msg[:16+fieldsLen], off: 16, order: m.Order}
 	for r.off < len(r.b) && r.err == nil {
 		r.pad(8)
