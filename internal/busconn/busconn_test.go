@@ -121,3 +121,28 @@ func TestOverlongMessagesAreSkipped(t *testing.T) {
 		}
 	}
 }
+
+// ConnectSystem reads the system bus's address where sd-bus and libdbus
+// do, and frames it like any other: an overlong call is refused there too.
+func TestConnectSystemFramesTheSystemBus(t *testing.T) {
+	testenv.Need(t, "dbus-daemon")
+	bus := testenv.StartStockSessionBus(t)
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.Address)
+	c, err := ConnectSystem(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Export(echo{}, "/echo", "org.example.Echo"); err != nil {
+		t.Fatal(err)
+	}
+	client := bus.Dial(t)
+	err = client.Object(c.Names()[0], "/echo").Call("org.example.Echo.Echo", 0, strings.Repeat("x", MaxMessage)).Err
+	if e, ok := err.(dbus.Error); !ok || e.Name != "org.freedesktop.DBus.Error.LimitsExceeded" {
+		t.Fatalf("an overlong call on the system connection: %v; want LimitsExceeded", err)
+	}
+	var got string
+	if err := client.Object(c.Names()[0], "/echo").Call("org.example.Echo.Echo", 0, "hi").Store(&got); err != nil || got != "hi" {
+		t.Fatalf("the call after it: %q, %v", got, err)
+	}
+}
