@@ -149,8 +149,12 @@ func (f *framer) fill(n int) error {
 // discard counts n bytes past, reading them through buf, never holding
 // more than buf of them.
 func (f *framer) discard(n uint64) error {
-	k := min(n, uint64(len(f.in)))
-	f.in, n = f.in[k:], n-k
+	if n <= uint64(len(f.in)) {
+		f.in = f.in[n:]
+		return nil
+	}
+	n -= uint64(len(f.in))
+	f.in = f.buf[:0]
 	for n > 0 {
 		r, err := f.src.Read(f.buf)
 		if uint64(r) > n { // the start of the next message
@@ -165,7 +169,6 @@ func (f *framer) discard(n uint64) error {
 			return err
 		}
 	}
-	f.in = f.buf[:0]
 	return nil
 }
 

@@ -197,6 +197,9 @@ func FuzzFramer(f *testing.F) {
 		bad := encode(f, order, 3, ":1.5", "Allow", true)
 		order.PutUint32(bad[len(bad)-4:], 2)
 		f.Add(append(append(append([]byte{}, msg...), big...), msg...), []byte{3, 7})
+		// Read whole: the overlong message lies entirely in the buffer
+		// (limit 512 < buffer 4096), and what follows it must stay there.
+		f.Add(append(append(append([]byte{}, msg...), big...), msg...), []byte{})
 		f.Add(append(append(append([]byte{}, bad...), msg...), "lzzzzzzzzzzzzzzzzzzzz"...), []byte{})
 		f.Add(big[:40], []byte{0})
 	}
