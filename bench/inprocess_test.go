@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/internal/busconn"
 	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
@@ -47,11 +48,11 @@ func startInProcess(b *testing.B, busAddr, display, stateDir string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	conn, err := dbusapi.Connect(busAddr)
+	log := slog.New(slog.DiscardHandler)
+	conn, err := busconn.Connect(busAddr, log)
 	if err != nil {
 		b.Fatal(err)
 	}
-	log := slog.New(slog.DiscardHandler)
 	svc := service.New(service.Options{Store: store, Logger: log, Guard: x11.NewGuard(display, log)})
 	if err := svc.Recover(snap); err != nil {
 		b.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/godbus/dbus/v5/introspect"
 
 	"github.com/antidrift/antidrift/dist"
+	"github.com/antidrift/antidrift/internal/busconn"
 	"github.com/antidrift/antidrift/internal/testenv"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
@@ -152,7 +153,7 @@ func TestPropertiesMatchTheInterfaceXML(t *testing.T) {
 func serve(t *testing.T) (*testenv.Bus, *service.Service, *Server) {
 	t.Helper()
 	testenv.Need(t, "dbus-daemon", "gdbus")
-	bus := testenv.StartBus(t)
+	bus := testenv.StartStockSessionBus(t)
 	store, _, err := persist.Open(filepath.Join(t.TempDir(), "state"))
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +164,7 @@ func serve(t *testing.T) (*testenv.Bus, *service.Service, *Server) {
 	if err := svc.Recover(service.Snapshot{}); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := Connect(bus.Address)
+	conn, err := busconn.Connect(bus.Address, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

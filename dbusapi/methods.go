@@ -141,7 +141,7 @@ func (p *propertiesObject) Get(msg dbus.Message, iface, name string) (dbus.Varia
 	if err := checkInterface(iface); err != nil {
 		return dbus.Variant{}, err
 	}
-	v, ok := properties(p.s.svc.View())[name]
+	v, ok := p.s.props.get(p.s.svc.View)[name]
 	if !ok {
 		return dbus.Variant{}, dbus.NewError("org.freedesktop.DBus.Error.UnknownProperty", []any{fmt.Sprintf("org.antidrift.Session1 has no property %s", service.Quote(name))})
 	}
@@ -155,7 +155,7 @@ func (p *propertiesObject) GetAll(msg dbus.Message, iface string) (map[string]db
 	if err := checkInterface(iface); err != nil {
 		return nil, err
 	}
-	return properties(p.s.svc.View()), nil
+	return p.s.props.get(p.s.svc.View), nil
 }
 
 func (p *propertiesObject) Set(msg dbus.Message, iface, name string, _ dbus.Variant) *dbus.Error {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/introspect"
@@ -39,30 +38,27 @@ type Server struct {
 	svc        *service.Service
 	log        *slog.Logger
 	peers      peers
-	signatures map[string]string // "interface.Member" → the in-signature it takes
+	signatures map[string]string   // "interface.Member" → the in-signature it takes
+	interfaces map[string][]string // "Member" → the interfaces that have it
 	evidence   evidenceGate
 
 	emitMu  sync.Mutex
 	emitted map[string]dbus.Variant // what clients were last told
-	getAll  getAllReply
-	// fastAnswers counts the GetAll calls answered where they were read,
-	// so tests can tell the fast path from godbus's.
-	fastAnswers atomic.Uint64
+	props   propertyCache
 }
 
 // Serve exports the core on conn and then requests the bus name (in that
 // order, so the first caller activated by the name finds the object). It
-// registers the server as the core's listener, and, on a connection from
-// Connect, answers GetAll where the call is read.
-func Serve(bus *Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
-	conn := bus.Conn
+// registers the server as the core's listener. conn should come from
+// busconn.Connect, which no message can desynchronize.
+func Serve(conn *dbus.Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
 	s := &Server{conn: conn, svc: svc, log: log, peers: peers{conn: conn, uid: uint32(os.Getuid())}, evidence: evidenceGate{conn: conn}}
 	s.emitted = properties(svc.View())
 	node, err := introspection()
 	if err != nil {
 		return nil, err
 	}
-	s.signatures = inSignatures(node)
+	s.signatures, s.interfaces = inSignatures(node)
 	exports := []struct {
 		v     any
 		iface string
@@ -78,10 +74,6 @@ func Serve(bus *Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
 		}
 	}
 	svc.AddListener(s)
-	if bus.tap != nil {
-		answer := answerer(s.answerGetAll)
-		bus.tap.answer.Store(&answer)
-	}
 	reply, err := conn.RequestName(BusName, dbus.NameFlagDoNotQueue)
 	if err != nil {
 		return nil, fmt.Errorf("requesting %s: %w", BusName, err)
@@ -116,11 +108,13 @@ var propertiesIntrospection = introspect.Interface{
 }
 
 // inSignatures maps every method the object serves to the arguments it
-// takes, from the same introspection data clients see.
-func inSignatures(node *introspect.Node) map[string]string {
-	sigs := map[string]string{}
+// takes, and every member name to the interfaces that have it, from the
+// same introspection data clients see.
+func inSignatures(node *introspect.Node) (sigs map[string]string, interfaces map[string][]string) {
+	sigs, interfaces = map[string]string{}, map[string][]string{}
 	for _, iface := range node.Interfaces {
 		for _, m := range iface.Methods {
+			interfaces[m.Name] = append(interfaces[m.Name], iface.Name)
 			var in strings.Builder
 			for _, a := range m.Args {
 				if a.Direction == "in" {
@@ -130,13 +124,16 @@ func inSignatures(node *introspect.Node) map[string]string {
 			sigs[iface.Name+"."+m.Name] = in.String()
 		}
 	}
-	return sigs
+	return sigs, interfaces
 }
 
 // gate is the door every call goes through before the core sees it: the
 // caller must run as the daemon's own user, and the arguments must have
-// exactly the declared types. (godbus alone would convert what it can: a
-// uint32 where a string belongs would arrive as a one-character string.)
+// exactly the types its interface and member declare. (godbus alone would
+// convert what it can: a uint32 where a string belongs would arrive as a
+// one-character string.) A call without an interface header is checked
+// against the one interface that has its member, and refused when two do:
+// which one it meant cannot be known.
 func (s *Server) gate(msg *dbus.Message) *dbus.Error {
 	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
 	if err := s.peers.check(dbus.Sender(sender)); err != nil {
@@ -144,12 +141,26 @@ func (s *Server) gate(msg *dbus.Message) *dbus.Error {
 	}
 	iface, _ := msg.Headers[dbus.FieldInterface].Value().(string)
 	member, _ := msg.Headers[dbus.FieldMember].Value().(string)
+	if iface == "" {
+		switch have := s.interfaces[member]; len(have) {
+		case 1:
+			iface = have[0]
+		case 0:
+		default:
+			return dbus.NewError("org.freedesktop.DBus.Error.UnknownMethod", []any{fmt.Sprintf(
+				"%s is a method of %s: a call to it must name its interface", member, strings.Join(have, " and "))})
+		}
+	}
+	want, ok := s.signatures[iface+"."+member]
+	if !ok {
+		return dbus.NewError("org.freedesktop.DBus.Error.UnknownMethod", []any{fmt.Sprintf("this object has no method %s on interface %q", member, iface)})
+	}
 	var got string
 	if sig, ok := msg.Headers[dbus.FieldSignature].Value().(dbus.Signature); ok {
 		got = sig.String()
 	}
-	if want, ok := s.signatures[iface+"."+member]; ok && got != want {
-		return dbus.NewError("org.freedesktop.DBus.Error.InvalidArgs", []any{fmt.Sprintf("%s takes arguments of type (%s), not (%s)", member, want, got)})
+	if got != want {
+		return dbus.NewError("org.freedesktop.DBus.Error.InvalidArgs", []any{fmt.Sprintf("%s.%s takes arguments of type (%s), not (%s)", iface, member, want, got)})
 	}
 	return nil
 }
@@ -158,7 +169,7 @@ func (s *Server) gate(msg *dbus.Message) *dbus.Error {
 // from what clients were last told. emitMu makes read-diff-emit atomic, so
 // concurrent changes can coalesce but never reorder.
 func (s *Server) Changed() {
-	s.getAll.invalidate()
+	s.props.invalidate()
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	now := properties(s.svc.View())
@@ -212,15 +223,6 @@ type peers struct {
 }
 
 const maxCachedPeers = 1024
-
-// admitted says, from what is cached alone (no bus call), whether sender
-// is known to run as the daemon's user.
-func (p *peers) admitted(sender dbus.Sender) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	uid, ok := p.uids[sender]
-	return ok && uid == p.uid
-}
 
 func (p *peers) ownUID() uint32 {
 	p.mu.Lock()

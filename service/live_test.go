@@ -139,17 +139,3 @@ func TestChangesInAfterASmallStepBack(t *testing.T) {
 		t.Fatalf("just after a 1 s step back: ChangesIn %v, want when the segment starts growing", v.ChangesIn)
 	}
 }
-
-// TryView does not wait: while a change holds the core's lock it says so.
-func TestTryViewDoesNotWaitForTheLock(t *testing.T) {
-	h := newHarness(t)
-	if _, ok := h.TryView(); !ok {
-		t.Fatal("TryView failed on an idle core")
-	}
-	h.mu.Lock()
-	_, ok := h.TryView()
-	h.mu.Unlock()
-	if ok {
-		t.Fatal("TryView read the view while the lock was held")
-	}
-}

@@ -64,18 +64,6 @@ func (s *Service) View() View {
 	return s.viewLocked()
 }
 
-// TryView is View when it can be had without waiting for the core's lock,
-// which a change holds while the one before it is made durable (an fsync).
-// A reader that must not stall — the bus connection's reading goroutine —
-// asks here and, on false, leaves the work to a goroutine that may wait.
-func (s *Service) TryView() (View, bool) {
-	if !s.mu.TryLock() {
-		return View{}, false
-	}
-	defer s.mu.Unlock()
-	return s.viewLocked(), true
-}
-
 func (s *Service) viewLocked() View {
 	v := View{
 		State:             s.state,

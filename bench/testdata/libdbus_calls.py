@@ -2,15 +2,11 @@
 """Times method calls the way a libdbus client makes them.
 
     libdbus_calls.py ADDRESS N DEST PATH INTERFACE METHOD [STRING_ARG]
-    libdbus_calls.py ADDRESS N @FILE
 
 Opens its own connection to the bus at ADDRESS with libdbus (through
 ctypes: no bindings, no build step), then makes N sequential calls of
 INTERFACE.METHOD on DEST at PATH, each a fresh message with the one string
-argument if given, sent with dbus_connection_send_with_reply_and_block.
-With @FILE, each call is instead a fresh copy of the method call marshalled
-in FILE (D-Bus wire format, as dbus_message_demarshal reads it), so a call
-can carry any arguments. Prints one line per call: the round trip in
+argument if given, sent with dbus_connection_send_with_reply_and_block. Prints one line per call: the round trip in
 nanoseconds, send to reply. Exits 1 naming the error if any call fails, so
 an empty or wrong peer never reads as fast.
 """
@@ -31,17 +27,12 @@ class DBusError(ctypes.Structure):
 
 
 def main(argv):
-    marshalled = len(argv) == 4 and argv[3].startswith("@")
-    if len(argv) not in (7, 8) and not marshalled:
-        print("\n".join(line.strip() for line in __doc__.strip().splitlines()[2:4]), file=sys.stderr)
+    if len(argv) not in (7, 8):
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     address, n = argv[1], int(argv[2])
-    if marshalled:
-        with open(argv[3][1:], "rb") as f:
-            blob = f.read()
-    else:
-        dest, path, iface, method = argv[3:7]
-        arg = argv[7].encode() if len(argv) == 8 else None
+    dest, path, iface, method = argv[3:7]
+    arg = argv[7].encode() if len(argv) == 8 else None
 
     lib = ctypes.CDLL("libdbus-1.so.3")
     lib.dbus_connection_open_private.restype = ctypes.c_void_p
@@ -56,13 +47,6 @@ def main(argv):
     lib.dbus_message_get_error_name.restype = ctypes.c_char_p
     lib.dbus_message_get_error_name.argtypes = [ctypes.c_void_p]
     lib.dbus_message_unref.argtypes = [ctypes.c_void_p]
-    lib.dbus_message_demarshal.restype = ctypes.c_void_p
-    lib.dbus_message_demarshal.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(DBusError)]
-    lib.dbus_message_copy.restype = ctypes.c_void_p
-    lib.dbus_message_copy.argtypes = [ctypes.c_void_p]
-    for getter in ("interface", "member", "destination"):
-        f = getattr(lib, "dbus_message_get_" + getter)
-        f.restype, f.argtypes = ctypes.c_char_p, [ctypes.c_void_p]
 
     err = DBusError()
     lib.dbus_error_init(ctypes.byref(err))
@@ -76,26 +60,14 @@ def main(argv):
     if not conn or not lib.dbus_bus_register(conn, ctypes.byref(err)):
         return fail("cannot connect to " + address)
 
-    if marshalled:
-        # A copy has serial 0 and is not locked, so each call is a new message.
-        template = lib.dbus_message_demarshal(blob, len(blob), ctypes.byref(err))
-        if not template:
-            return fail(f"{argv[3][1:]} holds no D-Bus message")
-        iface, method, dest = ((lib.dbus_message_get_interface(template) or b"").decode(),
-                               (lib.dbus_message_get_member(template) or b"").decode(),
-                               (lib.dbus_message_get_destination(template) or b"").decode())
+    c_arg = ctypes.c_char_p(arg)
 
-        def new_call():
-            return lib.dbus_message_copy(template)
-    else:
-        c_arg = ctypes.c_char_p(arg)
-
-        def new_call():
-            msg = lib.dbus_message_new_method_call(dest.encode(), path.encode(), iface.encode(), method.encode())
-            if arg is not None:
-                lib.dbus_message_append_args(ctypes.c_void_p(msg), ctypes.c_int(DBUS_TYPE_STRING),
-                                             ctypes.byref(c_arg), ctypes.c_int(DBUS_TYPE_INVALID))
-            return msg
+    def new_call():
+        msg = lib.dbus_message_new_method_call(dest.encode(), path.encode(), iface.encode(), method.encode())
+        if arg is not None:
+            lib.dbus_message_append_args(ctypes.c_void_p(msg), ctypes.c_int(DBUS_TYPE_STRING),
+                                         ctypes.byref(c_arg), ctypes.c_int(DBUS_TYPE_INVALID))
+        return msg
 
     out = []
     for _ in range(n):

@@ -13,6 +13,7 @@ import (
 
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/internal/busconn"
 	"github.com/antidrift/antidrift/llmjudge"
 	"github.com/antidrift/antidrift/notifications"
 	"github.com/antidrift/antidrift/persist"
@@ -92,11 +93,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		m.log.Info("pruned old raw logs", "count", n)
 	}
 
-	bus, err := dbusapi.Connect(m.BusAddress)
-	if err != nil {
+	if m.conn, err = busconn.Connect(m.BusAddress, m.log); err != nil {
 		return fmt.Errorf("connecting to the session bus: %w", err)
 	}
-	m.conn = bus.Conn
 	// The notifications client reports actions to the core, which is built
 	// after it: the closure reads m.svc when an action arrives.
 	onAction := func(id uint32, key string) {
@@ -142,7 +141,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.notifier = newSystemdNotifier(m.svc, m.log)
 	m.svc.AddListener(m.notifier)
-	server, err := dbusapi.Serve(bus, m.svc, m.log)
+	server, err := dbusapi.Serve(m.conn, m.svc, m.log)
 	if err != nil {
 		return err
 	}
@@ -195,7 +194,7 @@ func (m *Main) watchPresence() {
 	} else {
 		m.watchers = append(m.watchers, stop)
 	}
-	system, err := dbus.ConnectSystemBus()
+	system, err := busconn.ConnectSystem(m.log)
 	if err != nil {
 		m.log.Info("no system bus: screen lock and sleep from logind are not followed (a jump of the wall clock still reveals a suspend)", "err", err)
 		return

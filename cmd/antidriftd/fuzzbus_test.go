@@ -439,14 +439,15 @@ func invariantBroken(v view) string {
 
 // errorExpected says whether a failed call failed the way a live daemon
 // should: with a named error of antidrift's or the standard D-Bus ones for
-// wrong signatures, unknown methods and read-only properties — never with
-// the daemon gone (NoReply, ServiceUnknown) or silent.
+// wrong signatures, unknown methods, read-only properties and messages over
+// the daemon's size limit — never with the daemon gone (NoReply,
+// ServiceUnknown) or silent.
 func errorExpected(name string) bool {
 	switch name {
 	case "org.antidrift.Error.NotPermitted", "org.antidrift.Error.InvalidArgument",
 		"org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.UnknownMethod",
 		"org.freedesktop.DBus.Error.UnknownInterface", "org.freedesktop.DBus.Error.UnknownProperty",
-		"org.freedesktop.DBus.Error.PropertyReadOnly":
+		"org.freedesktop.DBus.Error.PropertyReadOnly", "org.freedesktop.DBus.Error.LimitsExceeded":
 		return true
 	}
 	return false

@@ -27,7 +27,7 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
   <listen>unix:path=%s</listen>
   <auth>EXTERNAL</auth>
   <servicedir>%s</servicedir>
-  <policy context="default">%s
+%s  <policy context="default">%s
     <allow own="*"/>
     <allow send_destination="*" eavesdrop="true"/>
     <allow receive_sender="*"/>
@@ -42,7 +42,24 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
 // or XDG_CONFIG_HOME to an activated antidriftd.
 func StartBus(t testing.TB, extraEnv ...string) *Bus {
 	t.Helper()
-	return startBus(t, tempDir(t), "", extraEnv)
+	return startBus(t, tempDir(t), "", "", extraEnv)
+}
+
+// stockSessionLimits are the limits of the session.conf dbus-daemon ships
+// (Debian's and upstream's): "essentially infinite". A message up to
+// 1,000,000,000 bytes is relayed, so a call of exactly 2^27 bytes reaches
+// its destination longer than that, with the sender field the bus adds.
+const stockSessionLimits = `  <limit name="max_incoming_bytes">1000000000</limit>
+  <limit name="max_outgoing_bytes">1000000000</limit>
+  <limit name="max_message_size">1000000000</limit>
+  <limit name="max_replies_per_connection">50000</limit>
+`
+
+// StartStockSessionBus is StartBus with the stock session bus's limits, as
+// every desktop runs it; attacks on message size are tried against it.
+func StartStockSessionBus(t testing.TB, extraEnv ...string) *Bus {
+	t.Helper()
+	return startBus(t, tempDir(t), stockSessionLimits, "", extraEnv)
 }
 
 // StartOpenBus is StartBus for a bus that any local user may connect to,
@@ -50,12 +67,12 @@ func StartBus(t testing.TB, extraEnv ...string) *Bus {
 // compositor, the daemon under test) share it with the test.
 func StartOpenBus(t testing.TB, extraEnv ...string) *Bus {
 	t.Helper()
-	return startBus(t, sharedTempDir(t), "\n    <allow user=\"*\"/>", extraEnv)
+	return startBus(t, sharedTempDir(t), "", "\n    <allow user=\"*\"/>", extraEnv)
 }
 
-// startBus starts the bus in dir with extraPolicy added to its default
-// policy.
-func startBus(t testing.TB, dir, extraPolicy string, extraEnv []string) *Bus {
+// startBus starts the bus in dir with limits and with extraPolicy added to
+// its default policy.
+func startBus(t testing.TB, dir, limits, extraPolicy string, extraEnv []string) *Bus {
 	t.Helper()
 	Need(t, "dbus-daemon")
 	b := &Bus{
@@ -65,7 +82,7 @@ func startBus(t testing.TB, dir, extraPolicy string, extraEnv []string) *Bus {
 	if err := os.Mkdir(b.ServiceDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	conf := fmt.Sprintf(busConfig, filepath.Join(dir, "bus"), b.ServiceDir, extraPolicy)
+	conf := fmt.Sprintf(busConfig, filepath.Join(dir, "bus"), b.ServiceDir, limits, extraPolicy)
 	if err := os.WriteFile(b.ConfigFile, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
