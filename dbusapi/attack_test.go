@@ -173,8 +173,7 @@ func TestTheExact2To27CarrierForgesNothing(t *testing.T) {
 	if reply, err := kwin.RequestName("org.kde.KWin", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("owning org.kde.KWin: %v %v", reply, err)
 	}
-	reports := make(chan FocusReport, 16)
-	srv.BelieveEvidenceFrom("kwin", "org.kde.KWin", func(r FocusReport) { reports <- r })
+	reports, _ := believe(srv, "kwin", "org.kde.KWin")
 	startSession(t, svc, obj)
 	raw := testenv.DialRaw(t, bus.Address)
 
@@ -226,7 +225,7 @@ func TestTheExact2To27CarrierForgesNothing(t *testing.T) {
 		if err := kwinObj.Call(EvidenceInterface+".ReportFocus", 0, "w1", "Editor", "real").Err; err != nil {
 			t.Fatalf("%v: the compositor's real report after the carrier: %v", order, err)
 		}
-		if r := <-reports; r.AppID != "Editor" {
+		if r := <-reports; r.app != "Editor" {
 			t.Fatalf("%v: the real report arrived as %+v", order, r)
 		}
 	}
