@@ -137,4 +137,3 @@ func TestAHungDaemonGetsAdviceForAHungDaemon(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGCONT)
 	s.ok(t, "status")
 }
-
