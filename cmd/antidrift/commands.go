@@ -285,7 +285,7 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 }
 
 func setupVerify(fs *flag.FlagSet) func(*invocation) error {
-	withJournal := fs.Bool("journal", false, "also check every head the journal recorded at a seal (journalctl) against audit.jsonl")
+	withJournal := fs.Bool("journal", false, "also check every head the journal recorded at a seal (journalctl) against audit.jsonl; when no journal is reachable it says so, and the exit code is the rest's")
 	stateDir := fs.String("state-dir", "", "where audit.jsonl is, for --journal (default the daemon's, $XDG_STATE_HOME/antidrift)")
 	return func(x *invocation) error {
 		var (
@@ -342,14 +342,16 @@ func checkJournal(stateDir string) (missing []string, reached bool, note string,
 	}
 	heads, jerr := readJournalHeads()
 	if jerr != nil {
-		return nil, false, fmt.Sprintf("No journal was reachable (%v): the heads it recorded were not checked; the rest was.", jerr), nil
+		return nil, false, fmt.Sprintf("No journal was reachable: %v.\nThe heads a journal records at each seal were NOT checked; audit.jsonl and state.json were.", jerr), nil
 	}
 	file, err := chainHeads(path)
 	if err != nil {
 		return nil, true, "", unreachable("cannot read %s: %v", path, err)
 	}
 	missing = missingHeads(heads, file)
-	if len(missing) == 0 {
+	if len(missing) == 0 && len(heads) == 0 {
+		note = "The journal holds no seals (it was vacuumed, or nothing was sealed while it ran); audit.jsonl and state.json were checked."
+	} else if len(missing) == 0 {
 		note = fmt.Sprintf("The journal recorded %d %s; audit.jsonl holds every one.", len(heads), plural(len(heads), "seal", "seals"))
 	}
 	return missing, true, note, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -30,5 +31,26 @@ func TestJournalHeadsTheFileLacksAreNamed(t *testing.T) {
 	}
 	if m := missingHeads(heads, map[uint64]string{1: "aaaa1111", 2: "bbbb2222", 3: "cccc3333", 4: "dddd"}); len(m) != 0 {
 		t.Fatalf("a file holding every head: %q", m)
+	}
+}
+
+// Where no journal runs, verify --journal says so instead of "the journal
+// recorded 0 seals", and exits by what it could check.
+func TestVerifyJournalSaysWhenNoJournalIsReachable(t *testing.T) {
+	if _, err := os.Stat("/run/systemd/journal/socket"); err == nil {
+		t.Skip("systemd-journald runs here; TestJournalHasStructuredFieldsAndNoTitles (cmd/antidriftd) checks verify --journal against it")
+	}
+	s := startDaemon(t, "")
+	s.ok(t, "start", "write", "--done-when", "done", "--for", "10m")
+	s.ok(t, "complete")
+	s.ok(t, "end")
+	out := s.ok(t, "verify", "--journal", "--state-dir", s.d.StateDir)
+	contains(t, "verify --journal", out, "No journal was reachable", "NOT checked", "The audit log is intact: 1 entry")
+	if strings.Contains(out, "recorded 0 seals") {
+		t.Errorf("verify --journal reads like a passed check:\n%s", out)
+	}
+	v := okJSON[map[string]any](t, s, "verify", "--journal", "--state-dir", s.d.StateDir)
+	if j, _ := v["journal"].(map[string]any); j == nil || j["checked"] != false || !strings.Contains(j["note"].(string), "No journal was reachable") {
+		t.Errorf("verify --journal --json: %v", v)
 	}
 }
