@@ -59,14 +59,12 @@ fail() {
 trap 'fail "a command failed (line $LINENO)"' ERR
 
 # --- tools -------------------------------------------------------------------
-missing=""
-for tool in dbus-daemon dbus-monitor busctl Xvfb xprop xdotool openbox dunst dunstctl xterm; do
-	command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
-done
-if [ -n "$missing" ]; then
-	echo "demo needs:$missing (make demo installs them when run as root; otherwise see scripts/ensure-test-deps.sh)" >&2
+# Only what the demo drives: as root on Debian or Ubuntu they are installed
+# (a few MB, no test rootfs, no model server); otherwise the apt-get line
+# is printed.
+"$root/scripts/install-missing.sh" "the demo" dbus-daemon:dbus dbus-monitor:dbus busctl:systemd \
+	Xvfb:xvfb xprop:x11-utils xdotool:xdotool openbox:openbox dunst:dunst dunstctl:dunst xterm:xterm ||
 	exit 1
-fi
 for b in antidriftd antidrift; do
 	if [ ! -x "$bindir/$b" ]; then
 		echo "demo needs $bindir/$b: run make build first (make demo does)" >&2
@@ -303,7 +301,7 @@ run_shown antidrift history
 
 current="verifying the audit log"
 say "Verify: walk the chain and recompute every hash" \
-	"(README.md has the ten lines of Python that check it without antidrift.)"
+	"(docs/audit.md has the ten lines of Python that check it without antidrift.)"
 run_shown antidrift verify || fail "antidrift verify says the chain is broken"
 show "verify: ok"
 show "audit.jsonl, line 1: $(head -c 150 "$XDG_STATE_HOME/antidrift/audit.jsonl")…"
