@@ -76,7 +76,7 @@ type Totals struct {
 	// time less away).
 	SwitchesPerHour float64 `json:"switches_per_hour"`
 	Minimized       uint64  `json:"minimized"`   // windows iconified
-	BreakGlass      int     `json:"break_glass"` // sessions that used break-glass
+	BreakGlass      int     `json:"break_glass"` // sessions abandoned through a break-glass hold
 }
 
 // Day is one local calendar day of the period; a session counts on the
