@@ -12,7 +12,7 @@ package report
 const Schema = 1
 
 // Report is one period's picture. Its JSON form is the documented schema
-// (README, "Reports"): every duration is whole seconds, every instant unix
+// (docs/reports.md, "The JSON schema"): every duration is whole seconds, every instant unix
 // seconds (milliseconds in timelines), every share a fraction 0–1.
 type Report struct {
 	Schema int    `json:"schema"`
