@@ -107,10 +107,11 @@ func isNoAnswer(err error) bool {
 func (c *client) hung(wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	waited := exact(uint64(wait.Round(time.Second) / time.Second))
 	var pid uint32
 	err := c.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, busName).Store(&pid)
 	if err != nil || pid == 0 {
-		return unreachable("antidriftd did not answer within %v", typed(wait))
+		return unreachable("antidriftd did not answer within %s", waited)
 	}
 	advice := fmt.Sprintf("It is running (pid %d) but not answering. See what it is doing:\n"+
 		"    systemctl --user status antidrift; journalctl --user -u antidrift -n 50\n"+
@@ -120,7 +121,7 @@ func (c *client) hung(wait time.Duration) error {
 		advice = fmt.Sprintf("It is stopped (pid %d is in state T: SIGSTOP, Ctrl-Z or a debugger). Resume it with:\n"+
 			"    kill -CONT %d", pid, pid)
 	}
-	return &exitError{code: exitUnreachable, msg: fmt.Sprintf("antidrift: antidriftd did not answer within %v.\n%s", typed(wait), advice)}
+	return &exitError{code: exitUnreachable, msg: fmt.Sprintf("antidrift: antidriftd did not answer within %s.\n%s", waited, advice)}
 }
 
 // processStopped reports whether pid is stopped (state T or t in

@@ -98,7 +98,7 @@ var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 // inCommands rewrites a message of the daemon's: methods become the
 // commands that call them, states read as a person says them, and
-// durations read as typed (1h, not 3600 s or 1h0m0s). Quoted text, the
+// durations read as typed (1h, not 3600 s or 1h0m0s: exact). Quoted text, the
 // person's own, is left alone.
 func inCommands(msg string) string {
 	var b strings.Builder
@@ -133,33 +133,13 @@ func rewrite(msg string) string {
 	msg = seconds.ReplaceAllStringFunc(msg, func(s string) string {
 		var n int64
 		fmt.Sscan(seconds.FindStringSubmatch(s)[1], &n)
-		return typed(time.Duration(n) * time.Second)
+		return exact(uint64(n))
 	})
 	return goDuration.ReplaceAllStringFunc(msg, func(s string) string {
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return s
 		}
-		return typed(d)
+		return exact(uint64(d.Round(time.Second) / time.Second))
 	})
-}
-
-// typed is d as a person types it: 24h, 1h30m, 90s → 1m30s, without the
-// zero units Go's Duration.String adds (1h0m0s).
-func typed(d time.Duration) string {
-	d = d.Round(time.Second)
-	if d == 0 {
-		return "0s"
-	}
-	var b strings.Builder
-	if h := d / time.Hour; h > 0 {
-		fmt.Fprintf(&b, "%dh", h)
-	}
-	if m := d % time.Hour / time.Minute; m > 0 {
-		fmt.Fprintf(&b, "%dm", m)
-	}
-	if s := d % time.Minute / time.Second; s > 0 {
-		fmt.Fprintf(&b, "%ds", s)
-	}
-	return b.String()
 }
