@@ -129,6 +129,9 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 unset SESSION_MANAGER DBUS_SYSTEM_BUS_ADDRESS
 
 prop() { busctl --user get-property org.antidrift /org/antidrift/Session1 org.antidrift.Session1 "$1"; }
+# owned NAME: someone owns NAME on the bus. (Not busctl status, which also
+# wants the owner's credentials and fails where cgroupfs is not mounted.)
+owned() { [ "$(busctl --user call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$1")" = "b true" ]; }
 
 printf '%santidrift demo%s: a virtual desktop in %s\n' "$bold" "$off" "$work"
 
@@ -196,7 +199,7 @@ cat >"$work/dunstrc" <<'EOF'
     timeout = 0
 EOF
 spawn dunst dunst -config "$work/dunstrc"
-wait_for "dunst to own org.freedesktop.Notifications" 30 busctl --user status org.freedesktop.Notifications
+wait_for "dunst to own org.freedesktop.Notifications" 30 owned org.freedesktop.Notifications
 show "display $DISPLAY, openbox and dunst are up"
 
 # --- 3. two windows ----------------------------------------------------------
@@ -226,7 +229,7 @@ drift_grace = "1s"
 EOF
 run_shown antidriftd --check-config
 spawn antidriftd antidriftd
-wait_for "antidriftd to own org.antidrift" 30 busctl --user status org.antidrift
+wait_for "antidriftd to own org.antidrift" 30 owned org.antidrift
 sees_editor() { [ "$(prop CurrentClass)" = 's "Editor"' ]; }
 wait_for "antidriftd to see the Editor window" 30 sees_editor
 show "antidriftd (pid $last_pid) owns org.antidrift; state in $XDG_STATE_HOME/antidrift"
