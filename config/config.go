@@ -189,6 +189,12 @@ func Parse(path string, data []byte) (Config, []Problem) {
 			continue
 		}
 		if err := set(&c, v); err != nil {
+			// A problem inside a table is at its own key's line, not the
+			// table's ([judge] on line 1, its typo on line 4).
+			var in *keyError
+			if errors.As(err, &in) {
+				full = toml.Key{key, in.key}
+			}
 			r.add(full, err.Error())
 		}
 	}
@@ -394,14 +400,33 @@ func judge(c *Config, v any) error {
 			err = fmt.Errorf("unknown key (the keys are %s)", strings.Join(judgeKeys, ", "))
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %v", k, err)
+			return &keyError{key: k, err: err}
 		}
 	}
 	if _, err := llmjudge.CheckEndpoint(j.Endpoint, j.AllowRemote); err != nil {
+		if _, set := table["endpoint"]; set {
+			return &keyError{key: "endpoint", err: err, quiet: true}
+		}
 		return err
 	}
 	c.Judge = j
 	return nil
+}
+
+// keyError is a problem with key, a key inside a table: its message names
+// the key (unless quiet: the message already does), and its line is the
+// key's own.
+type keyError struct {
+	key   string
+	err   error
+	quiet bool
+}
+
+func (e *keyError) Error() string {
+	if e.quiet {
+		return e.err.Error()
+	}
+	return e.key + ": " + e.err.Error()
 }
 
 func redactTitles(c *Config, v any) error {
@@ -495,25 +520,27 @@ func (r *reporter) done() []Problem {
 	return r.problems
 }
 
-// line is where key is defined, or 0 when toml doesn't say. A dotted key
-// (a.b = 1) gives its table no position of its own, so line walks down
-// the full key until a part of it has one.
+// line is where key is defined, or 0 when toml doesn't say: the line of
+// the deepest part of key that has one. A dotted key (a.b = 1) gives its
+// table no position of its own, and a key inside a table is on its own
+// line, below the table's header.
 func (r *reporter) line(key toml.Key) int {
 	p := r.values[key[0]]
+	line := r.locate(p)
 	for _, k := range key[1:] {
-		if line := r.locate(p); line > 0 {
-			return line
-		}
 		var table map[string]toml.Primitive
 		if r.md.PrimitiveDecode(p, &table) != nil {
-			return 0
+			break
 		}
 		var ok bool
 		if p, ok = table[k]; !ok {
-			return 0
+			break
+		}
+		if l := r.locate(p); l > 0 {
+			line = l
 		}
 	}
-	return r.locate(p)
+	return line
 }
 
 // locate is the line of the key p was decoded from, or 0.

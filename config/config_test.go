@@ -71,7 +71,14 @@ func TestLoad(t *testing.T) {
 		{name: "judge table with a remote endpoint keeps the rules judge",
 			file:     ptr("drift_grace = \"9s\"\n\n[judge]\nkind = \"llm\"\nendpoint = \"https://llm.example.org/v1\"\n"),
 			config:   func(c *Config) { c.DriftGrace = 9 * time.Second },
-			problems: []want{{"judge", 3, `endpoint "https://llm.example.org/v1" is not on this machine (loopback), and window titles are private: set allow_remote = true`}}},
+			problems: []want{{"judge", 5, `endpoint "https://llm.example.org/v1" is not on this machine (loopback), and window titles are private: set allow_remote = true`}}},
+		{name: "a typo inside [judge] is at its own line",
+			file:     ptr("[judge]\nkind = \"llm\"\nendpoint = \"http://127.0.0.1:8080/v1\"\nmodle = \"qwen2.5:3b\"\n"),
+			problems: []want{{"judge", 4, `modle: unknown key (the keys are kind, endpoint, model, timeout, allow_remote)`}}},
+		{name: "a bad value inside a dotted judge key is at its own line",
+			file:     ptr("drift_grace = \"9s\"\n\njudge.kind = \"gpt\"\n"),
+			config:   func(c *Config) { c.DriftGrace = 9 * time.Second },
+			problems: []want{{"judge", 3, `kind: "gpt" is not a judge kind`}}},
 		{name: "unicode classes", file: ptr("allowed_classes = [\"Скайп\", \"微信\", \"🦊\"]\n"), config: func(c *Config) {
 			c.AllowedClasses = []string{"Скайп", "微信", "🦊"}
 		}},

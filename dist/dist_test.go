@@ -277,9 +277,12 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 	want := []installed{
 		{path: "/usr/bin/antidriftd", mode: 0o755},
 		{path: "/usr/lib/systemd/user/antidrift.service", mode: 0o644,
-			contains: []string{"\nExecStart=/usr/bin/antidriftd\n", "\nBusName=org.antidrift\n"}},
+			contains: []string{"\nExecStart=/usr/bin/antidriftd\n", "\nBusName=org.antidrift\n",
+				"with the directory\n# antidriftd was installed to filled into ExecStart= below."}},
+		// The comments still read right once the path is filled in.
 		{path: "/usr/share/dbus-1/services/org.antidrift.service", mode: 0o644,
-			contains: []string{"\nExec=/usr/bin/antidriftd\n", "\nName=org.antidrift\n", "\nSystemdService=antidrift.service\n"}},
+			contains: []string{"\nExec=/usr/bin/antidriftd\n", "\nName=org.antidrift\n", "\nSystemdService=antidrift.service\n",
+				"with the directory\n# antidriftd was installed to filled into Exec= below."}},
 		{path: "/usr/share/dbus-1/interfaces/org.antidrift.Session1.xml", mode: 0o644, contains: []string{dist.InterfaceXML}},
 	}
 	if hasCLI(t) {

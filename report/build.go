@@ -192,7 +192,9 @@ func (t *Totals) add(s Session) {
 	t.UnavailableSeconds += s.UnavailableSeconds
 	t.Switches += uint64(s.Switches)
 	t.Minimized += uint64(s.Minimized)
-	if s.BreakGlass {
+	// A hold started but never used up (the session was then completed,
+	// or ran out) broke no glass: only an abandon through it is a use.
+	if s.BreakGlass && service.Outcome(s.Outcome) == service.OutcomeAbandoned {
 		t.BreakGlass++
 	}
 }

@@ -8,12 +8,14 @@ import (
 // Formatting shared by the text and HTML reports, so both say a figure the
 // same way.
 
-// dur is a duration as a person reads it: "2h 05m", "25m", "40s", "0m".
+// dur is a duration as a person reads it: "2h 05m", "25m", "40s", "0s".
+// Nothing is "0s", not "0m": beside a short session's "4s" a "0m" reads
+// like a different unit, or a rounding.
 func dur(secs uint64) string {
 	switch {
 	case secs >= 3600:
 		return fmt.Sprintf("%dh %02dm", secs/3600, (secs%3600+30)/60%60)
-	case secs >= 60 || secs == 0:
+	case secs >= 60:
 		return fmt.Sprintf("%dm", (secs+30)/60)
 	}
 	return fmt.Sprintf("%ds", secs)
@@ -44,7 +46,7 @@ func durDelta(cur, prev uint64) delta {
 	if d.text != "" {
 		d.text = dur(max(cur, prev) - min(cur, prev))
 	}
-	if d.text == "0m" {
+	if d.text == "0s" {
 		return delta{}
 	}
 	return d

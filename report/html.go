@@ -58,7 +58,7 @@ func newCard(label, value, note string, d delta, lessIsBetter bool) card {
 
 func (v htmlView) Cards() []card {
 	c, p := v.r.Totals, v.r.Previous
-	return []card{
+	cards := []card{
 		newCard("sessions", fmt.Sprint(c.Sessions), fmt.Sprintf("%d completed · %d expired · %d abandoned", c.Completed, c.Expired, c.Abandoned),
 			countDelta(uint64(c.Sessions), uint64(p.Sessions)), false),
 		newCard("completion rate", pct(c.CompletionRate), "completed of all sessions", pointsDelta(c.CompletionRate, p.CompletionRate), false),
@@ -68,8 +68,23 @@ func (v htmlView) Cards() []card {
 		newCard("time active", dur(c.ActiveSeconds), "of "+dur(c.CommittedSeconds)+" committed", durDelta(c.ActiveSeconds, p.ActiveSeconds), false),
 		newCard("switches per hour", fmt.Sprintf("%.1f", c.SwitchesPerHour), fmt.Sprintf("%d context switches", c.Switches), rateDelta(c.SwitchesPerHour, p.SwitchesPerHour), true),
 		newCard("windows iconified", fmt.Sprint(c.Minimized), "by block and locked", countDelta(c.Minimized, p.Minimized), true),
-		newCard("break-glass uses", fmt.Sprint(c.BreakGlass), "at level locked", countDelta(uint64(c.BreakGlass), uint64(p.BreakGlass)), true),
+		// Neither good nor bad: the way out is the person's to take.
+		{Label: "break-glass uses", Value: fmt.Sprint(c.BreakGlass), Note: "sessions abandoned through the hold", Delta: neutral(countDelta(uint64(c.BreakGlass), uint64(p.BreakGlass)))},
 	}
+	if p.Sessions == 0 {
+		// Every change would be the whole figure: "▲ 25 pts" of nothing.
+		for i := range cards {
+			cards[i].Delta, cards[i].Good, cards[i].Bad = "no sessions before to compare with", false, false
+		}
+	}
+	return cards
+}
+
+func neutral(d delta) string {
+	if d.text == "" {
+		return "= same"
+	}
+	return d.String()
 }
 
 // rect is one SVG rectangle of a chart, with the tooltip it shows.

@@ -12,7 +12,7 @@ package report
 const Schema = 1
 
 // Report is one period's picture. Its JSON form is the documented schema
-// (README, "Reports"): every duration is whole seconds, every instant unix
+// (docs/reports.md, "The JSON schema"): every duration is whole seconds, every instant unix
 // seconds (milliseconds in timelines), every share a fraction 0–1.
 type Report struct {
 	Schema int    `json:"schema"`
@@ -76,7 +76,7 @@ type Totals struct {
 	// time less away).
 	SwitchesPerHour float64 `json:"switches_per_hour"`
 	Minimized       uint64  `json:"minimized"`   // windows iconified
-	BreakGlass      int     `json:"break_glass"` // sessions that used break-glass
+	BreakGlass      int     `json:"break_glass"` // sessions abandoned through a break-glass hold
 }
 
 // Day is one local calendar day of the period; a session counts on the

@@ -206,3 +206,43 @@ func TestDamagedStateDirectoryStillReports(t *testing.T) {
 		}
 	}
 }
+
+// A break-glass hold that was never used up (the session was completed, or
+// ran out) is not a use; an abandon through it is.
+func TestBreakGlassUsesAreAbandonsThroughTheHold(t *testing.T) {
+	var tot Totals
+	tot.add(Session{Outcome: "completed", BreakGlass: true})
+	tot.add(Session{Outcome: "expired", BreakGlass: true})
+	tot.add(Session{Outcome: "abandoned", BreakGlass: true})
+	tot.add(Session{Outcome: "abandoned"})
+	if tot.BreakGlass != 1 {
+		t.Errorf("break-glass uses %d, want 1 (the one abandon through a hold)", tot.BreakGlass)
+	}
+}
+
+// Against a previous period with no sessions there is nothing to compare:
+// no arrows, no "▲ 25 pts", in the text or on the page; and a short
+// session's times are all in seconds.
+func TestNothingToCompareWithSaysSo(t *testing.T) {
+	r := &Report{Period: Period{FirstDay: "2026-11-29", Days: 1}}
+	r.Totals.add(Session{Outcome: "completed", TimeboxSeconds: 20, ActiveSeconds: 4, OnTaskSeconds: 4})
+	r.Totals.finish()
+	var text, page bytes.Buffer
+	if err := Text(&text, r, time.UTC, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&page, r, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "html": page.String()} {
+		if strings.ContainsAny(out, "▲▼") || strings.Contains(out, "pts") {
+			t.Errorf("the %s report compares with an empty period:\n%s", name, out)
+		}
+		if strings.Contains(out, "0m") {
+			t.Errorf("the %s report says 0m beside seconds:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(text.String(), "no sessions in the previous period") {
+		t.Errorf("the text does not say there is nothing to compare with:\n%s", text.String())
+	}
+}

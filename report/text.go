@@ -89,9 +89,14 @@ func (t *textWriter) header(r *Report) {
 
 func (t *textWriter) totals(r *Report) {
 	c, p := r.Totals, r.Previous
+	// Against a previous period without sessions every change would be
+	// the whole figure: "▲ 25 pts" of nothing. Say there is nothing.
+	none := p.Sessions == 0
 	row := func(label, cur, prev string, d delta) {
 		ch := ""
-		if d.text != "" || cur != "" {
+		if none {
+			prev = "—"
+		} else if d.text != "" || cur != "" {
 			ch = d.String()
 			if d.text != "" && d.up {
 				ch = t.paint("1", ch)
@@ -116,6 +121,9 @@ func (t *textWriter) totals(r *Report) {
 	row("switches per hour", fmt.Sprintf("%.1f", c.SwitchesPerHour), fmt.Sprintf("%.1f", p.SwitchesPerHour), rateDelta(c.SwitchesPerHour, p.SwitchesPerHour))
 	row("windows iconified", fmt.Sprint(c.Minimized), fmt.Sprint(p.Minimized), countDelta(c.Minimized, p.Minimized))
 	row("break-glass uses", fmt.Sprint(c.BreakGlass), fmt.Sprint(p.BreakGlass), countDelta(uint64(c.BreakGlass), uint64(p.BreakGlass)))
+	if none {
+		t.line("  %s", t.paint("2", "no sessions in the previous period to compare with"))
+	}
 	t.line("")
 }
 

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/antidrift/antidrift/dist"
 	"github.com/antidrift/antidrift/internal/testenv"
 )
 
@@ -154,7 +155,7 @@ func TestBreakGlassAtLocked(t *testing.T) {
 
 	for _, args := range [][]string{{"abandon", "bored"}, {"enforce", "warn"}, {"allow", "Firefox"}} {
 		r := s.run(t, args...)
-		if r.code != 1 || !strings.Contains(r.stderr, "not permitted") || !strings.Contains(r.stderr, "locked") {
+		if r.code != 1 || !strings.Contains(r.stderr, "not now") || !strings.Contains(r.stderr, "locked") {
 			t.Errorf("at level locked, want exit 1 naming the level, got %v", r)
 		}
 	}
@@ -177,36 +178,79 @@ func TestBreakGlassJSONReportsTheWait(t *testing.T) {
 	contains(t, "status", s.ok(t, "status"), "break-glass", "hold started")
 }
 
-// A refused call exits 1 and prints the daemon's message as is.
-func TestRefusalsExit1WithTheDaemonsMessage(t *testing.T) {
+// A refused call exits 1, a refused argument 2, and both are said in the
+// CLI's words: commands, flags and durations as typed, never the D-Bus
+// method or argument names the daemon's message uses for programs.
+func TestRefusalsAreSaidInCommandsAndFlags(t *testing.T) {
 	s := startDaemon(t, "")
 	for _, c := range []struct {
 		args []string
+		code int
 		says []string
 	}{
-		{[]string{"end"}, []string{"End is not permitted", "retrying will not help", "What works now"}},
-		{[]string{"complete"}, []string{"Complete is not permitted"}},
-		{[]string{"start", "x", "--done-when", "y", "--for", "25h"}, []string{"timebox"}},
-		{[]string{"start", "   ", "--done-when", "y", "--for", "1m"}, []string{"next_action"}},
-		{[]string{"history", "--limit", "5000"}, []string{"limit"}},
-		{[]string{"start", "x", "--done-when", "y", "--for", "1m", "--allow", "Emacs", "--allow", "firefox:*[GitHub"},
-			[]string{`allowed_classes entry 2 "firefox:*[GitHub" is not a valid entry: the title pattern has a [ that is never closed`, "CLASS:TITLE-GLOB"}},
-		{[]string{"allow", "firefox:"}, []string{`window_class "firefox:" is not a valid entry: the title pattern after ':' is empty`}},
+		{[]string{"end"}, 1, []string{"antidrift end: not now: there is no session, and antidrift end works only when a session is in review.",
+			"retrying will not help", "What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report."}},
+		{[]string{"complete"}, 1, []string{"antidrift complete: not now: there is no session", "works only when a session is active"}},
+		{[]string{"start", "   ", "--done-when", "y", "--for", "1m"}, 2, []string{"NEXT_ACTION must not be empty"}},
+		{[]string{"history", "--limit", "5000"}, 2, []string{"--limit must be at most 1000; got 5000"}},
+		{[]string{"start", "x", "--done-when", "y", "--for", "1m", "--allow", "Emacs", "--allow", "firefox:*[GitHub"}, 2,
+			[]string{`--allow "firefox:*[GitHub" is not a valid entry: the title pattern has a [ that is never closed`, "CLASS:TITLE-GLOB"}},
+		{[]string{"allow", "firefox:"}, 2, []string{`CLASS "firefox:" is not a valid entry: the title pattern after ':' is empty`}},
 	} {
 		r := s.run(t, c.args...)
-		if r.code != 1 || r.stdout != "" {
-			t.Errorf("want exit 1 and nothing on stdout, got %v", r)
+		if r.code != c.code || r.stdout != "" {
+			t.Errorf("want exit %d and nothing on stdout, got %v", c.code, r)
 		}
 		contains(t, "stderr of "+strings.Join(c.args, " "), r.stderr, c.says...)
-		if strings.HasPrefix(r.stderr, "antidrift") {
-			t.Errorf("the daemon's message was not printed as is: %q", r.stderr)
+		speaksCLI(t, r)
+	}
+
+	s.ok(t, "start", "write the intro", "--done-when", "committed", "--for", "23h")
+	r := s.run(t, "extend", "2h")
+	if r.code != 2 {
+		t.Errorf("extending past 24h: want exit 2, got %v", r)
+	}
+	contains(t, "extend past 24h", r.stderr, "DURATION: extending by 2h would make the timebox 25h; a session is at most 24 hours")
+	speaksCLI(t, r)
+
+	// busctl, a program, gets the precise names.
+	s.ok(t, "complete")
+	s.ok(t, "end")
+	if _, err := s.d.Busctl(t, "call", "End"); err == nil || !strings.Contains(err.Error(), "End is not permitted") {
+		t.Errorf("busctl call End with no session: %v", err)
+	}
+}
+
+// speaksCLI fails if r's output names a D-Bus method of the daemon's
+// interface or one of their arguments.
+func speaksCLI(t *testing.T, r result) {
+	t.Helper()
+	out := r.stdout + r.stderr
+	for _, name := range interfaceNames(t) {
+		if regexp.MustCompile(`\b` + name + `\b`).MatchString(out) {
+			t.Errorf("%v\nnames %s, a D-Bus name, not a command or flag", r, name)
 		}
 	}
-	// The same message busctl gets.
-	_, err := s.d.Busctl(t, "call", "End")
-	if r := s.run(t, "end"); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(r.stderr)) {
-		t.Errorf("busctl said %v; antidrift end said %q", err, r.stderr)
+	if strings.Contains(out, "org.antidrift") {
+		t.Errorf("%v\nnames the bus interface", r)
 	}
+}
+
+// interfaceNames are the methods of the interface XML and those of their
+// arguments no English sentence would use: snake_case, and secs
+// (reason, level and limit are words too).
+func interfaceNames(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	for _, m := range regexp.MustCompile(`<(method|arg) name="(\w+)"`).FindAllStringSubmatch(dist.InterfaceXML, -1) {
+		if m[1] == "method" || strings.Contains(m[2], "_") || m[2] == "secs" {
+			names = append(names, m[2])
+		}
+	}
+	if len(names) < 15 {
+		t.Fatalf("only %d names in the interface XML: %v", len(names), names)
+	}
+	return names
 }
 
 // Usage errors exit 2 before anything is sent: the bus here is a dead
@@ -219,28 +263,37 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}{
 		{nil, "no command given"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"start", "write", "--done-when", "x"}, "--for DURATION is required"},
-		{[]string{"start", "write", "--done-when", "x", "--for", "banana"}, `invalid value "banana" for flag --for: not a duration`},
-		{[]string{"start", "write", "--done-when", "x", "--for", "300ms"}, "at least 1s"},
-		{[]string{"start", "write", "--done-when", "x", "--for"}, "flag needs an argument: --for"},
+		{[]string{"start", "write", "--done-when", "x"}, "missing --for DURATION"},
+		{[]string{"start", "write intro"}, "missing --done-when TEXT (how will you know it is done?) and --for DURATION (the timebox, e.g. --for 25m)"},
+		{[]string{"start"}, "missing NEXT_ACTION (what you will do), --done-when TEXT"},
+		{[]string{"start", "write", "--done-when", "x", "--for", "banana"}, "--for banana: not a duration"},
+		{[]string{"start", "write", "--done-when", "x", "--for", "300ms"}, "--for 300ms: too short: at least 1s"},
+		{[]string{"start", "write", "--done-when", "x", "--for", "99h"}, "--for 99h: too long: a session is at most 24h"},
+		{[]string{"start", "write", "--done-when", "x", "--for"}, "--for needs a value: --for DURATION"},
 		{[]string{"start", "--done-when", "x", "--for", "25m"}, "missing NEXT_ACTION"},
-		{[]string{"start", "write", "--for", "25m"}, "--done-when TEXT is required"},
+		{[]string{"start", "write", "--for", "25m"}, "missing --done-when TEXT"},
+		{[]string{"start", "x", "--done-when", "y", "--timebox", "25m"}, "unknown flag --timebox (did you mean --for?)"},
+		{[]string{"start", "x", "-done-whn", "y", "--for", "25m"}, "unknown flag --done-whn (did you mean --done-when?)"},
 		{[]string{"start", "write", "--done-when", "x", "--for", "25m", "--enforce", "strict"}, `level "strict": want one of observe, warn, block, locked`},
 		{[]string{"extend"}, "missing DURATION"},
-		{[]string{"extend", "ten minutes"}, `DURATION "ten minutes": not a duration`},
+		{[]string{"extend", "ten minutes"}, `DURATION ten minutes: not a duration`},
+		{[]string{"extend", "30h"}, "DURATION 30h: too long: a session is at most 24h"},
 		{[]string{"enforce", "loud"}, `level "loud"`},
 		{[]string{"allow"}, "missing CLASS"},
 		{[]string{"break-glass"}, "missing REASON"},
 		{[]string{"complete", "now"}, `unexpected argument "now"`},
 		{[]string{"status", "--format", "xml"}, `--format "xml"`},
 		{[]string{"status", "--json", "--format", "waybar"}, "disagree"},
-		{[]string{"status", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"status", "--bogus"}, "unknown flag --bogus (the flags are --follow, --format, --json, --wait-change)"},
 		{[]string{"history", "--limit", "many"}, `invalid value "many" for flag --limit`},
 		{[]string{"help", "frobnicate"}, `unknown command "frobnicate"`},
 	} {
 		r := cli(t, env, c.args...)
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.says) || !strings.Contains(r.stderr, "usage: antidrift") {
 			t.Errorf("want exit 2 saying %q and the usage line, got %v", c.says, r)
+		}
+		if strings.Contains(r.stderr, " -") && regexp.MustCompile(`(^|\s)-[a-z]{2,}`).MatchString(r.stderr) {
+			t.Errorf("a flag named with one dash:\n%s", r.stderr)
 		}
 	}
 }
@@ -302,7 +355,7 @@ func TestStatusStartsTheDaemonThroughActivation(t *testing.T) {
 		t.Fatalf("org.antidrift owned by %d before any call", pid)
 	}
 	r := cli(t, bus.Env(), "status")
-	if r.code != 0 || !strings.Contains(r.stdout, "locked") || !strings.Contains(r.stdout, "no session") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "no session") {
 		t.Fatalf("status on a bus that can activate antidriftd: %v", r)
 	}
 	if bus.OwnerPID(t, "org.antidrift") == 0 {
@@ -429,14 +482,14 @@ func TestFollowFormats(t *testing.T) {
 	}
 	jsonF.next(t, "a locked line", func(l string) bool { return state(l) == "locked" })
 	polybarF.next(t, "a locked line", func(l string) bool { return l == "no session" })
-	textF.next(t, "a locked line", func(l string) bool { return strings.HasPrefix(l, "locked") })
+	textF.next(t, "a locked line", func(l string) bool { return strings.HasPrefix(l, "no session") })
 
 	s.ok(t, "start", "50% of the %{F#f00}draft", "--done-when", "drafted", "--for", "90m")
 	jsonF.next(t, "an active line", func(l string) bool { return state(l) == "active" })
 	// Polybar would read %{…} as a formatting tag; it must come out escaped.
 	polybarF.next(t, "an active line", func(l string) bool { return l == "1h30m · 50% of the %%{F#f00}draft" })
 	textF.next(t, "an active line", func(l string) bool {
-		return strings.HasPrefix(l, "active · 50% of the %{F#f00}draft · 1h30m left")
+		return strings.HasPrefix(l, "active · 50% of the %{F#f00}draft · 1h30m left · drift unknown · window")
 	})
 	for _, f := range []*follower{jsonF, polybarF, textF} {
 		if code := f.stop(t, syscall.SIGTERM); code != 0 {

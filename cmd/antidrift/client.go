@@ -22,8 +22,18 @@ const (
 
 // callTimeout bounds one call, bus activation included (dbus-daemon gives a
 // starting service 25 s). A daemon that takes longer is as good as
-// unreachable for a person at a prompt.
+// unreachable for a person at a prompt. ANTIDRIFT_TIMEOUT (a duration)
+// changes it, for scripts that would rather give up sooner.
 const callTimeout = 40 * time.Second
+
+// timeout is callTimeout, or ANTIDRIFT_TIMEOUT when that is a positive
+// duration.
+func timeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("ANTIDRIFT_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return callTimeout
+}
 
 // howToStart ends every "cannot reach the daemon" message.
 const howToStart = `Start it with: systemctl --user start antidrift
@@ -65,17 +75,69 @@ func (c *client) call(method string, args []any, reply ...any) error {
 	if !strings.Contains(method, ".") {
 		method = iface + "." + method
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, callTimeout)
+	wait := timeout()
+	ctx, cancel := context.WithTimeout(c.ctx, wait)
 	defer cancel()
 	call := c.obj.CallWithContext(ctx, method, c.flags, args...)
 	if call.Err != nil {
-		return callError(call.Err)
+		if c.ctx.Err() == nil && isNoAnswer(call.Err) {
+			return c.hung(wait)
+		}
+		return callError(strings.TrimPrefix(method, iface+"."), call.Err)
 	}
 	if err := call.Store(reply...); err != nil {
 		// The daemon answered with the wrong types: not one this CLI knows.
 		return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift: unexpected reply to %s: %v (is antidriftd the same version as antidrift %s?)", method, err, version)}
 	}
 	return nil
+}
+
+// isNoAnswer reports whether err means the call went out and no answer
+// came back in time: this CLI's timeout, or the bus's.
+func isNoAnswer(err error) bool {
+	var e dbus.Error
+	return errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &e) && (e.Name == "org.freedesktop.DBus.Error.NoReply" || e.Name == "org.freedesktop.DBus.Error.TimedOut")
+}
+
+// hung is the error for a call that got no answer within wait. When
+// someone owns org.antidrift, the daemon is there but not answering
+// (stopped with SIGSTOP or a debugger, or stuck), and starting it is the
+// wrong advice: the bus says who it is, /proc whether it is stopped.
+func (c *client) hung(wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	waited := exact(uint64(wait.Round(time.Second) / time.Second))
+	var pid uint32
+	err := c.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, busName).Store(&pid)
+	if err != nil || pid == 0 {
+		return unreachable("antidriftd did not answer within %s", waited)
+	}
+	advice := fmt.Sprintf("It is running (pid %d) but not answering. See what it is doing:\n"+
+		"    systemctl --user status antidrift; journalctl --user -u antidrift -n 50\n"+
+		"If it stays stuck, restart it (the session survives a restart):\n"+
+		"    systemctl --user restart antidrift   (or: kill %d; the next call starts it again)", pid, pid)
+	if processStopped(pid) {
+		advice = fmt.Sprintf("It is stopped (pid %d is in state T: SIGSTOP, Ctrl-Z or a debugger). Resume it with:\n"+
+			"    kill -CONT %d", pid, pid)
+	}
+	return &exitError{code: exitUnreachable, msg: fmt.Sprintf("antidrift: antidriftd did not answer within %s.\n%s", waited, advice)}
+}
+
+// processStopped reports whether pid is stopped (state T or t in
+// /proc/PID/stat). The state follows the command name, which is in
+// parentheses and may itself hold any character, so it is found after the
+// last ')'.
+func processStopped(pid uint32) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 || i+2 >= len(data) {
+		return false
+	}
+	return data[i+2] == 'T' || data[i+2] == 't'
 }
 
 // properties reads every property of the daemon's object. As a method call
@@ -102,12 +164,12 @@ var busErrorsUnreachable = []string{
 	"org.freedesktop.DBus.Error.Spawn.",
 }
 
-// callError maps a failed call to an exit code. The daemon's own errors
-// (org.antidrift.Error.*) are refusals: exit 1 with the message exactly as
-// the daemon wrote it, because it already says what refused, why, and what
-// works now. Bus errors about reaching the daemon, and transport failures,
-// are exit 3 with how to start it.
-func callError(err error) error {
+// callError maps a failed call of method to an exit code and words. The
+// daemon's own errors (org.antidrift.Error.*) are refusals, said in this
+// CLI's words (speak.go): an argument it refused is a usage error (exit 2),
+// anything else exit 1. Bus errors about reaching the daemon, and
+// transport failures, are exit 3 with how to start it.
+func callError(method string, err error) error {
 	// godbus returns dbus.Error by value; accept a pointer too.
 	var (
 		e  dbus.Error
@@ -117,20 +179,37 @@ func callError(err error) error {
 	case errors.As(err, &e):
 	case errors.As(err, &pe):
 		e = *pe
-	case errors.Is(err, context.DeadlineExceeded):
-		return unreachable("antidriftd did not answer within %v", callTimeout)
 	default:
 		return unreachable("%v", err)
 	}
+	cmd := commandOf(method)
 	switch {
+	case e.Name == "org.antidrift.Error.NotPermitted" && cmd != nil:
+		return refusal(method, e.Error())
+	case e.Name == "org.antidrift.Error.InvalidArgument" && cmd != nil:
+		return cmd.invalidArgument(method, e.Error())
 	case strings.HasPrefix(e.Name, "org.antidrift.Error."):
-		return &exitError{code: exitRefused, msg: e.Error()}
+		prefix := "antidrift"
+		if cmd != nil {
+			prefix += " " + cmd.name
+		}
+		return &exitError{code: exitRefused, msg: prefix + ": " + inCommands(e.Error())}
 	case isUnreachable(e.Name):
 		return unreachable("%s (%s)", e.Error(), e.Name)
 	default:
 		// E.g. UnknownMethod from a daemon older than this CLI.
 		return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift: %s: %s", e.Name, e.Error())}
 	}
+}
+
+// commandOf is the command that calls method, or nil.
+func commandOf(method string) *command {
+	for _, c := range commands {
+		if c.method == method {
+			return c
+		}
+	}
+	return nil
 }
 
 func isUnreachable(name string) bool {

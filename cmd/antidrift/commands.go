@@ -80,7 +80,7 @@ func textArg(x *invocation) (any, error) { return x.arg(), nil }
 func durationArg(x *invocation) (any, error) {
 	secs, err := parseSeconds(x.arg())
 	if err != nil {
-		return nil, x.cmd.usageError("DURATION %q: %v", x.arg(), err)
+		return nil, x.cmd.usageError("DURATION %s: %v", x.arg(), err)
 	}
 	return secs, nil
 }
@@ -92,10 +92,10 @@ func levelArg(x *invocation) (any, error) {
 	return x.arg(), nil
 }
 
-// voidCmd is a command for a method that returns nothing: it calls method
-// with its argument (if arg is not nil), then reads the status and says
-// what changed — or, with --json, prints the whole status.
-func voidCmd(method string, arg argFunc) func(*flag.FlagSet) func(*invocation) error {
+// voidCmd is a command for a method that returns nothing: it calls the
+// command's method with its argument (if arg is not nil), then reads the
+// status and says what changed — or, with --json, prints the whole status.
+func voidCmd(arg argFunc) func(*flag.FlagSet) func(*invocation) error {
 	return func(*flag.FlagSet) func(*invocation) error {
 		return func(x *invocation) error {
 			var args []any
@@ -106,10 +106,10 @@ func voidCmd(method string, arg argFunc) func(*flag.FlagSet) func(*invocation) e
 				}
 				args = []any{a}
 			}
-			if err := x.call(method, args); err != nil {
+			if err := x.call(x.cmd.method, args); err != nil {
 				return err
 			}
-			return x.showChange(method)
+			return x.showChange(x.cmd.method)
 		}
 	}
 }
@@ -130,24 +130,36 @@ func (x *invocation) showChange(method string) error {
 
 func setupStart(fs *flag.FlagSet) func(*invocation) error {
 	doneWhen := fs.String("done-when", "", "the success condition: `TEXT` saying how you will know it is done (required)")
-	var timebox secondsFlag
-	fs.Var(&timebox, "for", "the timebox, a `DURATION` such as 25m or 1h30m (required)")
+	timebox := fs.String("for", "", "the timebox, a `DURATION` such as 25m or 1h30m, at most 24h (required)")
 	var allow listFlag
 	fs.Var(&allow, "allow", "a window `CLASS` (or CLASS:TITLE-GLOB, e.g. firefox:*GitHub*) that counts as on task; repeat for more (default: the configured classes)")
 	level := fs.String("enforce", "", "the enforcement `LEVEL`: "+strings.Join(levels, ", ")+" (default: the planned or configured level)")
 	return func(x *invocation) error {
-		switch {
-		case !timebox.set:
-			return x.cmd.usageError("--for DURATION is required (the timebox, e.g. --for 25m)")
-		case strings.TrimSpace(*doneWhen) == "":
-			return x.cmd.usageError("--done-when TEXT is required (how will you know it is done?)")
-		case *level != "":
+		// Everything missing is named at once: one try to get it right.
+		var missing []string
+		if x.arg() == "" {
+			missing = append(missing, "NEXT_ACTION (what you will do)")
+		}
+		if strings.TrimSpace(*doneWhen) == "" {
+			missing = append(missing, "--done-when TEXT (how will you know it is done?)")
+		}
+		if *timebox == "" {
+			missing = append(missing, "--for DURATION (the timebox, e.g. --for 25m)")
+		}
+		if len(missing) > 0 {
+			return x.cmd.usageError("missing %s", joinAnd(missing))
+		}
+		secs, err := parseSeconds(*timebox)
+		if err != nil {
+			return x.cmd.usageError("--for %s: %v", *timebox, err)
+		}
+		if *level != "" {
 			if err := checkLevel(*level); err != nil {
 				return x.cmd.usageError("--enforce: %v", err)
 			}
 		}
 		var id string
-		if err := x.call("Start", []any{x.arg(), *doneWhen, timebox.secs, *level, append([]string{}, allow...)}, &id); err != nil {
+		if err := x.call("Start", []any{x.arg(), *doneWhen, secs, *level, append([]string{}, allow...)}, &id); err != nil {
 			return err
 		}
 		if x.json {
@@ -155,6 +167,14 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 		}
 		return x.showChange("Start")
 	}
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // formats are status's output formats.
@@ -265,7 +285,7 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 }
 
 func setupVerify(fs *flag.FlagSet) func(*invocation) error {
-	withJournal := fs.Bool("journal", false, "also check every head the journal recorded at a seal (journalctl) against audit.jsonl")
+	withJournal := fs.Bool("journal", false, "also check every head the journal recorded at a seal (journalctl) against audit.jsonl; when no journal is reachable it says so, and the exit code is the rest's")
 	stateDir := fs.String("state-dir", "", "where audit.jsonl is, for --journal (default the daemon's, $XDG_STATE_HOME/antidrift)")
 	return func(x *invocation) error {
 		var (
@@ -322,14 +342,16 @@ func checkJournal(stateDir string) (missing []string, reached bool, note string,
 	}
 	heads, jerr := readJournalHeads()
 	if jerr != nil {
-		return nil, false, fmt.Sprintf("No journal was reachable (%v): the heads it recorded were not checked; the rest was.", jerr), nil
+		return nil, false, fmt.Sprintf("No journal was reachable: %v.\nThe heads a journal records at each seal were NOT checked; audit.jsonl and state.json were.", jerr), nil
 	}
 	file, err := chainHeads(path)
 	if err != nil {
 		return nil, true, "", unreachable("cannot read %s: %v", path, err)
 	}
 	missing = missingHeads(heads, file)
-	if len(missing) == 0 {
+	if len(missing) == 0 && len(heads) == 0 {
+		note = "The journal holds no seals (it was vacuumed, or nothing was sealed while it ran); audit.jsonl and state.json were checked."
+	} else if len(missing) == 0 {
 		note = fmt.Sprintf("The journal recorded %d %s; audit.jsonl holds every one.", len(heads), plural(len(heads), "seal", "seals"))
 	}
 	return missing, true, note, nil
@@ -356,36 +378,25 @@ func setupHelp(*flag.FlagSet) func(*invocation) error {
 	}
 }
 
+// maxDuration is the longest timebox, and the longest extension: the
+// daemon's limit (a session is at most 24 hours), checked here too so that
+// a slip of the keyboard is a usage error that needs no daemon.
+const maxDuration = 24 * time.Hour
+
 // parseSeconds parses a duration (time.ParseDuration syntax) into whole
-// seconds, which is what the API takes.
+// seconds, which is what the API takes. Its errors follow the text as the
+// person typed it ("--for 99h: ...").
 func parseSeconds(s string) (uint64, error) {
 	d, err := time.ParseDuration(s)
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, fmt.Errorf("not a duration (use e.g. 90s, 25m, 1h30m)")
-	}
-	if d < time.Second {
+	case d < time.Second:
 		return 0, fmt.Errorf("too short: at least 1s")
+	case d > maxDuration:
+		return 0, fmt.Errorf("too long: a session is at most 24h")
 	}
 	return uint64(d.Round(time.Second) / time.Second), nil
-}
-
-// secondsFlag is a duration flag held as whole seconds.
-type secondsFlag struct {
-	secs uint64
-	set  bool
-}
-
-func (f *secondsFlag) String() string {
-	if f == nil || !f.set {
-		return ""
-	}
-	return (time.Duration(f.secs) * time.Second).String()
-}
-
-func (f *secondsFlag) Set(s string) (err error) {
-	f.secs, err = parseSeconds(s)
-	f.set = err == nil
-	return err
 }
 
 // listFlag collects a repeated flag.

@@ -144,7 +144,8 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	}
 	switch s.State {
 	case "locked":
-		fmt.Fprintf(&b, "%s  no session\n", p.bold("locked"))
+		// Not "locked": that is also an enforcement level.
+		fmt.Fprintf(&b, "%s\n", p.bold("no session"))
 		row("start one", "antidrift start NEXT_ACTION --done-when TEXT --for 25m")
 	case "planning":
 		fmt.Fprintf(&b, "%s  nothing committed yet\n", p.bold("planning"))
@@ -155,7 +156,7 @@ func statusText(s *status, now time.Time, o textOpts) string {
 		row("done when", "%s", s.SuccessCondition)
 		row("time left", "%s of %s (until %s)", left(s.left(now)), exact(s.TimeboxSeconds),
 			time.Unix(s.Deadline, 0).Format("15:04"))
-		drift := strings.ReplaceAll(s.Drift, "_", " ")
+		drift := driftText(s.Drift)
 		switch {
 		case s.Drift == "drifting":
 			drift = p.red(drift)
@@ -206,6 +207,18 @@ func statusText(s *status, now time.Time, o textOpts) string {
 		}
 	}
 	return b.String()
+}
+
+// driftText is the Drift property in words that stand alone on a line:
+// "on task", "drifting", "drift unknown" (a bare "unknown" says not what).
+func driftText(drift string) string {
+	switch drift {
+	case service.DriftUnknown, "":
+		return "drift unknown"
+	case service.DriftOnTask:
+		return "on task"
+	}
+	return strings.ReplaceAll(drift, "_", " ")
 }
 
 func windowText(s *status) string {
@@ -292,8 +305,10 @@ func textLine(s *status, now time.Time) string {
 	}
 	parts := []string{s.State}
 	switch s.State {
+	case "locked":
+		parts = []string{"no session"}
 	case "active":
-		parts = append(parts, s.NextAction, service.ShortLeft(s.left(now))+" left", strings.ReplaceAll(s.Drift, "_", " "))
+		parts = append(parts, s.NextAction, service.ShortLeft(s.left(now))+" left", driftText(s.Drift))
 	case "review":
 		parts = append(parts, s.NextAction, s.Outcome)
 	}

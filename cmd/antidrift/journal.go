@@ -41,7 +41,28 @@ func readJournalHeads() ([]journalHead, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journalctl failed (%v): %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	return parseJournalHeads(out)
+	heads, err := parseJournalHeads(out)
+	if err != nil || len(heads) > 0 {
+		return heads, err
+	}
+	// No seal in the journal. journalctl says the same when there is no
+	// journal at all (no journald, a container), and "the journal recorded
+	// 0 seals" would then read like a check that passed.
+	return nil, noJournal()
+}
+
+// noJournal is nil when journalctl shows any entry of this user at all
+// (a journal is there; it recorded no seal), else why no journal is
+// reachable.
+func noJournal() error {
+	out, err := exec.Command("journalctl", "--no-pager", "--quiet", "-n", "1", "-o", "cat", "_UID="+strconv.Itoa(os.Getuid())).Output()
+	if err == nil && len(bytes.TrimSpace(out)) > 0 {
+		return nil
+	}
+	if _, err := os.Stat("/run/systemd/journal/socket"); err != nil {
+		return errors.New("systemd-journald is not running here (no /run/systemd/journal/socket) and journalctl finds no entries of yours")
+	}
+	return errors.New("journalctl finds no entries of yours (is your user's journal kept? see Storage= in journald.conf)")
 }
 
 // parseJournalHeads reads journalctl -o json output: one object per line,

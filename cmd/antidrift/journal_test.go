@@ -53,3 +53,24 @@ func TestChainHeadsDoesNotFollowALink(t *testing.T) {
 		t.Errorf("chainHeads through a link: %v, %v", heads, err)
 	}
 }
+
+// Where no journal runs, verify --journal says so instead of "the journal
+// recorded 0 seals", and exits by what it could check.
+func TestVerifyJournalSaysWhenNoJournalIsReachable(t *testing.T) {
+	if _, err := os.Stat("/run/systemd/journal/socket"); err == nil {
+		t.Skip("systemd-journald runs here; TestJournalHasStructuredFieldsAndNoTitles (cmd/antidriftd) checks verify --journal against it")
+	}
+	s := startDaemon(t, "")
+	s.ok(t, "start", "write", "--done-when", "done", "--for", "10m")
+	s.ok(t, "complete")
+	s.ok(t, "end")
+	out := s.ok(t, "verify", "--journal", "--state-dir", s.d.StateDir)
+	contains(t, "verify --journal", out, "No journal was reachable", "NOT checked", "The audit log is intact: 1 entry")
+	if strings.Contains(out, "recorded 0 seals") {
+		t.Errorf("verify --journal reads like a passed check:\n%s", out)
+	}
+	v := okJSON[map[string]any](t, s, "verify", "--journal", "--state-dir", s.d.StateDir)
+	if j, _ := v["journal"].(map[string]any); j == nil || j["checked"] != false || !strings.Contains(j["note"].(string), "No journal was reachable") {
+		t.Errorf("verify --journal --json: %v", v)
+	}
+}

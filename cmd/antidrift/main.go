@@ -3,9 +3,10 @@
 // D-Bus API (org.antidrift.Session1). Every decision is the daemon's; this
 // command parses arguments, makes one call and prints the answer.
 //
-// Exit codes: 0 done; 1 the daemon refused (its message is printed as is) or
-// the audit chain is broken (verify); 2 usage; 3 the daemon cannot be
-// reached.
+// Exit codes: 0 done; 1 the daemon refused (said in commands and flags,
+// speak.go) or the audit chain is broken (verify); 2 usage, including an
+// argument the daemon refused; 3 the daemon cannot be reached or does not
+// answer.
 package main
 
 import (
@@ -45,9 +46,13 @@ type command struct {
 	name     string
 	synopsis string // what follows the name in the usage line
 	summary  string
-	minArgs  int
-	maxArgs  int
-	setup    func(fs *flag.FlagSet) func(x *invocation) error
+	// method is the org.antidrift.Session1 method the command calls, ""
+	// for none: how the daemon's refusals, which name methods, are said
+	// back in commands (speak.go).
+	method  string
+	minArgs int
+	maxArgs int
+	setup   func(fs *flag.FlagSet) func(x *invocation) error
 }
 
 // commands in the order a session uses them; help lists them this way.
@@ -55,24 +60,24 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "plan", summary: "start planning: nothing is committed yet (then enforce LEVEL, start)", setup: voidCmd("Plan", nil)},
-		{name: "cancel-plan", summary: "leave planning without starting", setup: voidCmd("CancelPlan", nil)},
-		{name: "start", synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL]",
-			summary: "commit to one next action for a timebox (DURATION like 25m, 1h30m)", minArgs: 1, maxArgs: -1, setup: setupStart},
+		{name: "plan", method: "Plan", summary: "start planning: nothing is committed yet (then enforce LEVEL, start)", setup: voidCmd(nil)},
+		{name: "cancel-plan", method: "CancelPlan", summary: "leave planning without starting", setup: voidCmd(nil)},
+		{name: "start", method: "Start", synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL]",
+			summary: "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)", maxArgs: -1, setup: setupStart},
 		{name: "status", synopsis: "[--follow] [--format text|json|waybar|polybar]",
 			summary: "show the session; --follow prints a line on every change until interrupted", setup: setupStatus},
-		{name: "complete", summary: "the success condition is met: the session goes to review", setup: voidCmd("Complete", nil)},
-		{name: "abandon", synopsis: "[REASON]", summary: "give the session up: it goes to review", maxArgs: -1, setup: voidCmd("Abandon", textArg)},
-		{name: "extend", synopsis: "DURATION", summary: "add time to the session (or revive an expired one)", minArgs: 1, maxArgs: 1, setup: voidCmd("Extend", durationArg)},
-		{name: "end", summary: "seal the reviewed session into the audit log; prints its hash", setup: setupEnd},
-		{name: "refocus", summary: "acknowledge drift: back to the next action", setup: voidCmd("Refocus", nil)},
-		{name: "allow", synopsis: "CLASS[:TITLE-GLOB]", summary: "count a window class (or its matching titles) as on task for this session", minArgs: 1, maxArgs: 1, setup: voidCmd("Allow", textArg)},
-		{name: "enforce", synopsis: "LEVEL", summary: "set the enforcement level: " + strings.Join(levels, ", "), minArgs: 1, maxArgs: 1, setup: voidCmd("SetEnforcement", levelArg)},
-		{name: "break-glass", synopsis: "REASON", summary: "at level locked: start the hold after which abandon is permitted", minArgs: 1, maxArgs: -1, setup: setupBreakGlass},
-		{name: "history", synopsis: "[--limit N]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},
-		{name: "report", synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--state-dir DIR]",
+		{name: "complete", method: "Complete", summary: "the success condition is met: the session goes to review", setup: voidCmd(nil)},
+		{name: "abandon", method: "Abandon", synopsis: "[REASON]", summary: "give the session up: it goes to review", maxArgs: -1, setup: voidCmd(textArg)},
+		{name: "extend", method: "Extend", synopsis: "DURATION", summary: "add time to the session (or revive an expired one)", minArgs: 1, maxArgs: 1, setup: voidCmd(durationArg)},
+		{name: "end", method: "End", summary: "seal the reviewed session into the audit log; prints its hash", setup: setupEnd},
+		{name: "refocus", method: "Refocus", summary: "acknowledge drift: back to the next action", setup: voidCmd(nil)},
+		{name: "allow", method: "Allow", synopsis: "CLASS[:TITLE-GLOB]", summary: "count a window class (or its matching titles) as on task for this session", minArgs: 1, maxArgs: 1, setup: voidCmd(textArg)},
+		{name: "enforce", method: "SetEnforcement", synopsis: "LEVEL", summary: "set the enforcement level: " + strings.Join(levels, ", "), minArgs: 1, maxArgs: 1, setup: voidCmd(levelArg)},
+		{name: "break-glass", method: "BreakGlass", synopsis: "REASON", summary: "at level locked: start the hold after which abandon is permitted", minArgs: 1, maxArgs: -1, setup: setupBreakGlass},
+		{name: "history", method: "History", synopsis: "[--limit N]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},
+		{name: "report", method: "Report", synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--state-dir DIR]",
 			summary: "see the week: totals, days, sessions and windows, as text, JSON or an HTML page (reads the state directory; no daemon needed)", setup: setupReport},
-		{name: "verify", summary: "check the audit log's hash chain; exits 1 if it is broken", setup: setupVerify},
+		{name: "verify", method: "VerifyAudit", synopsis: "[--journal [--state-dir DIR]]", summary: "check the audit log's hash chain; exits 1 if it is broken", setup: setupVerify},
 		{name: "help", synopsis: "[COMMAND]", summary: "show this help, or a command's", maxArgs: 1, setup: setupHelp},
 	}
 }
@@ -143,8 +148,7 @@ func (c *command) run(args []string, stdout io.Writer) error {
 		return nil
 	}
 	if err != nil {
-		// The flag package names flags with one dash; the docs use two.
-		return c.usageError("%s", strings.Replace(err.Error(), " flag -", " flag --", 1))
+		return c.usageError("%v", err)
 	}
 	switch {
 	case len(pos) < c.minArgs:
@@ -178,23 +182,102 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			continue
 		}
 		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		// A flag that takes a value takes the next argument with it.
-		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
-			if i+1 == len(args) {
-				return nil, fmt.Errorf("flag needs an argument: %s", a)
-			}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		switch {
+		case f == nil && (name == "h" || name == "help"):
+			return nil, flag.ErrHelp
+		case f == nil:
+			return nil, unknownFlag(fs, name)
+		case hasValue || isBoolFlag(f):
+		case i+1 == len(args):
+			return nil, fmt.Errorf("--%s needs a value: --%s %s", name, name, valueName(f))
+		default:
+			// A flag that takes a value takes the next argument with it.
 			i++
 			flags = append(flags, args[i])
 		}
 	}
 	if err := fs.Parse(append(append(flags, "--"), positional...)); err != nil {
-		return nil, err
+		// Only a value the flag's Set refused gets here; the flag package
+		// names flags with one dash, the docs with two.
+		return nil, errors.New(strings.Replace(err.Error(), " flag -", " flag --", 1))
 	}
 	return fs.Args(), nil
+}
+
+// unknownFlag says name is not one of fs's flags, and which one the person
+// may have meant: a near spelling, or a flag other tools use for the same
+// thing (--timebox for --for).
+func unknownFlag(fs *flag.FlagSet, name string) error {
+	msg := "unknown flag --" + name
+	if guess := closestFlag(fs, name); guess != "" {
+		msg += " (did you mean --" + guess + "?)"
+	} else {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+		msg += " (the flags are " + strings.Join(names, ", ") + ")"
+	}
+	return errors.New(msg)
+}
+
+// flagSynonyms are words people reach for, by the flag that means them.
+var flagSynonyms = map[string][]string{
+	"for":       {"timebox", "time", "duration", "minutes", "mins", "t"},
+	"done-when": {"done", "when", "success", "success-condition", "until", "goal"},
+	"enforce":   {"level", "enforcement", "mode"},
+	"allow":     {"allowed", "class", "allow-class", "whitelist", "allowlist"},
+	"limit":     {"n", "count", "max"},
+	"state-dir": {"dir", "statedir", "state"},
+	"format":    {"output", "o"},
+}
+
+// closestFlag is the flag of fs that name most likely meant, or "".
+func closestFlag(fs *flag.FlagSet, name string) string {
+	lower := strings.ToLower(name)
+	for flagName, words := range flagSynonyms {
+		if fs.Lookup(flagName) != nil && slices.Contains(words, lower) {
+			return flagName
+		}
+	}
+	best, bestDist := "", 3 // at most two edits away
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(lower, f.Name)
+		if len(lower) >= 2 && strings.HasPrefix(f.Name, lower) {
+			d = min(d, 1) // --done for --done-when
+		}
+		if d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// valueName is what a flag's value is called in its help (DURATION, TEXT).
+func valueName(f *flag.Flag) string {
+	name, _ := flag.UnquoteUsage(f)
+	return name
 }
 
 func isBoolFlag(f *flag.Flag) bool {
@@ -250,7 +333,9 @@ Example:
   antidrift start "write the intro" --done-when "intro is committed" --for 25m --allow Emacs
 
 Exit codes: 0 done, 1 the daemon refused (or verify found the chain broken),
-2 usage error, 3 the daemon cannot be reached.
+2 usage error (also an argument the daemon refused), 3 the daemon cannot be
+reached or does not answer (ANTIDRIFT_TIMEOUT, default 40s, is how long the
+CLI waits).
 
 Also: antidrift --help, antidrift --version.
 `)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -46,6 +47,21 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 			if dir, err = persist.DefaultDir(); err != nil {
 				return err
 			}
+		}
+		// An empty report of a directory that is not there would read
+		// like an empty week.
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			why := "does not exist"
+			switch {
+			case err == nil:
+				why = "is not a directory"
+			case !errors.Is(err, os.ErrNotExist):
+				why = "cannot be read: " + err.Error()
+			}
+			if *stateDir != "" {
+				return x.cmd.usageError("--state-dir %s %s", dir, why)
+			}
+			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", dir, why)}
 		}
 		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
 		r, err := report.Build(persist.NewReader(dir), span, opts)

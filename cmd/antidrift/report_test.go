@@ -127,3 +127,22 @@ func TestReportWhileTheDaemonRuns(t *testing.T) {
 		}
 	}
 }
+
+// A state directory that is not there is said, not reported as an empty
+// week: a typo in --state-dir is a usage error, a missing default a
+// refusal naming the directory.
+func TestReportOfAMissingStateDirSaysSo(t *testing.T) {
+	typo := filepath.Join(t.TempDir(), "typo")
+	r := cli(t, noBus(), "report", "--state-dir", typo)
+	if r.code != exitUsage || r.stdout != "" {
+		t.Errorf("--state-dir of a missing directory: want exit 2 and no report, got %v", r)
+	}
+	contains(t, "stderr", r.stderr, "--state-dir "+typo+" does not exist")
+
+	home := t.TempDir()
+	r = cli(t, noBus("XDG_STATE_HOME="+home), "report")
+	if r.code != exitRefused || r.stdout != "" {
+		t.Errorf("no state directory yet: want exit 1 and no report, got %v", r)
+	}
+	contains(t, "stderr", r.stderr, filepath.Join(home, "antidrift")+" does not exist", "no session")
+}

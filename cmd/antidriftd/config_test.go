@@ -59,6 +59,12 @@ func TestBadConfigIsAProblemNotAFailure(t *testing.T) {
 	if !strings.Contains(problems, path+" line 2: drift_grace") || !strings.Contains(problems, "enforcment") {
 		t.Fatalf("Problems %s", problems)
 	}
+	// Logged once each: the journal is read by people.
+	for _, want := range []string{"line 2: drift_grace", "enforcment"} {
+		if n := strings.Count(d.Output(), want); n != 1 {
+			t.Errorf("the log has %q %d times, want once:\n%s", want, n, d.Output())
+		}
+	}
 	call(t, d, "Start", "sstsas", "a", "b", "60", "", "0")
 	if got := mustProp(t, d, "Enforcement"); got != `s "block"` {
 		t.Fatalf("the good key was lost: Enforcement %s", got)

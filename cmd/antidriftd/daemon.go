@@ -223,8 +223,7 @@ func (m *Main) loadConfig() (config.Config, []string) {
 	cfg, problems := config.Load(path)
 	var out []string
 	for _, p := range problems {
-		m.log.Warn("config: " + p.String())
-		out = append(out, p.String())
+		out = append(out, p.String()) // Run logs every startup problem, once
 	}
 	return cfg, out
 }
