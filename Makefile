@@ -228,7 +228,8 @@ install-user: build package-panels
 	if command -v kpackagetool6 >/dev/null 2>&1; then \
 		kpackagetool6 --type Plasma/Applet --upgrade $(PLASMOID_PKG) >/dev/null 2>&1 || \
 		kpackagetool6 --type Plasma/Applet --install $(PLASMOID_PKG); \
-	else $(call install_plasmoid,$(USER_DATA)/plasma/plasmoids); fi
+	else rm -rf $(USER_DATA)/plasma/plasmoids/$(PLASMOID) && install -d -m 0755 $(USER_DATA)/plasma/plasmoids && \
+		cp -R $(PANELS_STAGE)/$(PLASMOID) $(USER_DATA)/plasma/plasmoids/$(PLASMOID); fi
 	$(reload)
 	@echo "installed. The daemon starts on the first call to it (D-Bus activation);"
 	@echo "to start it with every graphical session:  systemctl --user enable --now antidrift"

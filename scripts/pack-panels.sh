@@ -19,6 +19,7 @@
 # copies them from. Entries are sorted and dated SOURCE_DATE_EPOCH (default:
 # 2000-01-01) so the same sources give the same bytes. Needs zip and msgfmt.
 set -eu
+umask 022
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: pack-panels.sh OUTDIR}
