@@ -69,10 +69,11 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 	if err := CopyTree(filepath.Join(testdataDir(), "gnome-shell", HarnessExtension), filepath.Join(g.extensionsDir(), HarnessExtension), 0o755, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	antidrift := false
 	for _, src := range extensions {
 		uuid := filepath.Base(src)
 		if src == AntidriftExtensionDir() {
-			installAntidriftExtension(t, g.extensionsDir())
+			antidrift = true
 		} else if err := CopyTree(src, filepath.Join(g.extensionsDir(), uuid), 0o755, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -93,6 +94,9 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 	}
 	if err := chownTree(g.dir, ShellUID); err != nil {
 		t.Fatal(err)
+	}
+	if antidrift {
+		g.InstallExtensionZip(t, PackExtension(t))
 	}
 	g.Conn = g.Bus.Dial(t)
 	g.Start(t)
@@ -247,18 +251,32 @@ func (g *GnomeShell) OpenWindow(t testing.TB, appID string, titles ...string) *W
 }
 
 // AntidriftExtensionDir is antidrift's GNOME Shell extension as the
-// checkout has it. Given to StartGnomeShell, it is installed as make
-// install does: its code, the interface XML its indicator's proxy is built
-// from, and its settings schema, compiled.
+// checkout has it. Given to StartGnomeShell, it is installed as a person
+// installs the zip from extensions.gnome.org: packed by make package-panels,
+// then gnome-extensions install, as the Shell's user.
 func AntidriftExtensionDir() string {
 	return filepath.Join(DistDir(), "gnome-shell", "antidrift@antidrift.github.io")
 }
 
-func installAntidriftExtension(t testing.TB, extensionsDir string) {
+// PackExtension runs make package-panels into a directory the rootfs sees
+// and returns the path of the extension's zip.
+func PackExtension(t testing.TB) string {
 	t.Helper()
-	out, err := exec.Command("make", "-s", "-C", filepath.Dir(DistDir()), "install-gnome-extension", "EXTENSIONS_DIR="+extensionsDir).CombinedOutput()
+	out := sharedTempDir(t)
+	b, err := exec.Command("make", "-s", "-C", filepath.Dir(DistDir()), "package-panels", "BUILDDIR="+out).CombinedOutput()
 	if err != nil {
-		t.Fatalf("make install-gnome-extension: %v\n%s", err, out)
+		t.Fatalf("make package-panels: %v\n%s", err, b)
+	}
+	return filepath.Join(out, filepath.Base(AntidriftExtensionDir())+".shell-extension.zip")
+}
+
+// InstallExtensionZip installs an extension's zip with gnome-extensions
+// install, into the Shell's user's extensions directory. The Shell finds it
+// when it next starts.
+func (g *GnomeShell) InstallExtensionZip(t testing.TB, zip string) {
+	t.Helper()
+	if out, err := g.RunProgram("gnome-extensions", "install", "--force", zip); err != nil {
+		t.Fatalf("gnome-extensions install %s: %v\n%s", zip, err, out)
 	}
 }
 
