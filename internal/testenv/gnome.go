@@ -39,6 +39,9 @@ type GnomeShell struct {
 	RuntimeDir string // XDG_RUNTIME_DIR: the Wayland socket is here
 	Display    string // WAYLAND_DISPLAY
 	Conn       *dbus.Conn
+	// ExtraEnv is added to Env: set before Start, e.g. LANGUAGE=de to
+	// start the Shell (again) in German.
+	ExtraEnv []string
 
 	dir  string
 	proc *Process
@@ -112,7 +115,7 @@ func (g *GnomeShell) extensionsDir() string {
 // Env is the environment of a program of the Shell's session: its buses,
 // its Wayland display, its home and settings.
 func (g *GnomeShell) Env() []string {
-	return []string{
+	return append([]string{
 		"DBUS_SESSION_BUS_ADDRESS=" + g.Bus.Address,
 		"DBUS_SYSTEM_BUS_ADDRESS=" + g.System.Address,
 		"HOME=" + g.Home,
@@ -123,6 +126,24 @@ func (g *GnomeShell) Env() []string {
 		"XDG_CURRENT_DESKTOP=GNOME",
 		"WAYLAND_DISPLAY=" + g.Display,
 		"GSETTINGS_BACKEND=keyfile",
+	}, g.ExtraEnv...)
+}
+
+// AddApp installs a desktop entry for application id appID, named name,
+// with icon: the Shell then shows that app's windows by that name and icon
+// (the dock, the start dialog's chips), as a person's installed apps.
+func (g *GnomeShell) AddApp(t testing.TB, appID, name, icon string) {
+	t.Helper()
+	dir := filepath.Join(g.dataHome(), "applications")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := "[Desktop Entry]\nType=Application\nName=" + name + "\nIcon=" + icon + "\nExec=/bin/true\nStartupWMClass=" + appID + "\n"
+	if err := os.WriteFile(filepath.Join(dir, appID+".desktop"), []byte(entry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chownTree(dir, ShellUID); err != nil {
+		t.Fatal(err)
 	}
 }
 
