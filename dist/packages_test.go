@@ -16,6 +16,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testenv"
 )
 
 const (
@@ -230,6 +233,48 @@ func TestAppletControlsHaveAccessibleNames(t *testing.T) {
 			if m := regexp.MustCompile(`(?:text|placeholderText|label|FormData\.label|toolTipSubText):\s*"[A-Za-z]`).FindString(line); m != "" {
 				t.Errorf("%s:%d: a string shown untranslated: %s", f, n+1, strings.TrimSpace(line))
 			}
+		}
+	}
+}
+
+// The zip make package-panels packs holds exactly what GNOME Shell 48's
+// own gnome-extensions pack makes of the same sources (run inside the
+// Debian 13 rootfs), file for file, the same bytes but for the compiled
+// translations (two msgfmt versions).
+func TestPackIsWhatGnomeExtensionsPackMakes(t *testing.T) {
+	r := testenv.NeedRootfs(t)
+	ours := zipEntries(t, filepath.Join(packPanels(t), extUUID+".shell-extension.zip"))
+
+	dir := r.TempDir(t)
+	src := filepath.Join(dir, extUUID)
+	if err := testenv.CopyTree(extDir, src, 0o755, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := testenv.CopyTree("gnome-shell/po", filepath.Join(dir, "po"), 0o755, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{"gnome-extensions", "pack", "--force", "--out-dir=" + dir, "--podir=" + filepath.Join(dir, "po")}
+	entries, _ := os.ReadDir(extDir)
+	for _, e := range entries {
+		switch e.Name() {
+		case "extension.js", "prefs.js", "metadata.json", "stylesheet.css":
+		default:
+			if !e.IsDir() {
+				argv = append(argv, "--extra-source="+e.Name())
+			}
+		}
+	}
+	argv = append(argv, src)
+	if out, err := r.Run(0, []string{"HOME=" + dir}, time.Minute, argv...); err != nil {
+		t.Fatalf("gnome-extensions pack: %v\n%s", err, out)
+	}
+	theirs := zipEntries(t, filepath.Join(dir, extUUID+".shell-extension.zip"))
+	if a, b := slices.Sorted(mapsKeys(ours)), slices.Sorted(mapsKeys(theirs)); !slices.Equal(a, b) {
+		t.Fatalf("make package-panels packs %q, gnome-extensions pack %q", a, b)
+	}
+	for name, data := range theirs {
+		if !strings.HasSuffix(name, ".mo") && !bytes.Equal(data, ours[name]) {
+			t.Errorf("%s differs from gnome-extensions pack's", name)
 		}
 	}
 }
