@@ -18,9 +18,9 @@ import (
 func TestGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T) {
 	k := startGnomeDesktop(t)
 	g := k.g
-	g.OpenWindow(t, "firefox", "Bank statement — Mozilla Firefox")
+	g.OpenWindow(t, "org.mozilla.firefox", "Bank statement — Mozilla Firefox")
 	k.startDaemon(t, gnomeConfig)
-	k.waitProp(t, "CurrentClass", "(<'firefox'>,)", false)
+	k.waitProp(t, "CurrentClass", "(<'org.mozilla.firefox'>,)", false)
 	handle := g.EvalString(t, "String(global.display.focus_window.get_id())")
 
 	hands := func(method string, args ...string) (string, error) {
@@ -43,10 +43,10 @@ func TestGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T) {
 
 	// The daemon is answered: its Minimize of a drifting window works.
 	g.StartNotifications(t)
-	if _, err := k.gdbus(t, "org.antidrift.Session1.Start", "pay the bills", "the transfer is sent", "uint64 600", "block", "['firefox']"); err != nil {
+	if _, err := k.gdbus(t, "org.antidrift.Session1.Start", "pay the bills", "the transfer is sent", "uint64 600", "block", "['org.mozilla.firefox']"); err != nil {
 		t.Fatalf("Start: %v\n%s", err, k.daemon.Output())
 	}
-	g.OpenWindow(t, "steam", "Steam")
+	g.OpenWindow(t, "com.valvesoftware.Steam", "Steam")
 	k.waitProp(t, "MinimizeCount", "(<uint32 1>,)", false)
 
 	// Trust ends with the name: without the daemon, a connection that owns
@@ -61,7 +61,7 @@ func TestGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T) {
 	if err := shell.Call("org.antidrift.Shell1.Focus", 0).Store(&h, &class, &title); err != nil {
 		t.Fatalf("Focus from the owner of org.antidrift: %v", err)
 	}
-	if class != "firefox" {
+	if class != "org.mozilla.firefox" {
 		t.Errorf("Focus answered the owner %q, want firefox's window", class)
 	}
 	if _, err := conn.ReleaseName("org.antidrift"); err != nil {
