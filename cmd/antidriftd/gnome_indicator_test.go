@@ -34,6 +34,9 @@ func startGnomeApps(t *testing.T, g *testenv.GnomeShell) {
 	t.Helper()
 	for _, a := range []app{firefox, editor, console} {
 		g.AddApp(t, a.id, a.name, a.icon)
+		testenv.WaitUntil(t, wait, "the Shell to know "+a.name, func() bool {
+			return g.EvalString(t, "imports.gi.Shell.AppSystem.get_default().lookup_app('"+a.id+".desktop')?.get_name() ?? ''") == a.name
+		})
 	}
 }
 
@@ -209,10 +212,10 @@ func TestGnomeIndicator(t *testing.T) {
 		t.Fatalf("the Shell logged errors about the extension:\n%s", strings.Join(bad, "\n"))
 	}
 
-	// In German: the Shell started again with LANGUAGE=de; the extension's
-	// own translation (packed in its zip) speaks.
+	// In German: the Shell started again in a German locale; the
+	// extension's own translation (packed in its zip) speaks.
 	g.Stop()
-	g.ExtraEnv = []string{"LANG=C.UTF-8", "LANGUAGE=de"}
+	g.ExtraEnv = testenv.GermanLocale(t)
 	g.Start(t)
 	waitIcon("changes-prevent-symbolic")
 	g.OpenWindow(t, editor.id, "intro.md — Texteditor")
@@ -248,7 +251,8 @@ func checkReachable(t *testing.T, g *testenv.GnomeShell, js, what string) {
 			const control = a instanceof imports.gi.St.Button || a instanceof imports.gi.St.Entry || menuItem;
 			if (control && !a.constructor.name.includes('Separator')) {
 				n++;
-				const name = a.accessible_name || a.label_actor?.text || a.label?.text || '';
+				const name = a.accessible_name || a.label_actor?.text || a.label?.text ||
+					(typeof a.label === 'string' ? a.label : '');
 				const insensitive = menuItem && !a.sensitive && a._activatable;
 				if (!name)
 					bad.push('no accessible name: ' + a.constructor.name + ' ' + (a.style_class ?? ''));
