@@ -81,17 +81,19 @@ func TestGnomeIndicator(t *testing.T) {
 	mustEval(t, g, indicator+"._openStart()")
 	mustEval(t, g, dialog+"._next.set_text('write the intro')")
 	mustEval(t, g, dialog+"._done.set_text('the intro is committed')")
-	mustEval(t, g, dialog+"._duration.set_text('55s')")
+	mustEval(t, g, dialog+"._presets.buttons[0].emit('clicked', 1)") // 25 min, for the picture
 	mustEval(t, g, dialog+"._level.buttons.find(b => b._value === 'warn').emit('clicked', 1)")
 	for _, a := range []app{editor, console} {
 		mustEval(t, g, dialog+"._apps.buttons.find(b => b._value === '"+a.id+"').checked = true")
 	}
 	checkReachable(t, g, dialog+".dialogLayout", "the start dialog")
+	quietTray(t, g)
 	chips := g.EvalString(t, dialog+"._apps.buttons.map(b => b.accessible_name).sort().join(', ')")
 	if chips != "Console, Firefox, Text Editor" {
 		t.Errorf("the app chips are named %q, want the apps' names", chips)
 	}
 	g.Screenshot(t, filepath.Join(shots, "gnome-start-dialog.png"))
+	mustEval(t, g, dialog+"._duration.set_text('55s')") // short enough to watch the last minute
 	// A refusal is shown beside its field, in the daemon's words.
 	mustEval(t, g, dialog+"._next.set_text('  ')")
 	mustEval(t, g, dialog+"._start()")
@@ -133,8 +135,14 @@ func TestGnomeIndicator(t *testing.T) {
 		t.Helper()
 		mustEval(t, g, indicator+"._actions.find(a => a.action.method === '"+method+"').item.activate(null)")
 	}
-	action("Extend") // time for the pictures
+	action("Extend")
 	k.waitProp(t, "TimeboxSeconds", "(<uint64 655>,)", false)
+	// Time for the pictures: a 35-minute timebox, as a person would pick.
+	if _, err := k.gdbus(t, "org.antidrift.Session1.Extend", "uint64 1445"); err != nil {
+		t.Fatalf("Extend: %v", err)
+	}
+	k.waitProp(t, "TimeboxSeconds", "(<uint64 2100>,)", false)
+	quietTray(t, g)
 
 	// Drift shows in the icon; the menu's rows are all reachable, named
 	// and readable, and its buckets follow on their own while it is open.
@@ -225,8 +233,19 @@ func TestGnomeIndicator(t *testing.T) {
 	}
 	mustEval(t, g, dialog+"._next.set_text('Einleitung schreiben')")
 	mustEval(t, g, dialog+"._done.set_text('die Einleitung ist eingecheckt')")
+	quietTray(t, g)
 	g.Screenshot(t, filepath.Join(shots, "gnome-start-dialog-de.png"))
 	mustEval(t, g, dialog+".close()")
+}
+
+// quietTray withdraws the Shell's own notices (a headless session says the
+// screen lock is off), so the pictures show only what antidrift shows.
+func quietTray(t *testing.T, g *testenv.GnomeShell) {
+	t.Helper()
+	mustEval(t, g, "Main.messageTray.getSources().forEach(s => s.notifications.slice().forEach(n => n.destroy()))")
+	testenv.WaitUntil(t, wait, "the Shell's banners to go", func() bool {
+		return g.EvalString(t, "String(Main.messageTray._banner ?? null)") == "null"
+	})
 }
 
 // accessibleName is what a screen reader says of actor js: St's accessible

@@ -47,14 +47,13 @@ function entry(hint, text = '', styleClass = 'antidrift-entry') {
 }
 
 /**
- * Toggle buttons of which one (or, with many, any) is checked, in rows that
- * wrap when they do not fit. Each says its name to a screen reader.
+ * Toggle buttons of which one (or, with many, any) is checked, in rows of
+ * at most perRow: a long list wraps instead of widening the dialog. Each
+ * says its name to a screen reader.
  */
-function toggles(items, {many = false, checked = []} = {}) {
-    const row = new St.Widget({
-        style_class: 'antidrift-toggles', x_expand: true,
-        layout_manager: new Clutter.FlowLayout({column_spacing: 6, row_spacing: 6}),
-    });
+function toggles(items, {many = false, checked = [], perRow = 4} = {}) {
+    const row = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-toggles'});
+    let line = null;
     const buttons = items.map(({label, value, icon}) => {
         const button = new St.Button({
             style_class: 'antidrift-toggle button', toggle_mode: true, can_focus: true,
@@ -64,10 +63,16 @@ function toggles(items, {many = false, checked = []} = {}) {
         const content = new St.BoxLayout({style_class: 'antidrift-toggle-content'});
         if (icon)
             content.add_child(icon);
-        content.add_child(new St.Label({text: label, y_align: Clutter.ActorAlign.CENTER}));
+        const text = new St.Label({text: label, y_align: Clutter.ActorAlign.CENTER});
+        text.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE: a chip says all of its word
+        content.add_child(text);
         button.set_child(content);
         button._value = value;
-        row.add_child(button);
+        if (!line || line.get_n_children() === perRow) {
+            line = new St.BoxLayout({style_class: 'antidrift-toggles'});
+            row.add_child(line);
+        }
+        line.add_child(button);
         return button;
     });
     if (!many) {
@@ -132,7 +137,7 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
         this._level = toggles(LEVELS.map(l => ({label: l, value: l})), {checked: [level]});
         this._errors.enforcement = field(content, _('Enforcement (none picked: your configured default)'), this._level.row);
 
-        this._apps = toggles(runningApps(), {many: true});
+        this._apps = toggles(runningApps(), {many: true, perRow: 3});
         const appsBox = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-apps'});
         appsBox.add_child(this._apps.row);
         this._otherApps = entry(_('other window classes, comma-separated'));

@@ -271,8 +271,11 @@ class AntidriftIndicator extends PanelMenu.Button {
             const midnight = GLib.DateTime.new_local(now.get_year(), now.get_month(), now.get_day_of_month(), 0, 0, 0);
             const [json] = await this._session.call('Report', midnight.to_unix(), midnight.add_days(1).to_unix());
             const {totals} = JSON.parse(json);
-            this._todayText = ngettext('Today: %s focused, %d session', 'Today: %s focused, %d sessions', totals.sessions)
-                .format(Format.duration(totals.on_task_seconds), totals.sessions);
+            // Only once a session is sealed: "0s focused" beside a running
+            // session would read as a fault.
+            this._todayText = totals.sessions === 0 ? undefined
+                : ngettext('Today: %s focused, %d session', 'Today: %s focused, %d sessions', totals.sessions)
+                    .format(Format.duration(totals.on_task_seconds), totals.sessions);
         } catch {
             this._todayText = undefined;
         }
