@@ -16,11 +16,13 @@ export default class AntidriftExtension extends Extension {
         // The Shell calls no disable() after an enable() that threw, so a
         // failure part-way takes down whatever was already made.
         try {
-            // First what may fail on a broken install (a file read), so
-            // nothing is on the bus or in the panel when it does.
+            // First what fails on a broken install (the interface XML or
+            // the compiled schema missing), so nothing is on the bus or in
+            // the panel when it does.
             const Proxy = loadProxyClass(this.dir);
+            const settings = this.getSettings();
             this._evidence = new Evidence();
-            this._indicator = new Indicator(this, Proxy);
+            this._indicator = new Indicator(settings, Proxy);
             // Where gnome-pomodoro puts its timer: first in the right box.
             Main.panel.addToStatusArea(this.uuid, this._indicator, 1, 'right');
         } catch (e) {

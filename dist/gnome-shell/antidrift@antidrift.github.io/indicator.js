@@ -52,10 +52,13 @@ class AntidriftInfoItem extends PopupMenu.PopupMenuItem {
 
 export const Indicator = GObject.registerClass(
 class AntidriftIndicator extends PanelMenu.Button {
-    _init(extension, Proxy) {
+    /**
+     * @param {Gio.Settings} settings the extension's settings
+     * @param {Function} Proxy the Session1 proxy class (session.js)
+     */
+    _init(settings, Proxy) {
         super._init(0.5, 'antidrift');
-        this._settings = extension.getSettings();
-        this._uuid = extension.uuid;
+        this._settings = settings;
 
         const box = new St.BoxLayout({style_class: 'panel-status-menu-box'});
         this._icon = new St.Icon({style_class: 'system-status-icon'});
