@@ -197,6 +197,7 @@ func TestPlasmaApplet(t *testing.T) {
 	if bad := qmlErrors.FindAllString(onX.Output(), -1); len(bad) > 0 {
 		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
 	}
+
 }
 
 // prop reads one property of the daemon with busctl.

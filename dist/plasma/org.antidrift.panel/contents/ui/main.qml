@@ -159,6 +159,12 @@ PlasmoidItem {
             if (reply.isError)
                 return;
             const totals = JSON.parse(reply.value).totals;
+            // Only once a session is sealed: "0s focused" beside a running
+            // session would read as a fault.
+            if (totals.sessions === 0) {
+                root.today = "";
+                return;
+            }
             root.today = i18np("Today: %2 focused, %1 session", "Today: %2 focused, %1 sessions",
                 totals.sessions, Format.duration(totals.on_task_seconds));
         });
@@ -297,7 +303,7 @@ PlasmoidItem {
             }
             PlasmaComponents.Label {
                 visible: root.st.state === "active"
-                text: i18n("Enforcement: %1", root.st.enforcement) + ((root.st.minimize_count || 0) > 0
+                text: i18n("Enforcement: %1", root.st.enforcement || "") + ((root.st.minimize_count || 0) > 0
                     ? " · " + i18np("%1 window minimized", "%1 windows minimized", root.st.minimize_count) : "")
             }
             Kirigami.Heading {
