@@ -49,7 +49,7 @@ PLASMOID_PKG := $(BUILDDIR)/$(PLASMOID).plasmoid
 PANELS_STAGE := $(BUILDDIR)/panels
 
 .PHONY: all build test vet run clean test-deps demo soak bench lint judge-eval pot \
-	package-panels install uninstall install-user uninstall-user install-gnome-extension
+	package-panels install uninstall install-user uninstall-user
 
 all: build
 
@@ -159,11 +159,6 @@ endef
 define uninstall_ext
 	rm -rf $(1)/$(GNOME_EXT)
 endef
-
-# The extension alone, into EXTENSIONS_DIR, as make install puts it.
-install-gnome-extension: package-panels
-	@test -n "$(EXTENSIONS_DIR)" || { echo "install-gnome-extension: set EXTENSIONS_DIR" >&2; exit 1; }
-	$(call install_ext,$(EXTENSIONS_DIR))
 
 # install_plasmoid copies the applet into the plasmoids directory $(1).
 define install_plasmoid
