@@ -35,17 +35,21 @@ COMPLETION_FISH := dist/completions/antidrift.fish
 # its uuid under share/gnome-shell/extensions, at login.
 GNOME_EXT        := antidrift@antidrift.github.io
 GNOME_EXT_DIR    := dist/gnome-shell/$(GNOME_EXT)
-GNOME_EXT_FILES  := $(notdir $(wildcard $(GNOME_EXT_DIR)/*.js $(GNOME_EXT_DIR)/*.mjs $(GNOME_EXT_DIR)/*.json $(GNOME_EXT_DIR)/*.css))
-GNOME_EXT_SCHEMA := org.gnome.shell.extensions.antidrift.gschema.xml
 
-# The Plasma 6 applet. Its format.mjs is the GNOME extension's (a link in
-# the checkout); installing copies what it points to.
+# The Plasma 6 applet.
 PLASMOID       := org.antidrift.panel
 PLASMOID_DIR   := dist/plasma/$(PLASMOID)
-PLASMOID_FILES := metadata.json $(patsubst $(PLASMOID_DIR)/%,%,$(wildcard $(PLASMOID_DIR)/contents/ui/*))
 
-.PHONY: all build check-go test vet run clean test-deps demo soak bench lint judge-eval \
-	install uninstall install-user uninstall-user install-gnome-extension
+# Both as their stores and tools take them (make package-panels): the
+# extension's zip for gnome-extensions install and extensions.gnome.org,
+# the .plasmoid for kpackagetool6 -i and the KDE Store. install and
+# install-user copy the trees these are zipped from (translations included).
+EXT_ZIP      := $(BUILDDIR)/$(GNOME_EXT).shell-extension.zip
+PLASMOID_PKG := $(BUILDDIR)/$(PLASMOID).plasmoid
+PANELS_STAGE := $(BUILDDIR)/panels
+
+.PHONY: all build check-go test vet run clean test-deps demo soak bench lint judge-eval pot \
+	package-panels install uninstall install-user uninstall-user
 
 all: build
 
@@ -111,6 +115,23 @@ lint:
 		npm install --prefix $(ESLINT_CACHE) --no-audit --no-fund --silent eslint@9
 	cd dist/gnome-shell && $(ESLINT_CACHE)/node_modules/.bin/eslint -c eslint.config.mjs antidrift@antidrift.github.io
 
+package-panels:
+	./scripts/pack-panels.sh $(BUILDDIR)
+
+# The translation templates, extracted from the sources: the extension's
+# (gettext domain antidrift) and the applet's (plasma_applet_org.antidrift.panel,
+# i18n() in QML). A translator copies one to LANG.po beside it; update an
+# existing one with msgmerge -U LANG.po TEMPLATE.pot.
+pot:
+	xgettext --from-code=UTF-8 --language=JavaScript --keyword=_ --keyword=N_ --keyword=ngettext:1,2 \
+		--package-name=antidrift --msgid-bugs-address=https://github.com/antidrift/antidrift/issues \
+		--add-comments=Translators --sort-by-file -o dist/gnome-shell/po/antidrift.pot \
+		$(sort $(wildcard $(GNOME_EXT_DIR)/*.js $(GNOME_EXT_DIR)/*.mjs))
+	xgettext --from-code=UTF-8 --language=JavaScript --keyword=i18n --keyword=i18nc:1c,2 --keyword=i18np:1,2 --keyword=N_ \
+		--package-name=antidrift --msgid-bugs-address=https://github.com/antidrift/antidrift/issues \
+		--add-comments=Translators --sort-by-file -o dist/plasma/po/plasma_applet_$(PLASMOID).pot \
+		$(sort $(wildcard $(PLASMOID_DIR)/contents/ui/*.qml $(PLASMOID_DIR)/contents/ui/*.mjs))
+
 # Run the daemon in the foreground on the current session bus. Without a
 # desktop session: dbus-run-session -- make run
 run: build
@@ -140,43 +161,35 @@ define fill_in
 	mv -f $(2).tmp $(2)
 endef
 
-# install_ext puts the extension into the extensions directory $(1): its
-# code, the interface XML its proxy is built from, and its settings schema,
-# compiled (GNOME Shell reads only the compiled form).
+# install_ext puts the extension into the extensions directory $(1), as
+# packed, with its settings schema compiled (GNOME Shell reads only the
+# compiled form; gnome-extensions install compiles it the same way).
 define install_ext
-	install -d -m 0755 $(1)/$(GNOME_EXT)/schemas
-	for f in $(GNOME_EXT_FILES); do install -m 0644 $(GNOME_EXT_DIR)/$$f $(1)/$(GNOME_EXT)/$$f || exit 1; done
-	install -m 0644 dist/org.antidrift.Session1.xml $(1)/$(GNOME_EXT)/org.antidrift.Session1.xml
-	install -m 0644 $(GNOME_EXT_DIR)/schemas/$(GNOME_EXT_SCHEMA) $(1)/$(GNOME_EXT)/schemas/$(GNOME_EXT_SCHEMA)
+	rm -rf $(1)/$(GNOME_EXT)
+	install -d -m 0755 $(1)
+	cp -R $(PANELS_STAGE)/$(GNOME_EXT) $(1)/$(GNOME_EXT)
 	if command -v glib-compile-schemas >/dev/null 2>&1; then glib-compile-schemas $(1)/$(GNOME_EXT)/schemas; \
 	else echo "glib-compile-schemas (libglib2.0-bin) is missing: the GNOME indicator needs $(1)/$(GNOME_EXT)/schemas compiled" >&2; fi
 endef
 
-# uninstall_ext removes them, and the extension's own directories (named by
-# its uuid: nothing else lives there, and GNOME Shell would complain about
-# an extension directory without metadata.json).
+# uninstall_ext removes the extension's directory (named by its uuid:
+# nothing else lives there).
 define uninstall_ext
-	rm -f $(addprefix $(1)/$(GNOME_EXT)/,$(GNOME_EXT_FILES) org.antidrift.Session1.xml schemas/$(GNOME_EXT_SCHEMA) schemas/gschemas.compiled)
-	rmdir $(1)/$(GNOME_EXT)/schemas $(1)/$(GNOME_EXT) 2>/dev/null || true
+	rm -rf $(1)/$(GNOME_EXT)
 endef
-
-# The extension alone, into EXTENSIONS_DIR: how the tests' GNOME Shell gets
-# it, so it runs what make install puts in place.
-install-gnome-extension:
-	@test -n "$(EXTENSIONS_DIR)" || { echo "install-gnome-extension: set EXTENSIONS_DIR" >&2; exit 1; }
-	$(call install_ext,$(EXTENSIONS_DIR))
 
 # install_plasmoid copies the applet into the plasmoids directory $(1).
 define install_plasmoid
-	for f in $(PLASMOID_FILES); do install -D -m 0644 $(PLASMOID_DIR)/$$f $(1)/$(PLASMOID)/$$f || exit 1; done
+	rm -rf $(1)/$(PLASMOID)
+	install -d -m 0755 $(1)
+	cp -R $(PANELS_STAGE)/$(PLASMOID) $(1)/$(PLASMOID)
 endef
 
 define uninstall_plasmoid
-	rm -f $(addprefix $(1)/$(PLASMOID)/,$(PLASMOID_FILES))
-	rmdir $(1)/$(PLASMOID)/contents/ui $(1)/$(PLASMOID)/contents $(1)/$(PLASMOID) 2>/dev/null || true
+	rm -rf $(1)/$(PLASMOID)
 endef
 
-install: build
+install: build package-panels
 	install -d -m 0755 $(DESTDIR)$(BINDIR)
 	for c in $(CMDS); do install -m 0755 $(BUILDDIR)/$$c $(DESTDIR)$(BINDIR)/$$c || exit 1; done
 	$(call fill_in,dist/antidrift.service.in,$(DESTDIR)$(USERUNITDIR)/antidrift.service,$(BINDIR))
@@ -212,7 +225,7 @@ define reload
 	fi
 endef
 
-install-user: build
+install-user: build package-panels
 	@case "$(HOME)" in /?*) ;; *) echo "install-user: HOME is not set to an absolute path" >&2; exit 1 ;; esac
 	install -d -m 0755 $(USER_BINDIR)
 	for c in $(CMDS); do install -m 0755 $(BUILDDIR)/$$c $(USER_BINDIR)/$$c || exit 1; done
@@ -226,10 +239,10 @@ install-user: build
 	@# Plasma's own installer where there is one (it also tells a running
 	@# Plasma); a plain copy to the same place elsewhere.
 	if command -v kpackagetool6 >/dev/null 2>&1; then \
-		stage=$$(mktemp -d) && $(call install_plasmoid,$$stage) && \
-		{ kpackagetool6 --type Plasma/Applet --upgrade $$stage/$(PLASMOID) >/dev/null 2>&1 || \
-		  kpackagetool6 --type Plasma/Applet --install $$stage/$(PLASMOID); }; rc=$$?; rm -rf $$stage; exit $$rc; \
-	else $(call install_plasmoid,$(USER_DATA)/plasma/plasmoids); fi
+		kpackagetool6 --type Plasma/Applet --upgrade $(PLASMOID_PKG) >/dev/null 2>&1 || \
+		kpackagetool6 --type Plasma/Applet --install $(PLASMOID_PKG); \
+	else rm -rf $(USER_DATA)/plasma/plasmoids/$(PLASMOID) && install -d -m 0755 $(USER_DATA)/plasma/plasmoids && \
+		cp -R $(PANELS_STAGE)/$(PLASMOID) $(USER_DATA)/plasma/plasmoids/$(PLASMOID); fi
 	$(reload)
 	@echo "installed. The daemon starts on the first call to it (D-Bus activation);"
 	@echo "to start it with every graphical session:  systemctl --user enable --now antidrift"

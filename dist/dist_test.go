@@ -231,9 +231,9 @@ func noFiles(t *testing.T, root string) {
 }
 
 // gnomeExtension lists the GNOME Shell extension's files as installed
-// under share/: the code of dist/gnome-shell/<uuid>/, the interface XML its
-// proxy reads, and its settings schema with the compiled form GNOME Shell
-// reads.
+// under share/: the files of dist/gnome-shell/<uuid>/ (its code and the
+// interface XML its proxy reads), its settings schema with the compiled
+// form GNOME Shell reads, and its German translation.
 func gnomeExtension(t *testing.T) []string {
 	t.Helper()
 	const uuid = "antidrift@antidrift.github.io"
@@ -242,7 +242,7 @@ func gnomeExtension(t *testing.T) []string {
 		t.Fatalf("the GNOME Shell extension: %v", err)
 	}
 	dir := "gnome-shell/extensions/" + uuid + "/"
-	files := []string{dir + "org.antidrift.Session1.xml", dir + "schemas/org.gnome.shell.extensions.antidrift.gschema.xml"}
+	files := []string{dir + "schemas/org.gnome.shell.extensions.antidrift.gschema.xml", dir + "locale/de/LC_MESSAGES/antidrift.mo"}
 	if _, err := exec.LookPath("glib-compile-schemas"); err == nil {
 		files = append(files, dir+"schemas/gschemas.compiled")
 	}
@@ -254,10 +254,12 @@ func gnomeExtension(t *testing.T) []string {
 	return files
 }
 
-// plasmoid lists the Plasma applet's files as installed under share/.
+// plasmoid lists the Plasma applet's files as installed under share/, its
+// German translation among them.
 func plasmoid(t *testing.T) []string {
 	t.Helper()
-	files := []string{"plasma/plasmoids/org.antidrift.panel/metadata.json"}
+	files := []string{"plasma/plasmoids/org.antidrift.panel/metadata.json",
+		"plasma/plasmoids/org.antidrift.panel/contents/locale/de/LC_MESSAGES/plasma_applet_org.antidrift.panel.mo"}
 	entries, err := os.ReadDir("plasma/org.antidrift.panel/contents/ui")
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("the Plasma applet: %v", err)

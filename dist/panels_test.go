@@ -2,7 +2,6 @@ package dist
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,30 +15,6 @@ import (
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
-
-// copyTree copies src to dst, following links (the applet's format.mjs is
-// a link to the GNOME extension's), as make install does.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // waitChangeDigests are the digests a panel following the daemon through
 // `antidrift status --wait-change` hold, read from their command lines.
@@ -75,23 +50,24 @@ func TestPlasmaApplet(t *testing.T) {
 		"WAYLAND_DISPLAY="+k.Socket, "XDG_RUNTIME_DIR="+k.RuntimeDir)
 
 	dir := r.TempDir(t)
-	copyTree(t, "plasma/org.antidrift.panel", filepath.Join(dir, "pkg"))
-	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+	// The CLI where make install-user puts it, ~/.local/bin, which is not
+	// on plasmashell's PATH: the applet looks there itself.
+	bin := filepath.Join(dir, ".local", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cli, err := os.ReadFile(testenv.Binary(t, "antidrift"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bin", "antidrift"), cli, 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(bin, "antidrift"), cli, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{"HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 		"XDG_RUNTIME_DIR=" + k.RuntimeDir, "WAYLAND_DISPLAY=" + k.Socket, "DBUS_SESSION_BUS_ADDRESS=" + bus.Address,
 		"QT_QPA_PLATFORM=wayland", "QT_QUICK_BACKEND=software", "LANG=C.UTF-8",
 		"XDG_CURRENT_DESKTOP=KDE", "QT_QPA_PLATFORMTHEME=kde", // Plasma's look: Breeze, its icons
-
-		"PATH=" + filepath.Join(dir, "bin") + ":/usr/bin:/bin"}
+		"PATH=/usr/bin:/bin"}
 	// A Plasma session's icon theme, as kdeglobals says it.
 	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
 		t.Fatal(err)
@@ -99,7 +75,13 @@ func TestPlasmaApplet(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config", "kdeglobals"), []byte("[Icons]\nTheme=breeze\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(dir, "pkg")); err != nil {
+	// Installed as a person installs it from the KDE Store: the .plasmoid
+	// make package-panels packs, with kpackagetool6.
+	pkgs := r.TempDir(t)
+	if b, err := exec.Command("make", "-s", "-C", "..", "package-panels", "BUILDDIR="+pkgs).CombinedOutput(); err != nil {
+		t.Fatalf("make package-panels: %v\n%s", err, b)
+	}
+	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(pkgs, "org.antidrift.panel.plasmoid")); err != nil {
 		t.Fatalf("kpackagetool6 --install: %v\n%s", err, out)
 	}
 	applet := r.Start(t, dir, 0, env, "plasmawindowed", "org.antidrift.panel")
@@ -136,11 +118,11 @@ func TestPlasmaApplet(t *testing.T) {
 		})
 	}
 	follows("locked", 1)
-	k.Window(t, "org.example.Editor", "main.go - editor") // on task: the session allows it
+	k.Window(t, "org.kde.kate", "intro.md — Kate") // on task: the session allows it
 	conn := bus.Dial(t)
 	var id string
 	if err := conn.Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Start", 0,
-		"write the intro", "the intro is committed", uint64(1500), "block", []string{"org.example.Editor"}).Store(&id); err != nil {
+		"write the intro", "the intro is committed", uint64(1500), "block", []string{"org.kde.kate", "org.kde.konsole"}).Store(&id); err != nil {
 		t.Fatal(err)
 	}
 	follows("active", 1)
@@ -215,6 +197,7 @@ func TestPlasmaApplet(t *testing.T) {
 	if bad := qmlErrors.FindAllString(onX.Output(), -1); len(bad) > 0 {
 		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
 	}
+
 }
 
 // prop reads one property of the daemon with busctl.

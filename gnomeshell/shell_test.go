@@ -173,9 +173,12 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 	conn := g.Bus.Dial(t)
 	sensor := gnomeshell.NewSensor(conn, testenv.Logger())
 	windows := run(t, sensor.Run)
-	// Before the daemon owns its name the extension reports nothing; the
-	// Sensor asked it (Focus) when it found it running.
-	windows.waitLast(t, "no window yet", func(w service.Window) bool { return w == service.NoFocus() })
+	// Before the daemon owns its name the extension reports nothing, and
+	// refuses to answer the Sensor's Focus: its hands answer only the owner
+	// of org.antidrift (the real daemon owns it before its Sensor runs).
+	windows.waitLast(t, "no window yet", func(w service.Window) bool {
+		return !w.Available && w.Class == "" && (w == service.NoFocus() || strings.Contains(w.Reason, "waiting for the antidrift extension"))
+	})
 	g.OpenWindow(t, "org.antidrift.Before", "before the daemon")
 	standIn(t, conn, sensor.Push)
 	windows.waitLast(t, "the window focused before the daemon came", isClass("org.antidrift.Before", "before the daemon"))

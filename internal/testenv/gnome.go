@@ -39,6 +39,9 @@ type GnomeShell struct {
 	RuntimeDir string // XDG_RUNTIME_DIR: the Wayland socket is here
 	Display    string // WAYLAND_DISPLAY
 	Conn       *dbus.Conn
+	// ExtraEnv is added to Env: set before Start, e.g. LANGUAGE=de to
+	// start the Shell (again) in German.
+	ExtraEnv []string
 
 	dir  string
 	proc *Process
@@ -69,10 +72,11 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 	if err := CopyTree(filepath.Join(testdataDir(), "gnome-shell", HarnessExtension), filepath.Join(g.extensionsDir(), HarnessExtension), 0o755, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	antidrift := false
 	for _, src := range extensions {
 		uuid := filepath.Base(src)
 		if src == AntidriftExtensionDir() {
-			installAntidriftExtension(t, g.extensionsDir())
+			antidrift = true
 		} else if err := CopyTree(src, filepath.Join(g.extensionsDir(), uuid), 0o755, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -94,6 +98,9 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 	if err := chownTree(g.dir, ShellUID); err != nil {
 		t.Fatal(err)
 	}
+	if antidrift {
+		g.InstallExtensionZip(t, PackExtension(t))
+	}
 	g.Conn = g.Bus.Dial(t)
 	g.Start(t)
 	return g
@@ -108,7 +115,7 @@ func (g *GnomeShell) extensionsDir() string {
 // Env is the environment of a program of the Shell's session: its buses,
 // its Wayland display, its home and settings.
 func (g *GnomeShell) Env() []string {
-	return []string{
+	return append([]string{
 		"DBUS_SESSION_BUS_ADDRESS=" + g.Bus.Address,
 		"DBUS_SYSTEM_BUS_ADDRESS=" + g.System.Address,
 		"HOME=" + g.Home,
@@ -119,6 +126,24 @@ func (g *GnomeShell) Env() []string {
 		"XDG_CURRENT_DESKTOP=GNOME",
 		"WAYLAND_DISPLAY=" + g.Display,
 		"GSETTINGS_BACKEND=keyfile",
+	}, g.ExtraEnv...)
+}
+
+// AddApp installs a desktop entry for application id appID, named name,
+// with icon: the Shell then shows that app's windows by that name and icon
+// (the dock, the start dialog's chips), as a person's installed apps.
+func (g *GnomeShell) AddApp(t testing.TB, appID, name, icon string) {
+	t.Helper()
+	dir := filepath.Join(g.dataHome(), "applications")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := "[Desktop Entry]\nType=Application\nName=" + name + "\nIcon=" + icon + "\nExec=/bin/true\nStartupWMClass=" + appID + "\n"
+	if err := os.WriteFile(filepath.Join(dir, appID+".desktop"), []byte(entry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chownTree(dir, ShellUID); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -247,18 +272,32 @@ func (g *GnomeShell) OpenWindow(t testing.TB, appID string, titles ...string) *W
 }
 
 // AntidriftExtensionDir is antidrift's GNOME Shell extension as the
-// checkout has it. Given to StartGnomeShell, it is installed as make
-// install does: its code, the interface XML its indicator's proxy is built
-// from, and its settings schema, compiled.
+// checkout has it. Given to StartGnomeShell, it is installed as a person
+// installs the zip from extensions.gnome.org: packed by make package-panels,
+// then gnome-extensions install, as the Shell's user.
 func AntidriftExtensionDir() string {
 	return filepath.Join(DistDir(), "gnome-shell", "antidrift@antidrift.github.io")
 }
 
-func installAntidriftExtension(t testing.TB, extensionsDir string) {
+// PackExtension runs make package-panels into a directory the rootfs sees
+// and returns the path of the extension's zip.
+func PackExtension(t testing.TB) string {
 	t.Helper()
-	out, err := exec.Command("make", "-s", "-C", filepath.Dir(DistDir()), "install-gnome-extension", "EXTENSIONS_DIR="+extensionsDir).CombinedOutput()
+	out := sharedTempDir(t)
+	b, err := exec.Command("make", "-s", "-C", filepath.Dir(DistDir()), "package-panels", "BUILDDIR="+out).CombinedOutput()
 	if err != nil {
-		t.Fatalf("make install-gnome-extension: %v\n%s", err, out)
+		t.Fatalf("make package-panels: %v\n%s", err, b)
+	}
+	return filepath.Join(out, filepath.Base(AntidriftExtensionDir())+".shell-extension.zip")
+}
+
+// InstallExtensionZip installs an extension's zip with gnome-extensions
+// install, into the Shell's user's extensions directory. The Shell finds it
+// when it next starts.
+func (g *GnomeShell) InstallExtensionZip(t testing.TB, zip string) {
+	t.Helper()
+	if out, err := g.RunProgram("gnome-extensions", "install", "--force", zip); err != nil {
+		t.Fatalf("gnome-extensions install %s: %v\n%s", zip, err, out)
 	}
 }
 

@@ -3,6 +3,7 @@
 // BreakGlass. Every rule is the daemon's: a refusal is shown beside the
 // field it names, in the daemon's words.
 
+import Atk from 'gi://Atk';
 import Clutter from 'gi://Clutter';
 import GObject from 'gi://GObject';
 import Shell from 'gi://Shell';
@@ -11,21 +12,30 @@ import St from 'gi://St';
 import * as Dialog from 'resource:///org/gnome/shell/ui/dialog.js';
 import * as ModalDialog from 'resource:///org/gnome/shell/ui/modalDialog.js';
 
+import {gettext as _} from 'resource:///org/gnome/shell/extensions/extension.js';
+
 import * as Format from './format.mjs';
 
 const PRESETS = [25, 50, 90]; // minutes
 const LEVELS = ['observe', 'warn', 'block', 'locked'];
 const MAX_APPS = 12;
+// The level words are the config's and the daemon's: shown as they are.
 
 const VERTICAL = {orientation: Clutter.Orientation.VERTICAL};
 
-/** A labelled field: a caption, the control, and a line for the daemon's refusal. */
-function field(parent, caption, control) {
+/**
+ * A labelled field: a caption, the control, and a line for the daemon's
+ * refusal. The caption names the control for a screen reader.
+ */
+function field(parent, caption, control, named = control) {
     const box = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-field'});
-    if (caption)
-        box.add_child(new St.Label({text: caption, style_class: 'antidrift-field-caption'}));
+    if (caption) {
+        const label = new St.Label({text: caption, style_class: 'antidrift-field-caption'});
+        box.add_child(label);
+        named.label_actor = label;
+    }
     box.add_child(control);
-    const error = new St.Label({style_class: 'antidrift-field-error', visible: false});
+    const error = new St.Label({style_class: 'prompt-dialog-error-label antidrift-field-error', visible: false});
     error.clutter_text.line_wrap = true;
     box.add_child(error);
     parent.add_child(box);
@@ -36,21 +46,33 @@ function entry(hint, text = '', styleClass = 'antidrift-entry') {
     return new St.Entry({style_class: styleClass, hint_text: hint, text, can_focus: true, x_expand: true});
 }
 
-/** A row of toggle buttons of which one (or, with many, any) is checked. */
-function toggles(items, {many = false, checked = []} = {}) {
-    const row = new St.BoxLayout({style_class: 'antidrift-toggles'});
+/**
+ * Toggle buttons of which one (or, with many, any) is checked, in rows of
+ * at most perRow: a long list wraps instead of widening the dialog. Each
+ * says its name to a screen reader.
+ */
+function toggles(items, {many = false, checked = [], perRow = 4} = {}) {
+    const row = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-toggles'});
+    let line = null;
     const buttons = items.map(({label, value, icon}) => {
         const button = new St.Button({
             style_class: 'antidrift-toggle button', toggle_mode: true, can_focus: true,
-            checked: checked.includes(value),
+            checked: checked.includes(value), accessible_name: label,
+            accessible_role: many ? Atk.Role.TOGGLE_BUTTON : Atk.Role.RADIO_BUTTON,
         });
         const content = new St.BoxLayout({style_class: 'antidrift-toggle-content'});
         if (icon)
             content.add_child(icon);
-        content.add_child(new St.Label({text: label, y_align: Clutter.ActorAlign.CENTER}));
+        const text = new St.Label({text: label, y_align: Clutter.ActorAlign.CENTER});
+        text.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE: a chip says all of its word
+        content.add_child(text);
         button.set_child(content);
         button._value = value;
-        row.add_child(button);
+        if (!line || line.get_n_children() === perRow) {
+            line = new St.BoxLayout({style_class: 'antidrift-toggles'});
+            row.add_child(line);
+        }
+        line.add_child(button);
         return button;
     });
     if (!many) {
@@ -85,24 +107,25 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
         super._init({styleClass: 'antidrift-start-dialog'});
         this._session = session;
         const content = new Dialog.MessageDialogContent({
-            title: 'Start a session',
-            description: 'One next action, how you will know it is done, and a timebox.',
+            title: _('Start a session'),
+            description: _('One next action, how you will know it is done, and a timebox.'),
         });
         this.contentLayout.add_child(content);
 
-        this._next = entry('e.g. write the intro');
-        this._errors = {next_action: field(content, 'Next action', this._next)};
-        this._done = entry('e.g. the intro is committed');
-        this._errors.success_condition = field(content, 'Done when', this._done);
+        this._next = entry(_('e.g. write the intro'));
+        this._errors = {next_action: field(content, _('Next action'), this._next)};
+        this._done = entry(_('e.g. the intro is committed'));
+        this._errors.success_condition = field(content, _('Done when'), this._done);
 
         const minutes = settings.get_uint('default-duration');
-        this._presets = toggles(PRESETS.map(m => ({label: `${m} min`, value: m})),
+        this._presets = toggles(PRESETS.map(m => ({label: _('%d min').format(m), value: m})),
             {checked: [PRESETS.includes(minutes) ? minutes : -1]});
-        this._duration = entry('or type: 45, 1h30m', PRESETS.includes(minutes) ? '' : String(minutes), 'antidrift-duration-entry');
+        this._duration = entry(_('or type: 45, 1h30m'), PRESETS.includes(minutes) ? '' : String(minutes), 'antidrift-duration-entry');
+        this._duration.accessible_name = _('Duration');
         const durationBox = new St.BoxLayout({style_class: 'antidrift-duration'});
         durationBox.add_child(this._presets.row);
         durationBox.add_child(this._duration);
-        this._errors.timebox_secs = field(content, 'For', durationBox);
+        this._errors.timebox_secs = field(content, _('For'), durationBox, this._duration);
         // Typing a duration un-checks the presets; picking one clears it.
         this._duration.clutter_text.connect('text-changed', () => {
             if (this._duration.text !== '')
@@ -112,22 +135,23 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
 
         const level = settings.get_string('default-level');
         this._level = toggles(LEVELS.map(l => ({label: l, value: l})), {checked: [level]});
-        this._errors.enforcement = field(content, 'Enforcement (none picked: your configured default)', this._level.row);
+        this._errors.enforcement = field(content, _('Enforcement (none picked: your configured default)'), this._level.row);
 
-        this._apps = toggles(runningApps(), {many: true});
+        this._apps = toggles(runningApps(), {many: true, perRow: 3});
         const appsBox = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-apps'});
         appsBox.add_child(this._apps.row);
-        this._otherApps = entry('other window classes, comma-separated');
+        this._otherApps = entry(_('other window classes, comma-separated'));
+        this._otherApps.accessible_name = _('Other allowed window classes');
         appsBox.add_child(this._otherApps);
-        this._errors.allowed_classes = field(content, 'Allowed apps', appsBox);
+        this._errors.allowed_classes = field(content, _('Allowed apps'), appsBox, this._apps.row);
         this._errors.window = this._errors.allowed_classes; // "window class …" refusals
         this._errors.other = field(content, '', new St.Widget());
 
         for (const e of [this._next, this._done, this._duration, this._otherApps])
             e.clutter_text.connect('activate', () => this._start());
         this.setInitialKeyFocus(this._next.clutter_text);
-        this.addButton({label: 'Cancel', action: () => this.close(), key: Clutter.KEY_Escape});
-        this.addButton({label: 'Start', action: () => this._start(), default: true});
+        this.addButton({label: _('Cancel'), action: () => this.close(), key: Clutter.KEY_Escape});
+        this.addButton({label: _('Start'), action: () => this._start(), default: true});
     }
 
     _showError(message) {
@@ -159,7 +183,7 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
     async _start() {
         const v = this.values();
         if (!Number.isFinite(v.secs) || v.secs <= 0) {
-            this._showError('timebox_secs: pick a duration, or type one such as 25, 45m or 1h30m');
+            this._showError(`timebox_secs: ${_('pick a duration, or type one such as 25, 45m or 1h30m')}`);
             return;
         }
         try {
@@ -179,16 +203,17 @@ class AntidriftReasonDialog extends ModalDialog.ModalDialog {
         this._session = session;
         this._method = method;
         const words = {
-            Abandon: ['Abandon this session?', 'It ends now, recorded as abandoned. Why?', 'Abandon'],
-            BreakGlass: ['Break the glass?', 'This session is locked. After the hold you may abandon it. Why?', 'Break glass'],
+            Abandon: [_('Abandon this session?'), _('It ends now, recorded as abandoned. Why?'), _('Abandon')],
+            BreakGlass: [_('Break the glass?'), _('This session is locked. After the hold you may abandon it. Why?'), _('Break glass')],
         }[method];
         const content = new Dialog.MessageDialogContent({title: words[0], description: words[1]});
         this.contentLayout.add_child(content);
-        this._reason = entry('the reason, for your record');
+        this._reason = entry(_('the reason, for your record'));
+        this._reason.accessible_name = _('Reason');
         this._error = field(content, '', this._reason);
         this._reason.clutter_text.connect('activate', () => this._go());
         this.setInitialKeyFocus(this._reason.clutter_text);
-        this.addButton({label: 'Cancel', action: () => this.close(), key: Clutter.KEY_Escape});
+        this.addButton({label: _('Cancel'), action: () => this.close(), key: Clutter.KEY_Escape});
         this.addButton({label: words[2], action: () => this._go(), default: true});
     }
 
@@ -196,7 +221,7 @@ class AntidriftReasonDialog extends ModalDialog.ModalDialog {
         try {
             const [wait] = await this._session.call(this._method, this._reason.text);
             if (this._method === 'BreakGlass' && Number(wait) > 0) {
-                this._error.text = `The hold has begun: Abandon is permitted in ${Format.duration(Number(wait))}.`;
+                this._error.text = _('The hold has begun: Abandon is permitted in %s.').format(Format.duration(Number(wait)));
                 this._error.visible = true;
                 return;
             }

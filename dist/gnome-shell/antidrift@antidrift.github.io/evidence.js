@@ -7,6 +7,12 @@
 // reports from anyone else's, and how the daemon knows the answers to its
 // calls come from the compositor.
 //
+// The hands answer only the daemon: the connection that owns org.antidrift
+// at the moment of the call, asked of the bus each time (never remembered,
+// so a daemon that gave up its name is refused at once). Anyone else on the
+// session bus gets org.freedesktop.DBus.Error.AccessDenied: otherwise any
+// program could read the focused window's title or minimize windows.
+//
 // Window titles are private: nothing here logs them.
 import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
@@ -17,6 +23,7 @@ const DAEMON_NAME = 'org.antidrift';
 const DAEMON_PATH = '/org/antidrift/Session1';
 const EVIDENCE_IFACE = 'org.antidrift.Evidence1';
 const HANDS_PATH = '/org/antidrift/Shell';
+const ACCESS_DENIED = 'org.freedesktop.DBus.Error.AccessDenied';
 
 const HANDS_XML = `<node>
   <interface name="org.antidrift.Shell1">
@@ -59,7 +66,13 @@ export class Evidence {
         this._pending = false;
         this._cancellable = new Gio.Cancellable();
 
-        this._hands = Gio.DBusExportedObject.wrapJSObject(HANDS_XML, this);
+        // The methods are the *Async forms: GJS hands them the invocation,
+        // whose sender is checked before anything is answered.
+        this._hands = Gio.DBusExportedObject.wrapJSObject(HANDS_XML, {
+            FocusAsync: (_args, invocation) => this._answer(invocation, () => new GLib.Variant('(sss)', this.focus())),
+            MinimizeAsync: ([handle], invocation) => this._answer(invocation, () => new GLib.Variant('(b)', [this._minimize(handle)])),
+            ActivateAsync: ([handle], invocation) => this._answer(invocation, () => new GLib.Variant('(b)', [this._activate(handle)])),
+        });
         this._hands.export(Gio.DBus.session, HANDS_PATH);
 
         this._focusId = global.display.connect('notify::focus-window', () => this._followFocus());
@@ -80,12 +93,54 @@ export class Evidence {
     }
 
     destroy() {
-        Gio.bus_unwatch_name(this._watchId);
-        global.display.disconnect(this._focusId);
+        if (this._watchId)
+            Gio.bus_unwatch_name(this._watchId);
+        this._watchId = 0;
+        if (this._focusId)
+            global.display.disconnect(this._focusId);
+        this._focusId = 0;
         this._unfollowTitle();
         this._hands.unexport();
         this._cancellable.cancel();
         this._daemonHere = false;
+    }
+
+    /**
+     * Answers a call to the hands with what answer() returns, if and only
+     * if its sender owns org.antidrift now; anyone else is refused.
+     *
+     * @param {Gio.DBusMethodInvocation} invocation - the call
+     * @param {Function} answer - makes the reply's GLib.Variant
+     */
+    _answer(invocation, answer) {
+        const sender = invocation.get_sender();
+        Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+            'GetNameOwner', new GLib.Variant('(s)', [DAEMON_NAME]), new GLib.VariantType('(s)'),
+            Gio.DBusCallFlags.NONE, -1, this._cancellable, (conn, res) => {
+                let owner = '';
+                try {
+                    [owner] = conn.call_finish(res).deepUnpack();
+                } catch (e) {
+                    if (e.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED)) {
+                        invocation.return_dbus_error('org.freedesktop.DBus.Error.Failed', 'the antidrift extension was disabled');
+                        return;
+                    }
+                    // NameHasNoOwner: nobody may call.
+                }
+                if (!sender || owner !== sender) {
+                    invocation.return_dbus_error(ACCESS_DENIED,
+                        `org.antidrift.Shell1 answers only the antidrift daemon (the owner of ${DAEMON_NAME})`);
+                    return;
+                }
+                let reply;
+                try {
+                    reply = answer();
+                } catch (e) {
+                    invocation.return_dbus_error('org.freedesktop.DBus.Error.Failed', e.message);
+                    return;
+                }
+                invocation.return_value(reply);
+            });
     }
 
     _followFocus() {
@@ -112,7 +167,7 @@ export class Evidence {
             this._pending = true;
             return;
         }
-        const args = this.Focus();
+        const args = this.focus();
         this._inFlight = true;
         this._pending = false;
         Gio.DBus.session.call(DAEMON_NAME, DAEMON_PATH, EVIDENCE_IFACE, 'ReportFocus',
@@ -134,14 +189,14 @@ export class Evidence {
     }
 
     /**
-     * org.antidrift.Shell1.Focus: what ReportFocus reports, for the daemon
-     * to ask when it may have missed a report (it takes its bus name a
-     * moment before it believes the Shell's reports).
+     * What ReportFocus reports, and org.antidrift.Shell1.Focus answers for
+     * the daemon to ask when it may have missed a report (it takes its bus
+     * name a moment before it believes the Shell's reports).
      *
      * @returns {string[]} handle, app id (WM class) and title; all empty
      *   when no window has focus
      */
-    Focus() {
+    focus() {
         const win = this._window;
         if (!win)
             return ['', '', ''];
@@ -155,7 +210,7 @@ export class Evidence {
      * @param {string} handle - the window's handle, as reported
      * @returns {boolean} whether it was minimized
      */
-    Minimize(handle) {
+    _minimize(handle) {
         const win = global.display.focus_window;
         if (!win || handleOf(win) !== handle)
             return false;
@@ -172,7 +227,7 @@ export class Evidence {
      * @param {string} handle - the window's handle, as reported
      * @returns {boolean} false when there is no such window any more
      */
-    Activate(handle) {
+    _activate(handle) {
         const actor = global.get_window_actors().find(a => handleOf(a.meta_window) === handle);
         if (!actor)
             return false;

@@ -9,13 +9,26 @@ import * as Main from 'resource:///org/gnome/shell/ui/main.js';
 
 import {Evidence} from './evidence.js';
 import {Indicator} from './indicator.js';
+import {loadProxyClass} from './session.js';
 
 export default class AntidriftExtension extends Extension {
     enable() {
-        this._evidence = new Evidence();
-        this._indicator = new Indicator(this);
-        // Where gnome-pomodoro puts its timer: first in the right box.
-        Main.panel.addToStatusArea(this.uuid, this._indicator, 1, 'right');
+        // The Shell calls no disable() after an enable() that threw, so a
+        // failure part-way takes down whatever was already made.
+        try {
+            // First what fails on a broken install (the interface XML or
+            // the compiled schema missing), so nothing is on the bus or in
+            // the panel when it does.
+            const Proxy = loadProxyClass(this.dir);
+            const settings = this.getSettings();
+            this._evidence = new Evidence();
+            this._indicator = new Indicator(settings, Proxy);
+            // Where gnome-pomodoro puts its timer: first in the right box.
+            Main.panel.addToStatusArea(this.uuid, this._indicator, 1, 'right');
+        } catch (e) {
+            this.disable();
+            throw e;
+        }
     }
 
     disable() {

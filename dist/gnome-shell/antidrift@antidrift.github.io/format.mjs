@@ -1,6 +1,16 @@
 // Words and numbers as the panels show them (the GNOME indicator imports
-// this module, and the Plasma applet the same file). Pure functions: the same
-// rules as the CLI's `antidrift status` (cmd/antidrift/format.go).
+// this module, and the Plasma applet an identical copy: each package holds
+// everything it loads, and dist's tests keep the two the same). Pure
+// functions: the same rules as the CLI's `antidrift status`
+// (cmd/antidrift/format.go).
+
+/**
+ * Marks a string for translation where it is defined (make pot finds it);
+ * each panel translates it where it shows it, in its own domain.
+ *
+ * @param {string} s the English text
+ */
+const N_ = s => s;
 
 /**
  * Time left as the panel label shows it: minutes, rounded up, until the last
@@ -49,13 +59,13 @@ export function parseDuration(text) {
     return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
 }
 
-/** The words for a Drift value. */
+/** The words for a Drift value, in English: translate where shown. */
 export const driftWords = Object.freeze({
     none: '',
-    unknown: 'Not judged',
-    on_task: 'On task',
-    drifting: 'Drifting',
-    away: 'Away',
+    unknown: N_('Not judged'),
+    on_task: N_('On task'),
+    drifting: N_('Drifting'),
+    away: N_('Away'),
 });
 
 /**

@@ -12,12 +12,17 @@ import * as PanelMenu from 'resource:///org/gnome/shell/ui/panelMenu.js';
 import * as PopupMenu from 'resource:///org/gnome/shell/ui/popupMenu.js';
 import {BarLevel} from 'resource:///org/gnome/shell/ui/barLevel.js';
 
+import {gettext as _, ngettext} from 'resource:///org/gnome/shell/extensions/extension.js';
+
 import * as Format from './format.mjs';
 import {ReasonDialog, StartDialog} from './dialogs.js';
 import {Presence, Session} from './session.js';
 
 const EXTEND_SECS = 600;
 const TOP_BUCKETS = 3;
+// While the menu is open, how often the buckets (not announced on the bus:
+// they grow every second) are read again. Closed, nothing is read.
+const BUCKETS_REFRESH_MS = 2000;
 
 /**
  * The menu's actions: the method each calls, its label, the states in which
@@ -25,20 +30,35 @@ const TOP_BUCKETS = 3;
  * daemon's Permitted property, never a rule of ours.
  */
 const ACTIONS = [
-    {method: 'Start', label: 'Start a session…', states: ['locked', 'planning'], run: ind => ind._openStart()},
-    {method: 'Complete', label: 'Complete', states: ['active'], run: ind => ind._call('Complete')},
-    {method: 'Refocus', label: 'Back to work', states: ['active'], run: ind => ind._call('Refocus')},
-    {method: 'Extend', label: '+10 min', states: ['active', 'review'], run: ind => ind._call('Extend', EXTEND_SECS)},
-    {method: 'End', label: 'End & seal', states: ['review'], run: ind => ind._call('End')},
-    {method: 'Abandon', label: 'Abandon…', states: ['active'], run: ind => ind._askReason('Abandon')},
-    {method: 'BreakGlass', label: 'Break glass…', states: ['active'], level: 'locked', run: ind => ind._askReason('BreakGlass')},
+    {method: 'Start', label: () => _('Start a session…'), states: ['locked', 'planning'], run: ind => ind._openStart()},
+    {method: 'Complete', label: () => _('Complete'), states: ['active'], run: ind => ind._call('Complete')},
+    {method: 'Refocus', label: () => _('Back to work'), states: ['active'], run: ind => ind._call('Refocus')},
+    {method: 'Extend', label: () => _('+10 min'), states: ['active', 'review'], run: ind => ind._call('Extend', EXTEND_SECS)},
+    {method: 'End', label: () => _('End & seal'), states: ['review'], run: ind => ind._call('End')},
+    {method: 'Abandon', label: () => _('Abandon…'), states: ['active'], run: ind => ind._askReason('Abandon')},
+    {method: 'BreakGlass', label: () => _('Break glass…'), states: ['active'], level: 'locked', run: ind => ind._askReason('BreakGlass')},
 ];
+
+/**
+ * A row of the menu that shows something rather than does something: it
+ * takes keyboard focus and is read by a screen reader like any other row,
+ * in the menu's normal colours, and activating it does nothing (the menu
+ * stays open).
+ */
+const InfoItem = GObject.registerClass(
+class AntidriftInfoItem extends PopupMenu.PopupMenuItem {
+    activate(_event) {}
+});
 
 export const Indicator = GObject.registerClass(
 class AntidriftIndicator extends PanelMenu.Button {
-    _init(extension) {
+    /**
+     * @param {Gio.Settings} settings the extension's settings
+     * @param {Function} Proxy the Session1 proxy class (session.js)
+     */
+    _init(settings, Proxy) {
         super._init(0.5, 'antidrift');
-        this._settings = extension.getSettings();
+        this._settings = settings;
 
         const box = new St.BoxLayout({style_class: 'panel-status-menu-box'});
         this._icon = new St.Icon({style_class: 'system-status-icon'});
@@ -48,17 +68,19 @@ class AntidriftIndicator extends PanelMenu.Button {
         this.add_child(box);
 
         this._buildMenu();
-        this._session = new Session(extension.dir, () => this._sync());
+        this._session = new Session(Proxy, () => this._sync());
         this._settingsId = this._settings.connect('changed', () => this._sync());
         this.menu.connect('open-state-changed', (_menu, open) => {
             if (open)
                 this._menuOpened();
+            else
+                this._stopRefresh();
         });
         this._sync();
     }
 
     _item(text, styleClass = '') {
-        const item = new PopupMenu.PopupMenuItem(text, {reactive: false, style_class: styleClass});
+        const item = new InfoItem(text, {style_class: styleClass});
         item.label.clutter_text.ellipsize = 3; // Pango.EllipsizeMode.END
         this.menu.addMenuItem(item);
         return item;
@@ -66,24 +88,26 @@ class AntidriftIndicator extends PanelMenu.Button {
 
     _buildMenu() {
         this._status = this._item('');
-        this._startDaemon = new PopupMenu.PopupMenuItem('Start antidrift');
+        this._startDaemon = new PopupMenu.PopupMenuItem(_('Start antidrift'));
         this._startDaemon.connect('activate', () => this._session.activate().catch(e => this._refused(e)));
         this.menu.addMenuItem(this._startDaemon);
 
         this._nextAction = this._item('', 'antidrift-next-action');
         this._doneWhen = this._item('', 'antidrift-done-when');
 
-        this._progress = new PopupMenu.PopupBaseMenuItem({reactive: false});
+        this._progress = new InfoItem('');
+        this._progress.label.visible = false;
         this._bar = new BarLevel({style_class: 'slider antidrift-progress', x_expand: true});
         this._progressLabel = new St.Label({y_align: Clutter.ActorAlign.CENTER, style_class: 'antidrift-progress-label'});
         this._progress.add_child(this._bar);
         this._progress.add_child(this._progressLabel);
+        this._progress.label_actor = this._progressLabel;
         this.menu.addMenuItem(this._progress);
 
         this._drift = this._item('');
         this._enforcement = this._item('');
 
-        this._bucketsHeader = this._item('Where the time went', 'antidrift-heading');
+        this._bucketsHeader = this._item(_('Where the time went'), 'antidrift-heading');
         this._buckets = [];
         for (let i = 0; i < TOP_BUCKETS; i++)
             this._buckets.push(this._item(''));
@@ -92,7 +116,7 @@ class AntidriftIndicator extends PanelMenu.Button {
         this._separator = new PopupMenu.PopupSeparatorMenuItem();
         this.menu.addMenuItem(this._separator);
         this._actions = ACTIONS.map(action => {
-            const item = new PopupMenu.PopupMenuItem(action.label);
+            const item = new PopupMenu.PopupMenuItem(action.label());
             item.connect('activate', () => action.run(this));
             this.menu.addMenuItem(item);
             return {action, item};
@@ -100,9 +124,24 @@ class AntidriftIndicator extends PanelMenu.Button {
     }
 
     _menuOpened() {
-        if (this._session.presence === Presence.STOPPED)
-            this._session.activate().catch(() => {});
         this._loadToday();
+        this._refreshBuckets();
+    }
+
+    /** Reads the buckets now, and again every little while until the menu closes. */
+    _refreshBuckets() {
+        this._stopRefresh();
+        this._session.refresh('Buckets');
+        this._refreshId = GLib.timeout_add(GLib.PRIORITY_DEFAULT, BUCKETS_REFRESH_MS, () => {
+            this._session.refresh('Buckets');
+            return GLib.SOURCE_CONTINUE;
+        });
+    }
+
+    _stopRefresh() {
+        if (this._refreshId)
+            GLib.source_remove(this._refreshId);
+        this._refreshId = 0;
     }
 
     /** Shows everything anew from the proxy's cached properties. */
@@ -118,9 +157,9 @@ class AntidriftIndicator extends PanelMenu.Button {
 
         this._status.visible = !running;
         this._status.label.text = {
-            [Presence.CONNECTING]: 'Connecting to antidrift…',
-            [Presence.STOPPED]: 'antidrift is not running',
-            [Presence.NOT_INSTALLED]: 'antidrift is not installed: run make install-user',
+            [Presence.CONNECTING]: _('Connecting to antidrift…'),
+            [Presence.STOPPED]: _('antidrift is not running'),
+            [Presence.NOT_INSTALLED]: _('The antidrift daemon is not installed'),
         }[s.presence] ?? '';
         this._startDaemon.visible = s.presence === Presence.STOPPED;
 
@@ -130,22 +169,23 @@ class AntidriftIndicator extends PanelMenu.Button {
         this._nextAction.label.text = nextAction;
         const doneWhen = s.get('SuccessCondition') ?? '';
         this._doneWhen.visible = inSession && doneWhen !== '';
-        this._doneWhen.label.text = `Done when: ${doneWhen}`;
+        this._doneWhen.label.text = _('Done when: %s').format(doneWhen);
         if (running && state === 'locked') {
             this._nextAction.visible = true;
-            this._nextAction.label.text = 'No session';
+            this._nextAction.label.text = _('No session');
         }
 
         const active = running && state === 'active';
         this._drift.visible = active;
         const reason = s.get('DriftReason') ?? '';
-        this._drift.label.text = [Format.driftWords[drift] ?? drift, reason].filter(x => x).join(' — ');
+        const driftWord = Format.driftWords[drift] ? _(Format.driftWords[drift]) : drift;
+        this._drift.label.text = [driftWord, reason].filter(x => x).join(' — ');
 
         const level = s.get('Enforcement') ?? '';
         const minimized = s.get('MinimizeCount') ?? 0;
         this._enforcement.visible = active;
-        this._enforcement.label.text = `Enforcement: ${level}${minimized > 0
-            ? ` · ${minimized} window${minimized === 1 ? '' : 's'} minimized` : ''}`;
+        this._enforcement.label.text = _('Enforcement: %s').format(level) + (minimized > 0
+            ? ` · ${ngettext('%d window minimized', '%d windows minimized', minimized).format(minimized)}` : '');
 
         const buckets = running && (state === 'active' || state === 'review') ? s.get('Buckets') ?? [] : [];
         this._bucketsHeader.visible = buckets.length > 0;
@@ -153,7 +193,7 @@ class AntidriftIndicator extends PanelMenu.Button {
             const b = buckets[i];
             item.visible = b !== undefined;
             if (b)
-                item.label.text = `${Format.duration(Number(b[2]))}  ${[b[0] || '(no window)', b[1]].filter(x => x).join(' · ')}`;
+                item.label.text = `${Format.duration(Number(b[2]))}  ${[b[0] || _('(no window)'), b[1]].filter(x => x).join(' · ')}`;
         });
         this._today.visible = running && this._todayText !== undefined;
         this._today.label.text = this._todayText ?? '';
@@ -167,6 +207,26 @@ class AntidriftIndicator extends PanelMenu.Button {
         }
         this._separator.visible = anyAction;
         this._tick();
+        this.accessible_name = this._summary(running, state, drift);
+    }
+
+    /** What a screen reader says of the panel button: the state at a glance. */
+    _summary(running, state, drift) {
+        const s = this._session;
+        if (!running)
+            return `antidrift: ${this._status.label.text}`;
+        if (state === 'active') {
+            const left = Math.max(0, Number(s.get('Deadline') ?? 0) - GLib.get_real_time() / 1e6);
+            const words = [_('%s left').format(Format.shortLeft(left))];
+            if (Format.driftWords[drift])
+                words.push(_(Format.driftWords[drift]));
+            return `antidrift: ${s.get('NextAction') ?? ''} · ${words.join(' · ')}`;
+        }
+        return `antidrift: ${{
+            locked: _('No session'),
+            planning: _('Planning'),
+            review: _('In review: end and seal it'),
+        }[state] ?? state}`;
     }
 
     /** The countdown: the label and the progress bar, and when to look again. */
@@ -187,7 +247,7 @@ class AntidriftIndicator extends PanelMenu.Button {
         const total = Math.max(1, Number(s.get('TimeboxSeconds') ?? 1));
         this._label.text = Format.shortLeft(left);
         this._bar.value = Math.min(1, Math.max(0, (total - left) / total));
-        this._progressLabel.text = `${Format.shortLeft(left)} left of ${Format.duration(total)}`;
+        this._progressLabel.text = _('%s left of %s').format(Format.shortLeft(left), Format.duration(total));
         if (left <= 0)
             return; // the daemon moves to review and says so
         // Wake when the label next changes: every second in the last minute,
@@ -214,8 +274,11 @@ class AntidriftIndicator extends PanelMenu.Button {
             const midnight = GLib.DateTime.new_local(now.get_year(), now.get_month(), now.get_day_of_month(), 0, 0, 0);
             const [json] = await this._session.call('Report', midnight.to_unix(), midnight.add_days(1).to_unix());
             const {totals} = JSON.parse(json);
-            this._todayText = `Today: ${Format.duration(totals.on_task_seconds)} focused, ` +
-                `${totals.sessions} session${totals.sessions === 1 ? '' : 's'}`;
+            // Only once a session is sealed: "0s focused" beside a running
+            // session would read as a fault.
+            this._todayText = totals.sessions === 0 ? undefined
+                : ngettext('Today: %s focused, %d session', 'Today: %s focused, %d sessions', totals.sessions)
+                    .format(Format.duration(totals.on_task_seconds), totals.sessions);
         } catch {
             this._todayText = undefined;
         }
@@ -235,15 +298,22 @@ class AntidriftIndicator extends PanelMenu.Button {
     }
 
     _openStart() {
-        this._dialog?.destroy();
-        this._dialog = new StartDialog(this._session, this._settings);
-        this._dialog.open();
+        this._openDialog(new StartDialog(this._session, this._settings));
     }
 
     _askReason(method) {
+        this._openDialog(new ReasonDialog(this._session, method));
+    }
+
+    /** Shows dialog in place of any other; it forgets itself once it is gone. */
+    _openDialog(dialog) {
         this._dialog?.destroy();
-        this._dialog = new ReasonDialog(this._session, method, this._settings);
-        this._dialog.open();
+        this._dialog = dialog;
+        dialog.connect('destroy', () => {
+            if (this._dialog === dialog)
+                this._dialog = null;
+        });
+        dialog.open();
     }
 
     destroy() {
@@ -251,6 +321,7 @@ class AntidriftIndicator extends PanelMenu.Button {
         if (this._timeoutId)
             GLib.source_remove(this._timeoutId);
         this._timeoutId = 0;
+        this._stopRefresh();
         this._settings.disconnect(this._settingsId);
         this._dialog?.destroy();
         this._dialog = null;

@@ -1,13 +1,16 @@
 // The indicator's view of the daemon: a proxy of org.antidrift.Session1 on
-// the session bus, built from the interface XML installed beside this
+// the session bus, built from the interface XML packed inside this
 // extension, and nothing else (no spawning the CLI, no private channel).
 //
-// GDBusProxy does the hard parts: it activates the daemon when it is not
-// running (D-Bus activation), and when the daemon restarts it re-reads every
-// property and says so, so a restart is invisible to the person.
+// GDBusProxy does the hard parts: when the daemon restarts it re-reads every
+// property and says so, so a restart is invisible to the person. It never
+// starts the daemon (DO_NOT_AUTO_START): systemd or the person does, with
+// the menu's "Start antidrift" or the command line, never a login.
 
 import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
+
+import {gettext as _} from 'resource:///org/gnome/shell/extensions/extension.js';
 
 const BUS_NAME = 'org.antidrift';
 const OBJECT_PATH = '/org/antidrift/Session1';
@@ -20,7 +23,15 @@ export const Presence = Object.freeze({
     NOT_INSTALLED: 'not-installed',
 });
 
-function loadProxyClass(dir) {
+/**
+ * The proxy class of org.antidrift.Session1, from the interface XML in the
+ * extension's directory. It throws when the file is missing (a broken
+ * install): enable() calls it before anything else.
+ *
+ * @param {Gio.File} dir the extension's directory
+ * @returns {Function} the proxy class
+ */
+export function loadProxyClass(dir) {
     const file = dir.get_child('org.antidrift.Session1.xml');
     const [, bytes] = file.load_contents(null);
     return Gio.DBusProxy.makeProxyWrapper(new TextDecoder().decode(bytes));
@@ -43,17 +54,14 @@ export function describeError(e) {
 
 export class Session {
     /**
-     * @param {Gio.File} dir the extension's directory
+     * @param {Function} Proxy the proxy class, from loadProxyClass
      * @param {Function} onChange called whenever anything shown may differ
      */
-    constructor(dir, onChange) {
+    constructor(Proxy, onChange) {
         this._onChange = onChange;
         this._cancellable = new Gio.Cancellable();
         this.presence = Presence.CONNECTING;
         this.proxy = null;
-        const Proxy = loadProxyClass(dir);
-        // Without DO_NOT_AUTO_START the proxy asks the bus to start the
-        // daemon when nobody owns its name: opening the panel is enough.
         new Proxy(Gio.DBus.session, BUS_NAME, OBJECT_PATH, (proxy, error) => {
             // An init that finished as destroy() ran still calls back.
             if (this._destroyed)
@@ -67,7 +75,7 @@ export class Session {
             this._propsId = proxy.connect('g-properties-changed', () => this._onChange());
             this._ownerId = proxy.connect('notify::g-name-owner', () => this._settle(proxy));
             this._settle(proxy);
-        }, this._cancellable, Gio.DBusProxyFlags.NONE);
+        }, this._cancellable, Gio.DBusProxyFlags.DO_NOT_AUTO_START);
     }
 
     /** The property name of Session1, or undefined when not running. */
@@ -100,7 +108,29 @@ export class Session {
             });
     }
 
-    /** Asks the bus to start the daemon (D-Bus activation). */
+    /**
+     * Reads again a property the daemon does not announce when it changes
+     * (Buckets grows every second), for as long as it is shown.
+     *
+     * @param {string} name the property name
+     */
+    async refresh(name) {
+        if (this.presence !== Presence.RUNNING)
+            return;
+        try {
+            const reply = await Gio.DBus.session.call(BUS_NAME, OBJECT_PATH, 'org.freedesktop.DBus.Properties', 'Get',
+                new GLib.Variant('(ss)', ['org.antidrift.Session1', name]), new GLib.VariantType('(v)'),
+                Gio.DBusCallFlags.NO_AUTO_START, -1, this._cancellable);
+            if (this._destroyed || !this.proxy)
+                return;
+            this.proxy.set_cached_property(name, reply.get_child_value(0).get_variant());
+            this._onChange();
+        } catch {
+            // Gone meanwhile: the owner change says so.
+        }
+    }
+
+    /** Asks the bus to start the daemon (D-Bus activation), when the person asks. */
     async activate() {
         await Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
             'StartServiceByName', new GLib.Variant('(su)', [BUS_NAME, 0]), null, Gio.DBusCallFlags.NONE, -1,
@@ -116,7 +146,7 @@ export class Session {
      */
     async call(method, ...args) {
         if (!this.proxy)
-            throw {name: '', message: 'antidrift is not reachable on the session bus'};
+            throw {name: '', message: _('antidrift is not running')};
         try {
             return await this.proxy[`${method}Async`](...args);
         } catch (e) {

@@ -1,6 +1,7 @@
 // The start form: next action, done when, a duration (presets or typed),
 // the level and the allowed window classes. Every rule is the daemon's:
-// its refusal is shown as it words it.
+// its refusal is shown as it words it. Each field says its name to a
+// screen reader (a form label is only drawn beside it).
 
 import QtQuick
 import QtQuick.Layouts
@@ -14,36 +15,49 @@ ColumnLayout {
     id: form
     property string error: ""
     signal start(string next, string done, real secs, string level, var allowed)
+    signal cancel()
+
+    function focusFirst() {
+        next.forceActiveFocus();
+    }
+
+    Keys.onEscapePressed: form.cancel()
 
     Kirigami.FormLayout {
         Layout.fillWidth: true
         PlasmaComponents.TextField {
             id: next
-            Kirigami.FormData.label: "Next action:"
-            placeholderText: "write the intro"
+            Kirigami.FormData.label: i18n("Next action:")
+            Accessible.name: i18n("Next action")
+            placeholderText: i18n("write the intro")
             onAccepted: form.submit()
         }
         PlasmaComponents.TextField {
             id: done
-            Kirigami.FormData.label: "Done when:"
-            placeholderText: "the intro is committed"
+            Kirigami.FormData.label: i18n("Done when:")
+            Accessible.name: i18n("Done when")
+            placeholderText: i18n("the intro is committed")
             onAccepted: form.submit()
         }
         PlasmaComponents.ComboBox {
             id: duration
-            Kirigami.FormData.label: "For:"
+            Kirigami.FormData.label: i18n("For:")
+            Accessible.name: i18n("Duration")
             editable: true
             model: ["25m", "50m", "90m"]
         }
         PlasmaComponents.ComboBox {
             id: level
-            Kirigami.FormData.label: "Enforcement:"
-            model: ["default", "observe", "warn", "block", "locked"]
+            Kirigami.FormData.label: i18n("Enforcement:")
+            Accessible.name: i18n("Enforcement")
+            // The level words are the config's and the daemon's: as they are.
+            model: [i18n("your configured default"), "observe", "warn", "block", "locked"]
         }
         PlasmaComponents.TextField {
             id: allowed
-            Kirigami.FormData.label: "Allowed apps:"
-            placeholderText: "window classes, comma-separated"
+            Kirigami.FormData.label: i18n("Allowed apps:")
+            Accessible.name: i18n("Allowed apps")
+            placeholderText: i18n("window classes, comma-separated")
             onAccepted: form.submit()
         }
     }
@@ -54,10 +68,16 @@ ColumnLayout {
         color: Kirigami.Theme.negativeTextColor
         text: form.error
     }
-    PlasmaComponents.Button {
+    RowLayout {
         Layout.alignment: Qt.AlignRight
-        text: "Start"
-        onClicked: form.submit()
+        PlasmaComponents.Button {
+            text: i18n("Cancel")
+            onClicked: form.cancel()
+        }
+        PlasmaComponents.Button {
+            text: i18n("Start")
+            onClicked: form.submit()
+        }
     }
 
     function submit() {

@@ -1,1 +1,93 @@
-../../../../gnome-shell/antidrift@antidrift.github.io/format.mjs
+// Words and numbers as the panels show them (the GNOME indicator imports
+// this module, and the Plasma applet an identical copy: each package holds
+// everything it loads, and dist's tests keep the two the same). Pure
+// functions: the same rules as the CLI's `antidrift status`
+// (cmd/antidrift/format.go).
+
+/**
+ * Marks a string for translation where it is defined (make pot finds it);
+ * each panel translates it where it shows it, in its own domain.
+ *
+ * @param {string} s the English text
+ */
+const N_ = s => s;
+
+/**
+ * Time left as the panel label shows it: minutes, rounded up, until the last
+ * minute, then seconds ("24m", "1h 05m", "45s").
+ *
+ * @param {number} secs seconds left (clamped at 0)
+ */
+export function shortLeft(secs) {
+    secs = Math.max(0, Math.floor(secs));
+    if (secs < 60)
+        return `${secs}s`;
+    const mins = Math.ceil(secs / 60);
+    if (mins < 60)
+        return `${mins}m`;
+    return `${Math.floor(mins / 60)}h ${String(mins % 60).padStart(2, '0')}m`;
+}
+
+/**
+ * A duration for a person: "1h 10m", "12m", "40s".
+ *
+ * @param {number} secs seconds
+ */
+export function duration(secs) {
+    secs = Math.max(0, Math.round(secs));
+    const h = Math.floor(secs / 3600), m = Math.floor(secs % 3600 / 60);
+    if (h > 0)
+        return `${h}h ${m}m`;
+    if (m > 0)
+        return `${m}m`;
+    return `${secs}s`;
+}
+
+/**
+ * Reads a duration a person typed: "25" (minutes), "90m", "1h30m", "45s",
+ * "1h 30m". Returns seconds, or NaN when it is not one.
+ *
+ * @param {string} text what was typed
+ */
+export function parseDuration(text) {
+    const t = text.trim().toLowerCase().replace(/\s+/g, '');
+    if (/^\d+$/.test(t))
+        return Number(t) * 60;
+    const m = /^(?:(\d+)h)?(?:(\d+)m(?:in)?)?(?:(\d+)s)?$/.exec(t);
+    if (!m || t === '')
+        return NaN;
+    return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
+
+/** The words for a Drift value, in English: translate where shown. */
+export const driftWords = Object.freeze({
+    none: '',
+    unknown: N_('Not judged'),
+    on_task: N_('On task'),
+    drifting: N_('Drifting'),
+    away: N_('Away'),
+});
+
+/**
+ * The panel icon of a state and drift: a glance says where you are.
+ *
+ * @param {string} state State property
+ * @param {string} drift Drift property
+ */
+export function stateIcon(state, drift) {
+    switch (state) {
+    case 'locked':
+        return 'changes-prevent-symbolic';
+    case 'planning':
+        return 'document-edit-symbolic';
+    case 'review':
+        return 'object-select-symbolic';
+    case 'active':
+        if (drift === 'drifting')
+            return 'dialog-warning-symbolic';
+        if (drift === 'away')
+            return 'user-away-symbolic';
+        return 'alarm-symbolic';
+    }
+    return 'action-unavailable-symbolic';
+}

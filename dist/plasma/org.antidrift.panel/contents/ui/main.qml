@@ -2,12 +2,18 @@
 // left), and a popup with the commitment, drift, where the time went, the
 // steps the daemon's permission table permits now, and a start form.
 //
-// Reading: Plasma 6.3's QML D-Bus module can call methods but not follow
-// signals, so changes arrive through the executable data engine, which runs
-// a command to completion: `antidrift status --format json --wait-change D`
-// blocks on the bus until the status differs from the one whose digest D the
-// applet last saw, prints it and exits; the applet then runs it again. No
-// polling: the command sleeps on the bus until the daemon signals.
+// Reading: Plasma 6.3's QML D-Bus module (org.kde.plasma.workspace.dbus)
+// can call methods but cannot receive signals (DBus.Properties, which
+// follows PropertiesChanged, came with 6.4), so changes arrive through the
+// executable data engine, which runs a command to completion: `antidrift
+// status --format json --wait-change D` blocks on the bus until the status
+// differs from the one whose digest D the applet last saw, prints it and
+// exits; the applet then runs it again. No polling: the command sleeps on
+// the bus until the daemon signals. The buckets, which grow every second
+// and are left out of the digest, are read over the bus while the popup is
+// open. The command is looked for on PATH, then where make install-user
+// (~/.local/bin) and packages (/usr/local/bin, /usr/bin) put it; when it is
+// nowhere the applet says so.
 // Writing: methods are called directly over the session bus.
 
 import QtQuick
@@ -50,16 +56,20 @@ PlasmoidItem {
     switchWidth: Kirigami.Units.gridUnit * 12
     switchHeight: Kirigami.Units.gridUnit * 12
 
+    function driftWord(drift) {
+        return Format.driftWords[drift] ? i18n(Format.driftWords[drift]) : (drift || "");
+    }
+
     function statusLine() {
         switch (st.state) {
-        case "connecting": return "Connecting…";
-        case "offline": return "antidrift is not running";
-        case "not-installed": return "antidrift is not installed: run make install-user";
-        case "active": return Format.shortLeft(secsLeft) + " left · " + (Format.driftWords[st.drift] || st.drift);
-        case "review": return "In review: end and seal it";
-        case "planning": return "Planning";
+        case "connecting": return i18n("Connecting…");
+        case "offline": return i18n("antidrift is not running");
+        case "not-installed": return i18n("The antidrift command was not found on PATH, in ~/.local/bin or in /usr/bin");
+        case "active": return i18n("%1 left", Format.shortLeft(secsLeft)) + (driftWord(st.drift) ? " · " + driftWord(st.drift) : "");
+        case "review": return i18n("In review: end and seal it");
+        case "planning": return i18n("Planning");
         }
-        return "No session";
+        return i18n("No session");
     }
 
     // ── Reading ────────────────────────────────────────────────────────────
@@ -72,13 +82,18 @@ PlasmoidItem {
         }
     }
 
+    // The engine runs the command with /bin/sh; the digest is hex or "none".
+    readonly property string command: 'PATH="$PATH:$HOME/.local/bin:/usr/local/bin:/usr/bin" antidrift status --format json --wait-change '
+
     function watch() {
-        watcher.connectSource("antidrift status --format json --wait-change '" + (digest || "none") + "'");
+        watcher.connectSource(command + (/^[0-9a-f]+$/.test(digest) ? digest : "none"));
     }
 
     function received(code, out) {
         const line = out.trim().split("\n").pop();
-        if (code === 127) { // no antidrift on PATH: nothing to wait for
+        if (code === 127) {
+            // The shell found no antidrift: nothing to wait for until it is
+            // installed. Tried again when the popup opens, or from its button.
             st = { state: "not-installed" };
             return;
         }
@@ -104,9 +119,37 @@ PlasmoidItem {
     // Today's totals, from the daemon's Report, read as the popup opens.
     property string today: ""
     onExpandedChanged: () => {
-        if (root.expanded)
-            loadToday();
+        if (!root.expanded)
+            return;
+        if (st.state === "not-installed")
+            watch();
+        loadToday();
+        loadBuckets();
     }
+
+    // The buckets, read over the bus as the popup opens and every little
+    // while it stays open (not announced by the daemon, left out of the
+    // digest). Closed, nothing is read.
+    property var buckets: []
+    function loadBuckets() {
+        if (!["active", "review"].includes(st.state))
+            return;
+        const reply = DBus.SessionBus.asyncCall({
+            "service": "org.antidrift", "path": "/org/antidrift/Session1", "iface": "org.freedesktop.DBus.Properties",
+            "member": "Get", "arguments": ["org.antidrift.Session1", "Buckets"],
+        });
+        reply.finished.connect(() => {
+            if (!reply.isError && Array.isArray(reply.value))
+                root.buckets = reply.value.map(b => ({ class: b[0], title: b[1], seconds: Number(b[2]) }));
+        });
+    }
+    Timer {
+        running: root.expanded && ["active", "review"].includes(root.st.state)
+        repeat: true
+        interval: 2000
+        onTriggered: root.loadBuckets()
+    }
+    onStChanged: buckets = st.buckets || []
     function loadToday() {
         const midnight = new Date();
         midnight.setHours(0, 0, 0, 0);
@@ -116,8 +159,14 @@ PlasmoidItem {
             if (reply.isError)
                 return;
             const totals = JSON.parse(reply.value).totals;
-            root.today = "Today: " + Format.duration(totals.on_task_seconds) + " focused, " + totals.sessions
-                + (totals.sessions === 1 ? " session" : " sessions");
+            // Only once a session is sealed: "0s focused" beside a running
+            // session would read as a fault.
+            if (totals.sessions === 0) {
+                root.today = "";
+                return;
+            }
+            root.today = i18np("Today: %2 focused, %1 session", "Today: %2 focused, %1 sessions",
+                totals.sessions, Format.duration(totals.on_task_seconds));
         });
     }
 
@@ -151,21 +200,46 @@ PlasmoidItem {
     }
 
     // ── In the panel ───────────────────────────────────────────────────────
+    // A button: Tab reaches it, Enter or Space opens the popup, a screen
+    // reader says the state, hovering highlights it. In a vertical panel
+    // the icon stands alone (the time is in the tooltip and the popup).
     compactRepresentation: MouseArea {
-        Layout.minimumWidth: row.implicitWidth
+        id: compact
+        readonly property bool vertical: Plasmoid.formFactor === PlasmaCore.Types.Vertical
+        Layout.minimumWidth: vertical ? Kirigami.Units.iconSizes.small : row.implicitWidth
+        Layout.minimumHeight: vertical ? Kirigami.Units.iconSizes.small : -1
+        hoverEnabled: true
+        activeFocusOnTab: true
+        Accessible.role: Accessible.Button
+        Accessible.name: i18n("antidrift: %1", root.running && root.st.next_action ? root.st.next_action + " · " + root.statusLine() : root.statusLine())
+        Accessible.onPressAction: root.expanded = !root.expanded
+        Keys.onPressed: event => {
+            if ([Qt.Key_Space, Qt.Key_Enter, Qt.Key_Return, Qt.Key_Select].includes(event.key)) {
+                root.expanded = !root.expanded;
+                event.accepted = true;
+            }
+        }
         onClicked: root.expanded = !root.expanded
+        PlasmaExtras.Highlight {
+            anchors.fill: parent
+            hovered: true
+            visible: compact.containsMouse || compact.activeFocus
+        }
         RowLayout {
             id: row
             anchors.fill: parent
             spacing: Kirigami.Units.smallSpacing
             Kirigami.Icon {
                 source: root.stateIcon
+                active: compact.containsMouse
                 color: root.st.drift === "drifting" ? Kirigami.Theme.negativeTextColor : Kirigami.Theme.textColor
+                Layout.fillWidth: compact.vertical
+                Layout.fillHeight: !compact.vertical
                 Layout.preferredWidth: Kirigami.Units.iconSizes.smallMedium
                 Layout.preferredHeight: Kirigami.Units.iconSizes.smallMedium
             }
             PlasmaComponents.Label {
-                visible: root.active
+                visible: root.active && !compact.vertical
                 text: Format.shortLeft(root.secsLeft)
                 font.features: { "tnum": 1 }
             }
@@ -205,7 +279,7 @@ PlasmoidItem {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 opacity: 0.7
-                text: "Done when: " + (root.st.success_condition || "")
+                text: i18n("Done when: %1", root.st.success_condition || "")
             }
             RowLayout {
                 visible: root.active
@@ -213,9 +287,11 @@ PlasmoidItem {
                     Layout.fillWidth: true
                     from: 0; to: 1
                     value: 1 - root.secsLeft / Math.max(1, root.st.timebox_seconds || 1)
+                    Accessible.name: timeLeft.text
                 }
                 PlasmaComponents.Label {
-                    text: Format.shortLeft(root.secsLeft) + " left of " + Format.duration(root.st.timebox_seconds || 0)
+                    id: timeLeft
+                    text: i18n("%1 left of %2", Format.shortLeft(root.secsLeft), Format.duration(root.st.timebox_seconds || 0))
                 }
             }
             PlasmaComponents.Label {
@@ -223,26 +299,26 @@ PlasmoidItem {
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 color: root.st.drift === "drifting" ? Kirigami.Theme.negativeTextColor : Kirigami.Theme.textColor
-                text: [Format.driftWords[root.st.drift] || root.st.drift, root.st.drift_reason].filter(x => x).join(" — ")
+                text: [root.driftWord(root.st.drift), root.st.drift_reason].filter(x => x).join(" — ")
             }
             PlasmaComponents.Label {
                 visible: root.st.state === "active"
-                text: "Enforcement: " + root.st.enforcement + ((root.st.minimize_count || 0) > 0
-                    ? " · " + root.st.minimize_count + (root.st.minimize_count === 1 ? " window" : " windows") + " minimized" : "")
+                text: i18n("Enforcement: %1", root.st.enforcement || "") + ((root.st.minimize_count || 0) > 0
+                    ? " · " + i18np("%1 window minimized", "%1 windows minimized", root.st.minimize_count) : "")
             }
             Kirigami.Heading {
                 level: 5
-                visible: buckets.count > 0
-                text: "Where the time went"
+                visible: bucketRows.count > 0
+                text: i18n("Where the time went")
             }
             Repeater {
-                id: buckets
-                model: (root.st.state === "active" || root.st.state === "review") ? (root.st.buckets || []).slice(0, 3) : []
+                id: bucketRows
+                model: (root.st.state === "active" || root.st.state === "review") ? root.buckets.slice(0, 3) : []
                 delegate: PlasmaComponents.Label {
                     required property var modelData
                     Layout.fillWidth: true
                     elide: Text.ElideRight
-                    text: Format.duration(modelData.seconds) + "  " + modelData.class + (modelData.title ? " · " + modelData.title : "")
+                    text: Format.duration(modelData.seconds) + "  " + (modelData.class || i18n("(no window)")) + (modelData.title ? " · " + modelData.title : "")
                 }
             }
 
@@ -259,13 +335,13 @@ PlasmoidItem {
                 spacing: Kirigami.Units.smallSpacing
                 Repeater {
                     model: [
-                        { method: "Complete", label: "Complete", states: ["active"], run: () => root.call("Complete") },
-                        { method: "Refocus", label: "Back to work", states: ["active"], run: () => root.call("Refocus") },
-                        { method: "Extend", label: "+10 min", states: ["active", "review"], run: () => root.call("Extend", [600]) },
-                        { method: "End", label: "End & seal", states: ["review"], run: () => root.call("End") },
-                        { method: "Abandon", label: "Abandon…", states: ["active"], run: () => { reasonForm.method = "Abandon"; reasonForm.visible = true; } },
-                        { method: "BreakGlass", label: "Break glass…", states: ["active"], level: "locked", run: () => { reasonForm.method = "BreakGlass"; reasonForm.visible = true; } },
-                        { method: "Start", label: "Start a session…", states: ["locked", "planning"], run: () => { startForm.visible = true; } },
+                        { method: "Complete", label: i18n("Complete"), states: ["active"], run: () => root.call("Complete") },
+                        { method: "Refocus", label: i18n("Back to work"), states: ["active"], run: () => root.call("Refocus") },
+                        { method: "Extend", label: i18n("+10 min"), states: ["active", "review"], run: () => root.call("Extend", [600]) },
+                        { method: "End", label: i18n("End & seal"), states: ["review"], run: () => root.call("End") },
+                        { method: "Abandon", label: i18n("Abandon…"), states: ["active"], run: () => reasonForm.ask("Abandon") },
+                        { method: "BreakGlass", label: i18n("Break glass…"), states: ["active"], level: "locked", run: () => reasonForm.ask("BreakGlass") },
+                        { method: "Start", label: i18n("Start a session…"), states: ["locked", "planning"], run: () => { startForm.visible = true; startForm.focusFirst(); } },
                     ]
                     delegate: PlasmaComponents.Button {
                         required property var modelData
@@ -285,6 +361,7 @@ PlasmoidItem {
                     const reply = root.call("Start", [next, done, secs, level, allowed]);
                     reply.finished.connect(() => { if (!reply.isError) startForm.visible = false; });
                 }
+                onCancel: { startForm.visible = false; root.error = ""; }
                 error: root.error
             }
 
@@ -292,20 +369,39 @@ PlasmoidItem {
                 id: reasonForm
                 property string method: ""
                 visible: false
+                function ask(method) {
+                    reasonForm.method = method;
+                    reasonForm.visible = true;
+                    reason.forceActiveFocus();
+                }
                 PlasmaComponents.TextField {
                     id: reason
                     Layout.fillWidth: true
-                    placeholderText: "Why? (for your record)"
+                    placeholderText: i18n("Why? (for your record)")
+                    Accessible.name: i18n("Reason")
                     onAccepted: go.clicked()
+                    Keys.onEscapePressed: cancelReason.clicked()
                 }
                 PlasmaComponents.Button {
                     id: go
-                    text: reasonForm.method === "BreakGlass" ? "Break glass" : "Abandon"
+                    text: reasonForm.method === "BreakGlass" ? i18n("Break glass") : i18n("Abandon")
                     onClicked: {
                         const reply = root.call(reasonForm.method, [reason.text]);
                         reply.finished.connect(() => { if (!reply.isError) reasonForm.visible = false; });
                     }
                 }
+                PlasmaComponents.Button {
+                    id: cancelReason
+                    text: i18n("Cancel")
+                    onClicked: { reasonForm.visible = false; reason.text = ""; root.error = ""; }
+                }
+            }
+
+            PlasmaComponents.Button {
+                visible: root.st.state === "not-installed"
+                text: i18n("Look again")
+                icon.name: "view-refresh"
+                onClicked: { root.st = { state: "connecting" }; root.watch(); }
             }
 
             PlasmaComponents.Label {
