@@ -10,7 +10,8 @@ here=$(dirname "$0")
 # it skip (or fail under ANTIDRIFT_E2E=require), naming it.
 "$here/install-missing.sh" "end-to-end tests" dbus-daemon:dbus dbus-monitor:dbus gdbus:libglib2.0-bin \
 	Xvfb:xvfb xprop:x11-utils xdotool:xdotool wmctrl:wmctrl openbox:openbox dunst:dunst \
-	notify-send:libnotify-bin xterm:xterm busctl:systemd chromium:chromium || [ "$(id -u)" != 0 ]
+	notify-send:libnotify-bin xterm:xterm busctl:systemd chromium:chromium \
+	zip:zip msgfmt:gettext xgettext:gettext locale-gen:locales || [ "$(id -u)" != 0 ]
 
 # The Wayland compositors run from a Debian 13 rootfs, built once and cached
 # outside the checkout (scripts/desktop-rootfs.sh says how and where).
