@@ -7,7 +7,7 @@ import (
 
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/internal/busconn"
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
 	"github.com/antidrift/antidrift/x11"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/jezek/xgb"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // Sample counts and windows. The defaults are what `make bench` measures;

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/statefixture"
+	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/report"
 )

@@ -16,7 +16,7 @@ import (
 
 	"github.com/antidrift/antidrift/dist"
 	"github.com/antidrift/antidrift/internal/busconn"
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // The GNOME indicator and the Plasma applet share one module of display

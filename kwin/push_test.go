@@ -3,7 +3,7 @@ package kwin
 import (
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/service"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/service"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // A state directory that turned read-only (the kernel remounts a file

@@ -17,7 +17,7 @@ import (
 	"github.com/godbus/dbus/v5/prop"
 
 	"github.com/antidrift/antidrift/internal/busname"
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // presenceWait bounds every wait for something the watcher should do. It is

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // The page asks for nothing outside itself: no script, no link, no image

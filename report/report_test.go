@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/antidrift/antidrift/internal/statefixture"
+	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
 	"github.com/antidrift/antidrift/persist"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/statefixture"
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // TestDocsScreenshot rewrites docs/report-week.png, the README's picture

@@ -2,7 +2,7 @@
 # Builds, once, the Debian 13 (trixie) root filesystem that the Wayland
 # end-to-end tests run real compositors in: sway 1.10, KWin 6.3 and GNOME
 # Shell 48 are newer than the host's Debian 12 ones and run headless in it.
-# The tests enter it with unshare -m + chroot (internal/testenv/rootfs.go).
+# The tests enter it with unshare -m + chroot (internal/testsupport/testenv/rootfs.go).
 #
 #   desktop-rootfs.sh          build it unless cached; print its path
 #   desktop-rootfs.sh --path   print its path if it is built, else exit 1

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/service"
 	"github.com/antidrift/antidrift/wayland/wire"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/jezek/xgb/screensaver"
 	"github.com/jezek/xgb/xproto"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // testIdleAfter is the idle threshold in end-to-end tests: idleness takes

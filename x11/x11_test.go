@@ -15,7 +15,7 @@ import (
 
 	"github.com/jezek/xgb/xproto"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/service"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/antidrift/antidrift/dist"
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 var (

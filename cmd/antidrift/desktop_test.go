@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // On a real (virtual) desktop, status shows the window you are in, drift

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // Every method of the interface a person can call has a command, so every

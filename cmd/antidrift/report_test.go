@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/statefixture"
+	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
 )
 
 // noBus is an environment with no session bus at all, in UTC: a report

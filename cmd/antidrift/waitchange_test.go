@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // A panel that can only run commands to completion follows the daemon with

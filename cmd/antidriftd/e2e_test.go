@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }

@@ -24,7 +24,7 @@ import (
 	"github.com/godbus/dbus/v5/introspect"
 
 	"github.com/antidrift/antidrift/dist"
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // fastDaemon is a daemon whose state lives on a RAM disk (thousands of

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // gnomeDesktop is a real GNOME Shell 48 with the antidrift extension, and

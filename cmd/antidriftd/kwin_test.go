@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // plasmaDesktop is KWin 6 headless with two native Wayland windows and

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // judgeWait bounds waiting for a model's verdict: a random model writes a

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // The evidence contract (service/evidence.go) end to end on the modern

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/antidrift/antidrift/internal/testenv"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // swayDesktop is sway 1.10 headless with two native Wayland windows (foot)

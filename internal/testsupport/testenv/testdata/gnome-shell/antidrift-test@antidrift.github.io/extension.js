@@ -1,4 +1,4 @@
-// Test only (internal/testenv/gnome.go). GNOME Shell 48 has no
+// Test only (internal/testsupport/testenv/gnome.go). GNOME Shell 48 has no
 // --unsafe-mode flag, and starts in the Overview, where new windows do not
 // get focus; this makes a headless Shell drivable by a test.
 import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
