@@ -120,6 +120,8 @@ mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$N/dev/pts"
 ln -s pts/ptmx "$N/dev/ptmx"
 mount -t tmpfs -o mode=1777 shm "$N/dev/shm"
 mount -t tmpfs -o mode=0755 run "$N/run"
+mkdir -p /tmp/.X11-unix "$N/run/host-x11"
+mount --bind /tmp/.X11-unix "$N/run/host-x11"
 cd "$N"
 mkdir -p .oldroot
 pivot_root . .oldroot
@@ -205,7 +207,9 @@ func (m *Machine) Path(name string) string {
 // the session bus), bounded by timeout; stderr is folded into the error.
 func (m *Machine) Run(uid int, timeout time.Duration, argv ...string) (string, error) {
 	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "LANG=C.UTF-8", "SYSTEMD_PAGER=", "SYSTEMD_COLORS=0"}
-	if uid != 0 {
+	if uid == 0 {
+		env = append(env, "DEBIAN_FRONTEND=noninteractive")
+	} else {
 		rt := fmt.Sprintf("/run/user/%d", uid)
 		env = append(env, "HOME="+MachineHome, "USER="+MachineUser, "XDG_RUNTIME_DIR="+rt,
 			"DBUS_SESSION_BUS_ADDRESS=unix:path="+rt+"/bus")
@@ -225,6 +229,20 @@ func (m *Machine) User(timeout time.Duration, argv ...string) (string, error) {
 // Root runs argv as root (see Run).
 func (m *Machine) Root(timeout time.Duration, argv ...string) (string, error) {
 	return m.Run(0, timeout, argv...)
+}
+
+// ShareX lets the user's services see the host's X display d: the host's
+// X sockets (bound at /run/host-x11 at boot) over the machine's
+// /tmp/.X11-unix, and DISPLAY in the user manager's environment, as a
+// desktop session puts it there.
+func (m *Machine) ShareX(t testing.TB, d *Display) {
+	t.Helper()
+	if out, err := m.Root(runTimeout, "sh", "-c", "mkdir -p /tmp/.X11-unix && mount --bind /run/host-x11 /tmp/.X11-unix"); err != nil {
+		t.Fatalf("sharing the X sockets: %v\n%s", err, out)
+	}
+	if out, err := m.User(runTimeout, "systemctl", "--user", "set-environment", "DISPLAY="+d.Name); err != nil {
+		t.Fatalf("systemctl --user set-environment: %v\n%s", err, out)
+	}
 }
 
 // WriteFile puts data at name inside the machine, owned by uid, with perm.
