@@ -95,9 +95,9 @@ func install(t *testing.T, m *testenv.Machine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "/root/" + filepath.Base(deb)
+	const name = "/root/antidrift.deb"
 	m.WriteFile(t, name, data, 0o644, 0)
-	if out, err := m.Root(2*wait, "apt-get", "install", "-y", "--no-download", name); err != nil {
+	if out, err := m.Root(2*wait, "apt-get", "install", "-y", name); err != nil {
 		t.Fatalf("apt-get install %s: %v\n%s", name, err, out)
 	}
 }

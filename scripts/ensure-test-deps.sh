@@ -8,7 +8,8 @@ set -eu
 # tool:package pairs.
 pairs="dbus-daemon:dbus dbus-monitor:dbus gdbus:libglib2.0-bin Xvfb:xvfb xprop:x11-utils
 xdotool:xdotool wmctrl:wmctrl openbox:openbox dunst:dunst notify-send:libnotify-bin
-xterm:xterm busctl:systemd chromium:chromium"
+xterm:xterm busctl:systemd chromium:chromium
+dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian mmdebstrap:mmdebstrap"
 
 missing=""
 for pair in $pairs; do
@@ -36,6 +37,14 @@ if [ "$(id -u)" = 0 ]; then
 	"$here/desktop-rootfs.sh" >/dev/null
 elif ! "$here/desktop-rootfs.sh" --path >/dev/null 2>&1; then
 	echo "the Wayland end-to-end tests need a Debian 13 rootfs: run sudo $here/desktop-rootfs.sh" >&2
+fi
+
+# The package's tests boot a real systemd from a small Debian 13 rootfs of
+# their own (scripts/systemd-rootfs.sh; about 140 MB, a few minutes cold).
+if [ "$(id -u)" = 0 ]; then
+	"$here/systemd-rootfs.sh" >/dev/null
+elif ! "$here/systemd-rootfs.sh" --path >/dev/null 2>&1; then
+	echo "the package's systemd tests need a Debian 13 rootfs: run sudo $here/systemd-rootfs.sh" >&2
 fi
 
 # The LLM judge's tests talk to llama.cpp's llama-server with a tiny model,
