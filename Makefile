@@ -279,4 +279,7 @@ package:
 		$(LINTIAN) --fail-on error $(DEB_STAGE)/antidrift_$(DEB_VERSION)_$(DEB_ARCH).changes || exit 1; \
 	else echo "lintian is not installed: the package is not checked" >&2; fi
 	cp $(DEB_STAGE)/$(DEB_FILE) $(BUILDDIR)/$(DEB_FILE)
+	@# The unpacked tree is in the source package; left here, its vendored
+	@# modules would be walked by gofmt and grep.
+	rm -rf $(DEB_SRC)
 	@echo "built $(BUILDDIR)/$(DEB_FILE)"

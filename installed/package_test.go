@@ -29,9 +29,17 @@ const (
 )
 
 var built struct {
-	once          sync.Once
-	deb, describe string
-	err           error
+	once               sync.Once
+	dir, deb, describe string
+	err                error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // debPackage is the package under test: $ANTIDRIFT_DEB, or one make package
@@ -51,6 +59,7 @@ func debPackage(t *testing.T) (deb, describe string) {
 			built.err = err
 			return
 		}
+		built.dir = dir
 		out, err := exec.Command("git", "-C", root, "describe", "--tags", "--always", "--dirty").Output()
 		if err != nil {
 			built.err = fmt.Errorf("git describe: %v", err)

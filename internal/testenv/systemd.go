@@ -90,7 +90,8 @@ func cgroup2Root() string {
 // a private /dev and /run), pivots into it and execs systemd. pivot_root, not
 // chroot: a chrooted manager cannot create the namespaces PrivateTmp= and the
 // like need, and silently does without them. $3 is the session bus to leave
-// enabled for users.
+// enabled for users. The host's X sockets are bound at /run/host-x11 for
+// ShareX (the guest's /tmp is a tmpfs systemd mounts at boot).
 const bootScript = `set -e
 R=$1 T=$2 BUS=$3
 mount --make-rprivate /
@@ -120,7 +121,8 @@ mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$N/dev/pts"
 ln -s pts/ptmx "$N/dev/ptmx"
 mount -t tmpfs -o mode=1777 shm "$N/dev/shm"
 mount -t tmpfs -o mode=0755 run "$N/run"
-mkdir -p /tmp/.X11-unix "$N/run/host-x11"
+[ -d /tmp/.X11-unix ] || mkdir -m 1777 /tmp/.X11-unix
+mkdir "$N/run/host-x11"
 mount --bind /tmp/.X11-unix "$N/run/host-x11"
 cd "$N"
 mkdir -p .oldroot
