@@ -1,6 +1,7 @@
 package installed
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/antidrift/antidrift/internal/testenv"
 )
@@ -36,8 +38,12 @@ func startModelServer(t *testing.T) *modelServer {
 		s.mu.Lock()
 		s.callers = append(s.callers, host)
 		s.mu.Unlock()
+		verdict, _ := json.Marshal(map[string]any{"on_task": false, "reason": modelReason})
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"choices":[{"finish_reason":"stop","message":{"role":"assistant","content":"{\"on_task\": false, \"reason\": %q}"}}]}`, modelReason)
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
+			"finish_reason": "stop",
+			"message":       map[string]any{"role": "assistant", "content": string(verdict)},
+		}}})
 	})}
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Close() })
@@ -90,9 +96,15 @@ func TestJudgeReachesLoopbackModelFromTheUnit(t *testing.T) {
 
 		config(fmt.Sprintf("http://127.0.0.1:%d/v1", srv.port), false)
 		startSession(t, m)
-		testenv.WaitUntil(t, wait, "the model's verdict on the Browser window", func() bool {
-			return strings.Contains(prop("DriftReason"), modelReason)
-		})
+		deadline := time.Now().Add(wait)
+		for !strings.Contains(prop("DriftReason"), modelReason) {
+			if time.Now().After(deadline) {
+				_, raw := journalEntries(t, m)
+				t.Fatalf("no model verdict after %v: DriftReason %s, CurrentClass %s, Problems %s, server asked by %v; journal:\n%s",
+					wait, prop("DriftReason"), prop("CurrentClass"), prop("Problems"), srv.callers, tail(raw))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		if !srv.asked("127.0.0.1") {
 			t.Fatalf("the verdict arrived but the model server was not asked from 127.0.0.1")
 		}
