@@ -26,7 +26,6 @@ func TestActivationThroughSystemd(t *testing.T) {
 		if got := must(t, m, "antidriftd", "--version"); describe != "" && got != "antidriftd "+describe {
 			t.Errorf("antidriftd --version = %q, want %q", got, "antidriftd "+describe)
 		}
-		t.Log("installed; activating")
 		if state := unitProp(t, m, "ActiveState"); state != "inactive" {
 			t.Fatalf("antidrift.service is %s before anything called it", state)
 		}
