@@ -49,7 +49,7 @@ PLASMOID_PKG := $(BUILDDIR)/$(PLASMOID).plasmoid
 PANELS_STAGE := $(BUILDDIR)/panels
 
 .PHONY: all build check-go test vet run clean test-deps demo soak bench lint judge-eval pot \
-	package-panels install uninstall install-user uninstall-user
+	package-panels install uninstall install-user uninstall-user package
 
 all: build
 
@@ -266,3 +266,51 @@ uninstall-user:
 	$(call uninstall_plasmoid,$(USER_DATA)/plasma/plasmoids)
 	$(reload)
 	@echo "your sessions' state in $${XDG_STATE_HOME:-$$HOME/.local/state}/antidrift is kept."
+
+# --- The Debian package -------------------------------------------------------
+# make package   bin/antidrift_<version>_amd64.deb, built by debian/rules
+#
+# Built the Debian way (dpkg-buildpackage, debhelper) on a clean copy of the
+# checkout in $(BUILDDIR)/deb, with the Go modules vendored into it so the
+# build itself needs no network, then checked with lintian (errors fail).
+# The Go toolchain is the one first on PATH and must be 1.24 or newer: Debian
+# 13's golang-go is; on Debian 12 put an upstream Go first on PATH. Needs
+# dpkg-dev and debhelper (and lintian for the check).
+#
+# The package version is `git describe`'s in Debian's spelling
+# (scripts/deb-version.sh); antidrift --version prints the git describe
+# itself (VERSION).
+DEB_VERSION ?= $(shell ./scripts/deb-version.sh '$(VERSION)')
+# LINTIAN= skips the check (the tests build packages they install, not ship).
+LINTIAN     ?= lintian
+DEB_ARCH    ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_STAGE   := $(BUILDDIR)/deb
+DEB_SRC     := $(DEB_STAGE)/antidrift-$(DEB_VERSION)
+DEB_FILE    := antidrift_$(DEB_VERSION)_$(DEB_ARCH).deb
+
+package: package-panels
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
+		{ echo "make package needs dpkg-dev and debhelper: apt-get install dpkg-dev debhelper" >&2; exit 1; }
+	@v=$$($(GO) env GOVERSION) && [ "$$(printf 'go1.24\n%s\n' "$$v" | sort -V | head -1)" = go1.24 ] || \
+		{ echo "make package needs Go 1.24 or newer first on PATH, found $$v" >&2; exit 1; }
+	rm -rf $(DEB_STAGE)
+	mkdir -p $(DEB_SRC)
+	git ls-files -z --cached --others --exclude-standard | \
+		tar --null --files-from=- --ignore-failed-read -cf - | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && GOFLAGS=-mod=mod $(GO) mod vendor
+	{ printf 'antidrift (%s) unstable; urgency=medium\n\n  * Built from git %s.\n\n -- %s  %s\n\n' \
+		'$(DEB_VERSION)' '$(VERSION)' "$$(sed -n 's/^Maintainer: //p' debian/control)" "$$(date -R)"; \
+		cat debian/changelog; } > $(DEB_SRC)/debian/changelog
+	@# -d: the Go that builds is the one on PATH (checked above), which
+	@# golang-any in Build-Depends cannot see when it is not Debian's.
+	cd $(DEB_SRC) && PATH="$$(dirname "$$(command -v $(GO))"):$$PATH" ANTIDRIFT_VERSION='$(VERSION)' \
+		GOCACHE="$$($(GO) env GOCACHE)" dpkg-buildpackage -us -uc -d
+	@if [ -z "$(LINTIAN)" ]; then :; elif command -v $(LINTIAN) >/dev/null; then \
+		echo $(LINTIAN) --fail-on error $(DEB_STAGE)/antidrift_$(DEB_VERSION)_$(DEB_ARCH).changes; \
+		$(LINTIAN) --fail-on error $(DEB_STAGE)/antidrift_$(DEB_VERSION)_$(DEB_ARCH).changes || exit 1; \
+	else echo "lintian is not installed: the package is not checked" >&2; fi
+	cp $(DEB_STAGE)/$(DEB_FILE) $(BUILDDIR)/$(DEB_FILE)
+	@# The unpacked tree is in the source package; left here, its vendored
+	@# modules would be walked by gofmt and grep.
+	rm -rf $(DEB_SRC)
+	@echo "built $(BUILDDIR)/$(DEB_FILE)"

@@ -11,7 +11,8 @@ here=$(dirname "$0")
 "$here/install-missing.sh" "end-to-end tests" dbus-daemon:dbus dbus-monitor:dbus gdbus:libglib2.0-bin \
 	Xvfb:xvfb xprop:x11-utils xdotool:xdotool wmctrl:wmctrl openbox:openbox dunst:dunst \
 	notify-send:libnotify-bin xterm:xterm busctl:systemd chromium:chromium \
-	zip:zip msgfmt:gettext xgettext:gettext locale-gen:locales || [ "$(id -u)" != 0 ]
+	zip:zip msgfmt:gettext xgettext:gettext locale-gen:locales \
+	dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian mmdebstrap:mmdebstrap || [ "$(id -u)" != 0 ]
 
 # The Wayland compositors run from a Debian 13 rootfs, built once and cached
 # outside the checkout (scripts/desktop-rootfs.sh says how and where).
@@ -19,6 +20,14 @@ if [ "$(id -u)" = 0 ]; then
 	"$here/desktop-rootfs.sh" >/dev/null
 elif ! "$here/desktop-rootfs.sh" --path >/dev/null 2>&1; then
 	echo "the Wayland end-to-end tests need a Debian 13 rootfs: run sudo $here/desktop-rootfs.sh" >&2
+fi
+
+# The package's tests boot a real systemd from a small Debian 13 rootfs of
+# their own (scripts/systemd-rootfs.sh; about 140 MB, a few minutes cold).
+if [ "$(id -u)" = 0 ]; then
+	"$here/systemd-rootfs.sh" >/dev/null
+elif ! "$here/systemd-rootfs.sh" --path >/dev/null 2>&1; then
+	echo "the package's systemd tests need a Debian 13 rootfs: run sudo $here/systemd-rootfs.sh" >&2
 fi
 
 # The LLM judge's tests talk to llama.cpp's llama-server with a tiny model,

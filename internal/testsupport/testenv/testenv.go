@@ -64,9 +64,15 @@ var aptPackages = map[string]string{
 	"xterm":        "xterm",
 	"chromium":     "chromium",
 
-	"systemd-analyze": "systemd",
-	"unshare":         "util-linux",
-	"chroot":          "coreutils",
+	"systemd-analyze":   "systemd",
+	"unshare":           "util-linux",
+	"chroot":            "coreutils",
+	"nsenter":           "util-linux",
+	"setpriv":           "util-linux",
+	"make":              "make",
+	"dpkg-buildpackage": "dpkg-dev",
+	"dpkg-deb":          "dpkg",
+	"dh":                "debhelper",
 }
 
 // Need skips the test unless every tool is in PATH. With ANTIDRIFT_E2E=require
