@@ -198,7 +198,7 @@ func TestAccountingBucketsSwitchesAndTotals(t *testing.T) {
 
 	v := h.View()
 	want := []Bucket{
-		{"Editor", "main.go -", 65},
+		{"Editor", "main.go - #", 65},
 		{"Firefox", "news", 20},
 		{"", UnavailableTitle, 10},
 	}
