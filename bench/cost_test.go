@@ -27,6 +27,7 @@ import (
 var (
 	costTitles = flag.Int("cost-titles", 100_000, "distinct titles fed in the per-event cost benchmark")
 	costWindow = flag.Int("cost-window", 200, "events per CPU sample in the per-event cost benchmark")
+	costEnv    = flag.String("cost-env", "", "space-separated KEY=value settings for the measured process, e.g. \"GOGC=off GOMEMLIMIT=8MiB\" for the memory policy before issue #24")
 )
 
 // costWindows is how many samples are taken at each end: the median of
@@ -139,7 +140,7 @@ func runCostHelper(b *testing.B) map[string]float64 {
 		b.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-cost-titles", strconv.Itoa(*costTitles), "-cost-window", strconv.Itoa(*costWindow))
-	cmd.Env = append(os.Environ(), helperEnv+"=cost", "ANTIDRIFT_BENCH_DIR="+dir, "GOGC=", "GOMEMLIMIT=")
+	cmd.Env = append(append(os.Environ(), helperEnv+"=cost", "ANTIDRIFT_BENCH_DIR="+dir, "GOGC=", "GOMEMLIMIT="), strings.Fields(*costEnv)...)
 	out, err := cmd.Output()
 	if err != nil {
 		b.Fatalf("cost helper: %v\n%s", err, out)
@@ -198,7 +199,8 @@ func daemonCost(b *testing.B) (early, late float64) {
 	if reply, err := shell.RequestName("org.gnome.Shell", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		b.Fatalf("RequestName(org.gnome.Shell) = %v, %v", reply, err)
 	}
-	d := testenv.StartDaemon(b, bus, filepath.Join(b.TempDir(), "state"), configHome(b, "evidence = \"gnome-shell\"\n"))
+	env := append([]string{configHome(b, "evidence = \"gnome-shell\"\n")}, strings.Fields(*costEnv)...)
+	d := testenv.StartDaemon(b, bus, filepath.Join(b.TempDir(), "state"), env...)
 	session := bus.Dial(b).Object("org.antidrift", "/org/antidrift/Session1")
 	var id string
 	if err := session.Call("org.antidrift.Session1.Start", 0, "feed the daemon", "the cost is flat", uint64(24*3600), "warn", []string{"Code", "firefox:*notes*"}).Store(&id); err != nil {
