@@ -26,7 +26,7 @@ import (
 
 var (
 	costTitles = flag.Int("cost-titles", 100_000, "distinct titles fed in the per-event cost benchmark")
-	costWindow = flag.Int("cost-window", 200, "events per CPU sample in the per-event cost benchmark")
+	costWindow = flag.Int("cost-window", 500, "events per CPU sample in the per-event cost benchmark")
 	costEnv    = flag.String("cost-env", "", "space-separated KEY=value settings for the measured process, e.g. \"GOGC=off GOMEMLIMIT=8MiB\" for the memory policy before issue #24")
 )
 

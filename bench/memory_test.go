@@ -247,7 +247,7 @@ func feedCore(dir string, events, titles int) error {
 	released := rssKB()
 	w := bufio.NewWriter(os.Stdout)
 	st, _ := procStatus("/proc/self/status")
-	fmt.Fprintf(w, "rss_anon_kB=%d rss_file_kB=%d ", st["RssAnon"], st["RssFile"])
+	fmt.Fprintf(w, "rss_anon_kB=%d rss_file_kB=%d rss_shmem_kB=%d ", st["RssAnon"], st["RssFile"], st["RssShmem"])
 	fmt.Fprintf(w, "events=%d titles=%d rss_start_kB=%d rss_tenth_kB=%d rss_after_kB=%d rss_max_kB=%d rss_released_kB=%d heap_after_kB=%d heap_sys_kB=%d gc_cycles=%d ns_per_event=%.0f switches=%d buckets=%d\n",
 		events, titles, start, tenth, after, maxRSS, released, ms.HeapInuse/1024, ms.HeapSys/1024, ms.NumGC, perEvent, v.SwitchCount, len(v.Buckets))
 	return w.Flush()
