@@ -69,7 +69,7 @@ type stats struct {
 
 	// total is the sum of buckets; byClass the same per class, over the
 	// non-reserved buckets (at most MaxBucketKeys classes, the rest
-	// counted under ""). Kept as time is credited, so a bounded list's
+	// counted under ""), kept with top (see best). So a bounded list's
 	// remainders cost nothing to find.
 	total   time.Duration
 	byClass map[string]time.Duration
@@ -179,18 +179,25 @@ func (s *stats) credit(k bucketKey, d time.Duration) {
 			s.distinct++
 		}
 	}
-	s.buckets[k] += d
+	now := s.buckets[k] + d
+	s.buckets[k] = now
 	s.total += d
-	if !k.reserved() {
-		c := k.class
-		if _, seen := s.byClass[c]; !seen && len(s.byClass) >= MaxBucketKeys {
-			c = ""
-		}
-		s.byClass[c] += d
-	}
 	if s.topValid {
-		s.top = raise(s.top, timed{k, s.buckets[k]}, TopBuckets)
+		s.addToClass(k, d)
+		s.top = raise(s.top, timed{k, now}, TopBuckets)
 	}
+}
+
+// addToClass counts d to k's class in byClass.
+func (s *stats) addToClass(k bucketKey, d time.Duration) {
+	if k.reserved() {
+		return
+	}
+	c := k.class
+	if _, seen := s.byClass[c]; !seen && len(s.byClass) >= MaxBucketKeys {
+		c = ""
+	}
+	s.byClass[c] += d
 }
 
 // timed is a bucket key with its time, in the order buckets are shown:
@@ -231,13 +238,16 @@ func raise(top []timed, x timed, n int) []timed {
 	return top
 }
 
-// best is the n best buckets, found by one pass over all of them (once;
-// then credit keeps it).
+// best is the n best buckets. The first call finds them, and the time per
+// class, by one pass over every bucket; from then on credit keeps both. A
+// replay, which never asks until it is done, pays for neither per event.
 func (s *stats) best() []timed {
 	if !s.topValid {
 		s.top = make([]timed, 0, TopBuckets)
+		clear(s.byClass)
 		for k, d := range s.buckets {
 			s.top = raise(s.top, timed{k, d}, TopBuckets)
+			s.addToClass(k, d)
 		}
 		s.topValid = true
 	}
