@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -129,34 +128,7 @@ func median(xs []float64) float64 {
 }
 
 func runCostHelper(b *testing.B) map[string]float64 {
-	b.Helper()
-	dir, err := os.MkdirTemp("/dev/shm", "antidrift-bench-")
-	if err != nil {
-		b.Skipf("no /dev/shm: %v", err)
-	}
-	defer os.RemoveAll(dir)
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-cost-titles", strconv.Itoa(*costTitles), "-cost-window", strconv.Itoa(*costWindow))
-	cmd.Env = append(append(os.Environ(), helperEnv+"=cost", "ANTIDRIFT_BENCH_DIR="+dir, "GOGC=", "GOMEMLIMIT="), strings.Fields(*costEnv)...)
-	out, err := cmd.Output()
-	if err != nil {
-		b.Fatalf("cost helper: %v\n%s", err, out)
-	}
-	res := map[string]float64{}
-	for _, f := range strings.Fields(string(out)) {
-		if k, v, ok := strings.Cut(f, "="); ok {
-			if x, err := strconv.ParseFloat(v, 64); err == nil {
-				res[k] = x
-			}
-		}
-	}
-	if res["late_us"] == 0 {
-		b.Fatalf("cost helper printed %q", out)
-	}
-	return res
+	return runHelperProcess(b, "cost", "late_us", []string{"-cost-titles", strconv.Itoa(*costTitles), "-cost-window", strconv.Itoa(*costWindow)}, strings.Fields(*costEnv)...)
 }
 
 // feedCost is the in-process child's side.

@@ -107,7 +107,10 @@ func BenchmarkResidentMemory(b *testing.B) {
 	})
 }
 
-func runMemoryHelper(b *testing.B) map[string]float64 {
+// runHelperProcess runs this binary again as helper mode with args and
+// the state dir on tmpfs, and returns the key=value figures it printed;
+// want must be among them. extraEnv comes last, so it wins.
+func runHelperProcess(b *testing.B, mode, want string, args []string, extraEnv ...string) map[string]float64 {
 	b.Helper()
 	dir, err := os.MkdirTemp("/dev/shm", "antidrift-bench-")
 	if err != nil {
@@ -118,26 +121,28 @@ func runMemoryHelper(b *testing.B) map[string]float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-mem-events", strconv.Itoa(*memEvents), "-mem-titles", strconv.Itoa(*memTitles))
-	cmd.Env = append(os.Environ(), helperEnv+"=memory", "ANTIDRIFT_BENCH_DIR="+dir, "GOGC=", "GOMEMLIMIT=")
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(append(os.Environ(), helperEnv+"="+mode, "ANTIDRIFT_BENCH_DIR="+dir, "GOGC=", "GOMEMLIMIT="), extraEnv...)
 	out, err := cmd.Output()
 	if err != nil {
-		b.Fatalf("memory helper: %v\n%s", err, out)
+		b.Fatalf("%s helper: %v\n%s", mode, err, out)
 	}
 	res := map[string]float64{}
 	for _, f := range strings.Fields(string(out)) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			continue
-		}
-		if x, err := strconv.ParseFloat(v, 64); err == nil {
-			res[k] = x
+		if k, v, ok := strings.Cut(f, "="); ok {
+			if x, err := strconv.ParseFloat(v, 64); err == nil {
+				res[k] = x
+			}
 		}
 	}
-	if res["events"] == 0 {
-		b.Fatalf("memory helper printed %q", out)
+	if res[want] == 0 {
+		b.Fatalf("%s helper printed %q", mode, out)
 	}
 	return res
+}
+
+func runMemoryHelper(b *testing.B) map[string]float64 {
+	return runHelperProcess(b, "memory", "events", []string{"-mem-events", strconv.Itoa(*memEvents), "-mem-titles", strconv.Itoa(*memTitles)})
 }
 
 // runHelper is the child's side.

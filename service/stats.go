@@ -277,7 +277,7 @@ func toBuckets(list []timed) []Bucket {
 func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list []timed, grows int) {
 	list = make([]timed, 0, 2*len(top)+5)
 	list = append(list, top...)
-	named := make(map[bucketKey]int, len(top)+8) // key → index in list
+	named := make(map[bucketKey]int, len(top)+8)        // key → index in list
 	shownOf := make(map[string]time.Duration, len(top)) // class → its named time
 	var sum time.Duration
 	for i, x := range top {
