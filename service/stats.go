@@ -271,9 +271,9 @@ func toBuckets(list []timed) []Bucket {
 // long whatever the session saw, and its times add up to total exactly.
 // All in shown order.
 //
-// live, when not the zero key, is the bucket growing right now, already
-// counted in top; extra is its growth, not yet in byClass or total.
-// grows is the index of the entry that grows with it (-1 when none).
+// live, when extra > 0, is the bucket growing right now, already counted
+// in top; extra is its growth, not yet in byClass or total. grows is the
+// index of the entry that grows with it (-1 when none).
 func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list []timed, grows int) {
 	list = make([]timed, 0, 2*len(top)+5)
 	list = append(list, top...)
@@ -314,7 +314,7 @@ func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list [
 	for _, k := range []bucketKey{awayKey, suspendedKey, unavailableKey, otherKey} {
 		if _, ok := named[k]; !ok {
 			d := s.buckets[k]
-			if k == live {
+			if k == live && extra > 0 {
 				d += extra
 			}
 			add(k, d)
@@ -322,7 +322,7 @@ func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list [
 	}
 	add(otherKey, s.total+extra-sum)
 	grows = -1
-	if live != (bucketKey{}) {
+	if extra > 0 {
 		// The growing time shows in live's own entry, else in its
 		// class's remainder, else in (other).
 		for _, k := range []bucketKey{live, {live.class, OtherTitlesTitle}, otherKey} {
@@ -380,6 +380,9 @@ func (s *stats) liveTopN(now time.Time) (top []Bucket, changesIn time.Duration) 
 	live := timed{k, s.buckets[k] + d}
 	withLive := raise(slices.Clone(best), live, TopBuckets)
 	list, grows := s.listed(withLive, k, d)
+	if grows < 0 { // cannot happen: the growing time is always in some entry
+		return toBuckets(list), time.Second
+	}
 	g := list[grows]
 	// Seconds are rounded: they tick over at every half second.
 	changesIn = time.Second - (g.d+time.Second/2)%time.Second

@@ -110,3 +110,24 @@ func TestSummaryStaysSmallWhateverTheSessionSaw(t *testing.T) {
 		t.Fatalf("the summary is %d bytes (%v)", len(b), err)
 	}
 }
+
+// A window with neither class nor title (a compositor may say so) is read
+// live like any other, and the list still adds up.
+func TestLiveBucketsOfAWindowWithoutClassOrTitle(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelWarn)
+	for i := range TopBuckets + 3 {
+		h.RecordWindow(win("App", string(rune('a'+i))))
+		h.clock.Advance(time.Duration(1+i) * time.Second)
+	}
+	h.RecordWindow(Window{ID: "9", Available: true})
+	h.clock.Advance(1500 * time.Millisecond)
+	v := h.View()
+	var sum uint64
+	for _, b := range v.Buckets {
+		sum += b.Seconds
+	}
+	if want := uint64((TopBuckets+3)*(TopBuckets+4)/2) + 2; sum < want-2 || sum > want || v.ChangesIn <= 0 {
+		t.Fatalf("buckets add up to %d s, want about %d; ChangesIn %v: %+v", sum, want, v.ChangesIn, v.Buckets)
+	}
+}
