@@ -2,13 +2,13 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,14 +25,18 @@ import (
 
 var (
 	costTitles = flag.Int("cost-titles", 100_000, "distinct titles fed in the per-event cost benchmark")
-	costWindow = flag.Int("cost-window", 500, "events per CPU sample in the per-event cost benchmark")
 	costEnv    = flag.String("cost-env", "", "space-separated KEY=value settings for the measured process, e.g. \"GOGC=off GOMEMLIMIT=8MiB\" for the memory policy before issue #24")
 )
 
-// costWindows is how many samples are taken at each end: the median of
-// them is the figure, so one collection or one neighbour's burst on a busy
-// machine does not decide it.
-const costWindows = 5
+// costRounds is how many sessions the early figure is taken over, and how
+// many stretches of costEarly events make up the late one: both then span
+// about 4,500 events and a few dozen collections, so whether one window
+// happens to hold a collection does not decide the figure.
+const costRounds = 5
+
+// The early figure is taken from the 100th to the 1,000th title of a
+// session: past the warm-up, before the bucket cap.
+const costFrom, costTo = 100, 1000
 
 // BenchmarkEventCost is issue #24's promise: a focus event costs the same
 // CPU at the 100th distinct title of a session as at the 100,000th. Every
@@ -48,9 +52,10 @@ const costWindows = 5
 //     and calls Evidence1.ReportFocus, waiting for each reply; CPU is the
 //     daemon's (schedstat of all its threads).
 //
-// Each reports the median CPU per event of costWindows windows of
-// -cost-window events starting at the 100th title, of the same number
-// ending at the last, and their ratio.
+// Each reports the mean CPU per event from the 100th to the 1,000th title
+// of costRounds fresh sessions, the mean over the same number of events
+// ending at the last title of a session that saw -cost-titles, and their
+// ratio.
 func BenchmarkEventCost(b *testing.B) {
 	b.Run("in-process", func(b *testing.B) {
 		var res map[string]float64
@@ -88,51 +93,43 @@ func costTitle(i int) (class, title string) {
 	return "Code", "review of " + letters(i) + " - antidrift - Visual Studio Code"
 }
 
-// costSamples feeds titles 0..n-1 through feed and returns the median CPU
-// per event (µs) of the windows starting at the 100th title and of those
-// ending at the last. cpu is the CPU time used so far.
-func costSamples(n, window int, feed func(i int), cpu func() time.Duration) (early, late float64) {
-	starts := map[int]bool{}
-	for w := range costWindows {
-		starts[100+w*window] = true
-		starts[n-(costWindows-w)*window] = true
-	}
-	var eS, lS []float64
-	for i := 0; i < n; {
-		if !starts[i] {
-			feed(i)
-			i++
-			continue
+// costSamples measures CPU per event (µs) early and late in a session:
+// start begins a fresh session, feed shows it title i, cpu is the CPU
+// time used so far.
+func costSamples(n int, start func(), feed func(i int), cpu func() time.Duration) (early, late float64) {
+	var spent time.Duration
+	for r := range costRounds {
+		start()
+		base := r * 10_000_000 // titles of their own
+		for i := range costFrom {
+			feed(base + i)
 		}
 		t0 := cpu()
-		for range window {
-			feed(i)
-			i++
+		for i := costFrom; i < costTo; i++ {
+			feed(base + i)
 		}
-		us := float64((cpu() - t0).Microseconds()) / float64(window)
-		if i <= n/2 {
-			eS = append(eS, us)
-		} else {
-			lS = append(lS, us)
-		}
+		spent += cpu() - t0
 	}
-	return median(eS), median(lS)
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
+	early = float64(spent.Microseconds()) / float64(costRounds*(costTo-costFrom))
+	start()
+	last := n - costRounds*(costTo-costFrom)
+	for i := range last {
+		feed(100_000_000 + i)
 	}
-	slices.Sort(xs)
-	return xs[len(xs)/2]
+	t0 := cpu()
+	for i := last; i < n; i++ {
+		feed(100_000_000 + i)
+	}
+	late = float64((cpu() - t0).Microseconds()) / float64(n-last)
+	return early, late
 }
 
 func runCostHelper(b *testing.B) map[string]float64 {
-	return runHelperProcess(b, "cost", "late_us", []string{"-cost-titles", strconv.Itoa(*costTitles), "-cost-window", strconv.Itoa(*costWindow)}, strings.Fields(*costEnv)...)
+	return runHelperProcess(b, "cost", "late_us", []string{"-cost-titles", strconv.Itoa(*costTitles)}, strings.Fields(*costEnv)...)
 }
 
 // feedCost is the in-process child's side.
-func feedCost(dir string, n, window int) error {
+func feedCost(dir string, n int) error {
 	memlimit.Apply()
 	store, _, err := persist.Open(dir)
 	if err != nil {
@@ -143,20 +140,33 @@ func feedCost(dir string, n, window int) error {
 	if err := svc.Recover(service.Snapshot{}); err != nil {
 		return err
 	}
-	if _, err := svc.Start("feed the core", "the cost is flat", 24*3600, "warn", []string{"Code", "firefox:*notes*"}); err != nil {
-		return err
+	var failed error
+	start := func() {
+		if svc.View().State == service.StateActive {
+			failed = cmp.Or(failed, svc.Complete())
+			_, err := svc.End()
+			failed = cmp.Or(failed, err)
+		}
+		_, err := svc.Start("feed the core", "the cost is flat", 24*3600, "warn", costAllowed)
+		failed = cmp.Or(failed, err)
 	}
-	early, late := costSamples(n, window, func(i int) {
+	early, late := costSamples(n, start, func(i int) {
 		class, title := costTitle(i)
 		svc.RecordWindow(service.Window{ID: strconv.Itoa(i%2 + 1), Class: class, Instance: strings.ToLower(class), Title: title, Available: true})
 		svc.View()
 	}, processCPU)
+	if failed != nil {
+		return failed
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	w := bufio.NewWriter(os.Stdout)
 	fmt.Fprintf(w, "early_us=%.2f late_us=%.2f rss_late_kB=%d gc_cycles=%d\n", early, late, rssKB(), ms.NumGC)
 	return w.Flush()
 }
+
+// costAllowed is the cost sessions' allowlist: a class and a title rule.
+var costAllowed = []string{"Code", "firefox:*notes*"}
 
 func processCPU() time.Duration {
 	var ru syscall.Rusage
@@ -174,12 +184,21 @@ func daemonCost(b *testing.B) (early, late float64) {
 	env := append([]string{configHome(b, "evidence = \"gnome-shell\"\n")}, strings.Fields(*costEnv)...)
 	d := testenv.StartDaemon(b, bus, filepath.Join(b.TempDir(), "state"), env...)
 	session := bus.Dial(b).Object("org.antidrift", "/org/antidrift/Session1")
-	var id string
-	if err := session.Call("org.antidrift.Session1.Start", 0, "feed the daemon", "the cost is flat", uint64(24*3600), "warn", []string{"Code", "firefox:*notes*"}).Store(&id); err != nil {
-		b.Fatal(err)
+	start := func() {
+		if v, _ := session.GetProperty("org.antidrift.Session1.State"); v.Value() == string(service.StateActive) {
+			if err := session.Call("org.antidrift.Session1.Complete", 0).Err; err != nil {
+				b.Fatal(err)
+			}
+			if err := session.Call("org.antidrift.Session1.End", 0).Err; err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := session.Call("org.antidrift.Session1.Start", 0, "feed the daemon", "the cost is flat", uint64(24*3600), "warn", costAllowed).Err; err != nil {
+			b.Fatal(err)
+		}
 	}
 	evidence := shell.Object("org.antidrift", "/org/antidrift/Session1")
-	early, late = costSamples(*costTitles, *costWindow, func(i int) {
+	early, late = costSamples(*costTitles, start, func(i int) {
 		class, title := costTitle(i)
 		if err := evidence.Call("org.antidrift.Evidence1.ReportFocus", 0, strconv.Itoa(i%2+1), class, title).Err; err != nil {
 			b.Fatalf("ReportFocus %d: %v\n%s", i, err, d.Output())

@@ -149,7 +149,7 @@ func runMemoryHelper(b *testing.B) map[string]float64 {
 func runHelper() int {
 	switch os.Getenv(helperEnv) {
 	case "cost":
-		if err := feedCost(os.Getenv("ANTIDRIFT_BENCH_DIR"), *costTitles, *costWindow); err != nil {
+		if err := feedCost(os.Getenv("ANTIDRIFT_BENCH_DIR"), *costTitles); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -79,6 +78,8 @@ type stats struct {
 	// over every bucket, per event.
 	top      []timed
 	topValid bool
+	// Buffers a read reuses (listed, liveTopN): what it returns is copied.
+	listBuf, liveBuf []timed
 
 	// credited, when set, hears of every stretch of time as it is credited
 	// (see Timeline); live accounting leaves it nil.
@@ -275,44 +276,46 @@ func toBuckets(list []timed) []Bucket {
 // in top; extra is its growth, not yet in byClass or total. grows is the
 // index of the entry that grows with it (-1 when none).
 func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list []timed, grows int) {
-	list = make([]timed, 0, 2*len(top)+5)
-	list = append(list, top...)
-	named := make(map[bucketKey]int, len(top)+8)        // key → index in list
-	shownOf := make(map[string]time.Duration, len(top)) // class → its named time
+	// At most 45 entries: linear scans beat maps, and the list is built in
+	// a buffer kept for the next call (callers copy it out), so a read
+	// allocates nothing here.
+	list = append(s.listBuf[:0], top...)
+	find := func(k bucketKey) int {
+		return slices.IndexFunc(list, func(t timed) bool { return t.k == k })
+	}
 	var sum time.Duration
-	for i, x := range top {
-		named[x.k] = i
+	for _, x := range top {
 		sum += x.d
-		if !x.k.reserved() {
-			shownOf[x.k.class] += x.d
-		}
 	}
 	add := func(k bucketKey, d time.Duration) {
 		if d <= 0 {
 			return
 		}
-		if i, ok := named[k]; ok {
+		if i := find(k); i >= 0 {
 			list[i].d += d
 		} else {
-			named[k] = len(list)
 			list = append(list, timed{k, d})
 		}
 		sum += d
 	}
-	for _, x := range top {
-		if c := x.k.class; !x.k.reserved() {
-			if named, ok := shownOf[c]; ok {
-				rem := s.byClass[c] - named
-				if !live.reserved() && live.class == c {
-					rem += extra
-				}
-				delete(shownOf, c) // once per class
-				add(bucketKey{c, OtherTitlesTitle}, rem)
+	for i, x := range top {
+		c := x.k.class
+		if x.k.reserved() || slices.ContainsFunc(top[:i], func(t timed) bool { return !t.k.reserved() && t.k.class == c }) {
+			continue // once per class
+		}
+		rem := s.byClass[c]
+		for _, y := range top[i:] {
+			if !y.k.reserved() && y.k.class == c {
+				rem -= y.d
 			}
 		}
+		if !live.reserved() && live.class == c {
+			rem += extra
+		}
+		add(bucketKey{c, OtherTitlesTitle}, rem)
 	}
-	for _, k := range []bucketKey{awayKey, suspendedKey, unavailableKey, otherKey} {
-		if _, ok := named[k]; !ok {
+	for _, k := range [...]bucketKey{awayKey, suspendedKey, unavailableKey, otherKey} {
+		if find(k) < 0 {
 			d := s.buckets[k]
 			if k == live && extra > 0 {
 				d += extra
@@ -325,8 +328,8 @@ func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list [
 	if extra > 0 {
 		// The growing time shows in live's own entry, else in its
 		// class's remainder, else in (other).
-		for _, k := range []bucketKey{live, {live.class, OtherTitlesTitle}, otherKey} {
-			if i, ok := named[k]; ok && (k == live || !live.reserved()) {
+		for _, k := range [...]bucketKey{live, {live.class, OtherTitlesTitle}, otherKey} {
+			if i := find(k); i >= 0 && (k == live || !live.reserved()) {
 				grows = i
 				break
 			}
@@ -336,10 +339,19 @@ func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list [
 	if grows >= 0 {
 		key = list[grows].k
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].before(list[j]) })
+	slices.SortFunc(list, func(a, b timed) int {
+		if a.before(b) {
+			return -1
+		}
+		if b.before(a) {
+			return 1
+		}
+		return 0
+	})
 	if grows >= 0 {
-		grows = slices.IndexFunc(list, func(t timed) bool { return t.k == key })
+		grows = find(key)
 	}
+	s.listBuf = list
 	return list, grows
 }
 
@@ -378,7 +390,8 @@ func (s *stats) liveTopN(now time.Time) (top []Bucket, changesIn time.Duration) 
 	}
 	best := s.best()
 	live := timed{k, s.buckets[k] + d}
-	withLive := raise(slices.Clone(best), live, TopBuckets)
+	withLive := raise(append(s.liveBuf[:0], best...), live, TopBuckets)
+	s.liveBuf = withLive
 	list, grows := s.listed(withLive, k, d)
 	if grows < 0 { // cannot happen: the growing time is always in some entry
 		return toBuckets(list), time.Second

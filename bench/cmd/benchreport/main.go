@@ -372,7 +372,7 @@ func render(m machineInfo, command string, r results, output []byte) string {
 		v, _ := t.le(n, "last/100th", 1.2)
 		t.add(row{
 			figure:   "CPU per focus event at the 100th and the last distinct title, " + c.sub,
-			how:      t.f(n, "titles", "%.0f") + " events, each a new title (words, no counter), warn session with a title rule; median of 5 windows of 500 events at each end; " + c.how,
+			how:      t.f(n, "titles", "%.0f") + " titles, each event a new one (words, no counter), warn session with a title rule; mean over titles 100–1,000 of 5 fresh sessions against the mean over the last 4,500 of one session; " + c.how,
 			measured: fmt.Sprintf("%s µs at the 100th, %s µs at the last: last/100th %s (RSS at the end %s MB)", t.f(n, "cpu_us/event_at_100th", "%.0f"), t.f(n, "cpu_us/event_at_last", "%.0f"), t.f(n, "last/100th", "%.2f"), t.f(n, "rss_end_MB", "%.1f")),
 			goal:     "last/100th ≤ 1.2",
 			verdict:  v,
