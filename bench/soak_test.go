@@ -65,7 +65,9 @@ func TestSoakFocusCost(t *testing.T) {
 
 	bus := testenv.StartBus(t)
 	state := filepath.Join(t.TempDir(), "state")
-	d := testenv.StartDaemon(t, bus, state, append(sw.Env(), configHome(t, ""))...)
+	// gctrace: the collections per minute and the live heap they leave go
+	// into the table, the first suspects when the cost per event grows.
+	d := testenv.StartDaemon(t, bus, state, append(sw.Env(), configHome(t, ""), "GODEBUG=gctrace=1")...)
 	conn := bus.Dial(t)
 	session := conn.Object("org.antidrift", "/org/antidrift/Session1")
 	var id string
@@ -82,12 +84,14 @@ func TestSoakFocusCost(t *testing.T) {
 		rss     float64
 		fds     int
 		buckets int
+		gcs     int
+		liveMB  string
 	}
 	var rows []minute
 	out := &bytes.Buffer{}
 	fmt.Fprintf(out, "soak: %d minutes on sway + Chromium, focus every 0.3 s, the page's title ticking every second; load average at start %s\n", minutes, loadavg())
-	fmt.Fprintf(out, "%6s %10s %8s %12s %8s %5s %12s\n", "minute", "cpu_ms", "events", "cpu_us/event", "rss_MB", "fds", "buckets_B")
-	cpu0, lines0 := cpuTime(t, d.PID()), countLines(t, rawLog)
+	fmt.Fprintf(out, "%6s %10s %8s %12s %8s %5s %10s %6s %12s\n", "minute", "cpu_ms", "events", "cpu_us/event", "rss_MB", "fds", "buckets_B", "gc", "live_heap_MB")
+	cpu0, lines0, gcs0 := cpuTime(t, d.PID()), countLines(t, rawLog), 0
 	next, i := time.Now(), 0
 	for m := range minutes {
 		end := time.Now().Add(time.Minute)
@@ -100,11 +104,13 @@ func TestSoakFocusCost(t *testing.T) {
 			time.Sleep(time.Until(next))
 		}
 		cpu, lines := cpuTime(t, d.PID()), countLines(t, rawLog)
-		row := minute{cpu: cpu - cpu0, events: lines - lines0, rss: rssMB(t, d.PID()), fds: countFDs(t, d.PID()), buckets: bucketsSize(t, session)}
-		cpu0, lines0 = cpu, lines
+		gcs, live := gcTrace(d.Output())
+		row := minute{cpu: cpu - cpu0, events: lines - lines0, rss: rssMB(t, d.PID()), fds: countFDs(t, d.PID()), buckets: bucketsSize(t, session),
+			gcs: gcs - gcs0, liveMB: live}
+		cpu0, lines0, gcs0 = cpu, lines, gcs
 		rows = append(rows, row)
-		fmt.Fprintf(out, "%6d %10.1f %8d %12.1f %8.1f %5d %12d\n", m+1, float64(row.cpu.Microseconds())/1000, row.events,
-			float64(row.cpu.Microseconds())/float64(max(row.events, 1)), row.rss, row.fds, row.buckets)
+		fmt.Fprintf(out, "%6d %10.1f %8d %12.1f %8.1f %5d %10d %6d %12s\n", m+1, float64(row.cpu.Microseconds())/1000, row.events,
+			float64(row.cpu.Microseconds())/float64(max(row.events, 1)), row.rss, row.fds, row.buckets, row.gcs, row.liveMB)
 		t.Logf("minute %d: %s", m+1, strings.TrimSpace(out.String()[strings.LastIndex(strings.TrimSpace(out.String()), "\n")+1:]))
 		if browser.ProcessState != nil {
 			t.Fatal("Chromium exited")
@@ -184,6 +190,23 @@ func startChromium(t *testing.T, sw *testenv.Sway, page string) *exec.Cmd {
 		}
 	})
 	return cmd
+}
+
+// gcTrace counts the collections GODEBUG=gctrace=1 reported in a log,
+// and the live heap the last one left (its "a->b->c MB": c).
+func gcTrace(log string) (n int, live string) {
+	for _, line := range strings.Split(log, "\n") {
+		if !strings.HasPrefix(line, "gc ") {
+			continue
+		}
+		n++
+		for _, f := range strings.Fields(line) {
+			if strings.Count(f, "->") == 2 {
+				live = f[strings.LastIndex(f, "->")+2:]
+			}
+		}
+	}
+	return n, live
 }
 
 func countLines(t *testing.T, path string) int {
