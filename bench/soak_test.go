@@ -3,13 +3,16 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,11 +89,12 @@ func TestSoakFocusCost(t *testing.T) {
 		buckets int
 		gcs     int
 		liveMB  string
+		calib   time.Duration
 	}
 	var rows []minute
 	out := &bytes.Buffer{}
 	fmt.Fprintf(out, "soak: %d minutes on sway + Chromium, focus every 0.3 s, the page's title ticking every second; load average at start %s\n", minutes, loadavg())
-	fmt.Fprintf(out, "%6s %10s %8s %12s %8s %5s %10s %6s %12s\n", "minute", "cpu_ms", "events", "cpu_us/event", "rss_MB", "fds", "buckets_B", "gc", "live_heap_MB")
+	fmt.Fprintf(out, "%6s %10s %8s %12s %8s %5s %10s %6s %12s %9s\n", "minute", "cpu_ms", "events", "cpu_us/event", "rss_MB", "fds", "buckets_B", "gc", "live_heap_MB", "calib_ms")
 	cpu0, lines0, gcs0 := cpuTime(t, d.PID()), countLines(t, rawLog), 0
 	next, i := time.Now(), 0
 	for m := range minutes {
@@ -106,11 +110,11 @@ func TestSoakFocusCost(t *testing.T) {
 		cpu, lines := cpuTime(t, d.PID()), countLines(t, rawLog)
 		gcs, live := gcTrace(d.Output())
 		row := minute{cpu: cpu - cpu0, events: lines - lines0, rss: rssMB(t, d.PID()), fds: countFDs(t, d.PID()), buckets: bucketsSize(t, session),
-			gcs: gcs - gcs0, liveMB: live}
+			gcs: gcs - gcs0, liveMB: live, calib: calibrate()}
 		cpu0, lines0, gcs0 = cpu, lines, gcs
 		rows = append(rows, row)
-		fmt.Fprintf(out, "%6d %10.1f %8d %12.1f %8.1f %5d %10d %6d %12s\n", m+1, float64(row.cpu.Microseconds())/1000, row.events,
-			float64(row.cpu.Microseconds())/float64(max(row.events, 1)), row.rss, row.fds, row.buckets, row.gcs, row.liveMB)
+		fmt.Fprintf(out, "%6d %10.1f %8d %12.1f %8.1f %5d %10d %6d %12s %9.1f\n", m+1, float64(row.cpu.Microseconds())/1000, row.events,
+			float64(row.cpu.Microseconds())/float64(max(row.events, 1)), row.rss, row.fds, row.buckets, row.gcs, row.liveMB, float64(row.calib.Microseconds())/1000)
 		t.Logf("minute %d: %s", m+1, strings.TrimSpace(out.String()[strings.LastIndex(strings.TrimSpace(out.String()), "\n")+1:]))
 		if browser.ProcessState != nil {
 			t.Fatal("Chromium exited")
@@ -145,8 +149,15 @@ func TestSoakFocusCost(t *testing.T) {
 		}
 		return float64(cpu.Microseconds()) / float64(max(ev, 1))
 	}
+	calib := func(rs []minute) (sum time.Duration) {
+		for _, r := range rs {
+			sum += r.calib
+		}
+		return sum
+	}
 	first, last := perEvent(rows[:n]), perEvent(rows[len(rows)-n:])
-	fmt.Fprintf(out, "CPU per event: first %d min %.1f µs, last %d min %.1f µs, last/first %.2f (goal ≤ 1.2)\n", n, first, n, last, last/first)
+	machine := float64(calib(rows[len(rows)-n:])) / float64(calib(rows[:n]))
+	fmt.Fprintf(out, "CPU per event: first %d min %.1f µs, last %d min %.1f µs, last/first %.2f (goal ≤ 1.2); the same fixed work (calib) took %.2f× as long at the end as at the start\n", n, first, n, last, last/first, machine)
 	os.Stdout.Write(out.Bytes())
 	if path := os.Getenv("ANTIDRIFT_SOAK_OUT"); path != "" {
 		os.WriteFile(path, out.Bytes(), 0o644)
@@ -190,6 +201,24 @@ func startChromium(t *testing.T, sw *testenv.Sway, page string) *exec.Cmd {
 		}
 	})
 	return cmd
+}
+
+// calibrate is the CPU time of a fixed piece of work (SHA-256 over 8 MB)
+// on one thread of this process: when it grows, the machine got slower
+// (neighbours, shared caches), not the daemon's work.
+func calibrate() time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var ru0, ru1 syscall.Rusage
+	buf := make([]byte, 1<<20)
+	syscall.Getrusage(syscall.RUSAGE_THREAD, &ru0)
+	h := sha256.New()
+	for range 8 {
+		h.Write(buf)
+	}
+	h.Sum(nil)
+	syscall.Getrusage(syscall.RUSAGE_THREAD, &ru1)
+	return time.Duration(ru1.Utime.Nano()+ru1.Stime.Nano()) - time.Duration(ru0.Utime.Nano()+ru0.Stime.Nano())
 }
 
 // gcTrace counts the collections GODEBUG=gctrace=1 reported in a log,
