@@ -439,7 +439,7 @@ func bucketsDiffer(prop []bucketProp, replay map[bucketKey]time.Duration) string
 		}
 	}
 	for k, g := range got {
-		if _, listed := replay[k]; k.title == service.OtherTitlesTitle || (listed && k.class == "") {
+		if _, listed := replay[k]; k.title == service.OtherTitlesTitle || (k.class == "" && (listed || k.title == service.OtherTitle)) {
 			continue // a class's remainder, or a reserved bucket listed past the top 20
 		}
 		if _, ok := want[k]; !ok {
