@@ -98,8 +98,14 @@ judge-eval:
 	$(GO) run ./bench/cmd/judgeeval -endpoint "$(ENDPOINT)" -model "$(MODEL)" $(if $(ALLOW_REMOTE),-allow-remote) $(if $(VERBOSE),-v)
 
 # The reliability suites of make test, ten times bigger (ANTIDRIFT_SOAK=1):
-# 200 crash rounds, 100k fuzzed calls, 20k locked-level walks.
+# 200 crash rounds, 100k fuzzed calls, 20k locked-level walks. Then 20
+# minutes of sway + Chromium with a ticking title, focus every 0.3 s: CPU per
+# event must stay flat (SOAK_MINUTES=3 for a short look; the per-minute
+# table goes to soak-focus.txt).
+SOAK_MINUTES ?= 20
 soak: test-deps
+	ANTIDRIFT_SOAK=1 ANTIDRIFT_SOAK_MINUTES=$(SOAK_MINUTES) ANTIDRIFT_SOAK_OUT=$(CURDIR)/soak-focus.txt \
+		$(GO) test -count=1 -timeout $$(( $(SOAK_MINUTES) + 15 ))m -run 'TestSoakFocusCost' -v ./bench/
 	ANTIDRIFT_SOAK=1 $(GO) test -race -count=1 -timeout 60m -run 'TestCrashAnywhere|TestDamagedFiles|TestBusFuzz|TestLockedHasNoWayOut' ./cmd/antidriftd/
 	$(GO) test -race -count=200 -timeout 60m -run 'TestFullDiskKeepsSummariesPending' ./cmd/antidriftd/
 

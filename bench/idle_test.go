@@ -83,7 +83,7 @@ func BenchmarkIdle(b *testing.B) {
 
 // configHome writes the idle benchmarks' config.toml (idle_after = "1h",
 // then extra) and returns the XDG_CONFIG_HOME= setting that points at it.
-func configHome(b *testing.B, extra string) string {
+func configHome(b testing.TB, extra string) string {
 	b.Helper()
 	home := b.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, "antidrift"), 0o700); err != nil {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/antidrift/antidrift/internal/memlimit"
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
@@ -100,10 +101,16 @@ func BenchmarkResidentMemory(b *testing.B) {
 		b.ReportMetric(res["heap_sys_kB"]*1024/1e6, "heap_sys_after_MB")
 		b.ReportMetric(res["rss_released_kB"]*1024/1e6, "after_FreeOSMemory_MB")
 		b.ReportMetric(res["ns_per_event"], "ns/event")
+		b.ReportMetric(res["rss_anon_kB"]*1024/1e6, "anon_after_MB")
+		b.ReportMetric(res["rss_file_kB"]*1024/1e6, "file_after_MB")
+		b.ReportMetric(res["gc_cycles"], "gc_cycles")
 	})
 }
 
-func runMemoryHelper(b *testing.B) map[string]float64 {
+// runHelperProcess runs this binary again as helper mode with args and
+// the state dir on tmpfs, and returns the key=value figures it printed;
+// want must be among them. extraEnv comes last, so it wins.
+func runHelperProcess(b *testing.B, mode, want string, args []string, extraEnv ...string) map[string]float64 {
 	b.Helper()
 	dir, err := os.MkdirTemp("/dev/shm", "antidrift-bench-")
 	if err != nil {
@@ -114,32 +121,41 @@ func runMemoryHelper(b *testing.B) map[string]float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-mem-events", strconv.Itoa(*memEvents), "-mem-titles", strconv.Itoa(*memTitles))
-	cmd.Env = append(os.Environ(), helperEnv+"=memory", "ANTIDRIFT_BENCH_DIR="+dir)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(append(os.Environ(), helperEnv+"="+mode, "ANTIDRIFT_BENCH_DIR="+dir, "GOGC=", "GOMEMLIMIT="), extraEnv...)
 	out, err := cmd.Output()
 	if err != nil {
-		b.Fatalf("memory helper: %v\n%s", err, out)
+		b.Fatalf("%s helper: %v\n%s", mode, err, out)
 	}
 	res := map[string]float64{}
 	for _, f := range strings.Fields(string(out)) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			continue
-		}
-		if x, err := strconv.ParseFloat(v, 64); err == nil {
-			res[k] = x
+		if k, v, ok := strings.Cut(f, "="); ok {
+			if x, err := strconv.ParseFloat(v, 64); err == nil {
+				res[k] = x
+			}
 		}
 	}
-	if res["events"] == 0 {
-		b.Fatalf("memory helper printed %q", out)
+	if res[want] == 0 {
+		b.Fatalf("%s helper printed %q", mode, out)
 	}
 	return res
+}
+
+func runMemoryHelper(b *testing.B) map[string]float64 {
+	return runHelperProcess(b, "memory", "events", []string{"-mem-events", strconv.Itoa(*memEvents), "-mem-titles", strconv.Itoa(*memTitles)})
 }
 
 // runHelper is the child's side.
 func runHelper() int {
 	switch os.Getenv(helperEnv) {
+	case "cost":
+		if err := feedCost(os.Getenv("ANTIDRIFT_BENCH_DIR"), *costTitles); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
 	case "memory":
+		memlimit.Apply() // the daemon's memory policy
 		if os.Getenv("ANTIDRIFT_BENCH_HEAPPROFILE") != "" {
 			runtime.MemProfileRate = 4096
 		}
@@ -166,12 +182,24 @@ var classes = []struct{ class, instance, suffix string }{
 }
 
 // titleOf is window i of a stream with n distinct titles: realistic
-// lengths (the class's suffix, a few words), and a number that scrubbing
-// keeps, so every title is its own bucket key until the bucket cap.
+// lengths (the class's suffix, a few words), and a word made of k's
+// letters, so every title is its own bucket key until the bucket cap. (A
+// number would be folded: "issue 41" and "issue 42" are one title.)
 func titleOf(i, n int) (class, instance, title string) {
 	k := i % n
 	c := classes[k%len(classes)]
-	return c.class, c.instance, fmt.Sprintf("notes on issue %d and its review%s", k, c.suffix)
+	return c.class, c.instance, "notes on issue " + letters(k) + " and its review" + c.suffix
+}
+
+// letters spells k in base 26, a to z.
+func letters(k int) string {
+	var b []byte
+	for {
+		b = append(b, byte('a'+k%26))
+		if k /= 26; k == 0 {
+			return string(b)
+		}
+	}
 }
 
 func feedCore(dir string, events, titles int) error {
@@ -223,6 +251,8 @@ func feedCore(dir string, events, titles int) error {
 	debug.FreeOSMemory() // a GC, and every free page back to the OS
 	released := rssKB()
 	w := bufio.NewWriter(os.Stdout)
+	st, _ := procStatus("/proc/self/status")
+	fmt.Fprintf(w, "rss_anon_kB=%d rss_file_kB=%d rss_shmem_kB=%d ", st["RssAnon"], st["RssFile"], st["RssShmem"])
 	fmt.Fprintf(w, "events=%d titles=%d rss_start_kB=%d rss_tenth_kB=%d rss_after_kB=%d rss_max_kB=%d rss_released_kB=%d heap_after_kB=%d heap_sys_kB=%d gc_cycles=%d ns_per_event=%.0f switches=%d buckets=%d\n",
 		events, titles, start, tenth, after, maxRSS, released, ms.HeapInuse/1024, ms.HeapSys/1024, ms.NumGC, perEvent, v.SwitchCount, len(v.Buckets))
 	return w.Flush()

@@ -122,7 +122,7 @@ func BenchmarkSwayFocus(b *testing.B) {
 // commands timed from the moment they are written.
 type swayConn struct{ c net.Conn }
 
-func dialSway(b *testing.B, path string) swayConn {
+func dialSway(b testing.TB, path string) swayConn {
 	c, err := net.Dial("unix", path)
 	if err != nil {
 		b.Fatal(err)

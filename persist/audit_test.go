@@ -396,3 +396,39 @@ func TestAuditGarbageIsReportedNotFatal(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditOldUnboundedLinesStillVerify: lines sealed before summaries were
+// bounded (a thousand buckets, 80 KB) and lines sealed after (a few named
+// titles, a remainder per class) verify in one chain, and History reads
+// both back exactly: the line format did not change, only what is in it.
+func TestAuditOldUnboundedLinesStillVerify(t *testing.T) {
+	s := openStore(t, newStateDir(t))
+	old := sampleSummary(0)
+	old.Buckets = nil
+	for i := range service.MaxBucketKeys {
+		old.Buckets = append(old.Buckets, service.Bucket{Class: "firefox-esr", Title: "Design doc " + strconv.Itoa(i), Seconds: 0})
+	}
+	old.Buckets = append(old.Buckets, service.Bucket{Title: service.OtherTitle, Seconds: 12})
+	bounded := sampleSummary(1)
+	bounded.Buckets = []service.Bucket{
+		{Class: "firefox-esr", Title: "Design doc #", Seconds: 1190},
+		{Class: "firefox-esr", Title: service.OtherTitlesTitle, Seconds: 10},
+	}
+	if _, err := s.AppendAudit(old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendAudit(bounded); err != nil {
+		t.Fatal(err)
+	}
+	lines := auditLines(t, s)
+	if len(lines[0]) < 30_000 || len(lines[1]) > 2_000 {
+		t.Fatalf("lines of %d and %d bytes", len(lines[0]), len(lines[1]))
+	}
+	if r := s.VerifyAudit(); !r.OK || r.Entries != 2 {
+		t.Fatalf("VerifyAudit = %+v", r)
+	}
+	h, err := s.History(10)
+	if err != nil || len(h) != 2 || len(h[1].Buckets) != service.MaxBucketKeys+1 || !reflect.DeepEqual(h[0].Buckets, bounded.Buckets) {
+		t.Fatalf("History read back %d summaries (%v)", len(h), err)
+	}
+}

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"time"
+
+	"github.com/antidrift/antidrift/service"
 )
 
 // Formatting shared by the text and HTML reports, so both say a figure the
@@ -118,6 +120,8 @@ func bucketName(b Bucket) string {
 		return b.Title
 	case b.Title == "":
 		return b.Class
+	case b.Title == service.OtherTitlesTitle: // a class's remainder, not a title
+		return b.Class + " " + b.Title
 	}
 	return b.Class + " “" + b.Title + "”"
 }

@@ -107,7 +107,7 @@ func FuzzStats(f *testing.F) {
 			a.apply(e)
 			b.apply(e)
 		}
-		if a.total() != b.total() || a.switches != b.switches || a.drift != b.drift || a.away != b.away || a.minimizes != b.minimizes {
+		if a.total != b.total || a.switches != b.switches || a.drift != b.drift || a.away != b.away || a.minimizes != b.minimizes {
 			t.Fatal("the same events gave different stats")
 		}
 		var forward time.Duration
@@ -120,7 +120,7 @@ func FuzzStats(f *testing.F) {
 				focus++
 			}
 		}
-		total := a.total()
+		total := a.total
 		switch {
 		case a.drift+a.away > total:
 			t.Errorf("drift %v + away %v exceed the buckets' %v", a.drift, a.away, total)

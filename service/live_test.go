@@ -2,6 +2,7 @@ package service
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -48,7 +49,8 @@ func TestBucketsAreLiveWithoutAFocusChange(t *testing.T) {
 }
 
 // The live bucket takes its place in the order, and the list stays at
-// most TopBuckets long, however many buckets there are.
+// most TopBuckets long by name, however many buckets there are; the time
+// of the titles not named is the class's remainder.
 func TestLiveBucketKeepsTheTopOrdered(t *testing.T) {
 	h := newHarness(t)
 	h.start(t, LevelWarn)
@@ -59,8 +61,8 @@ func TestLiveBucketKeepsTheTopOrdered(t *testing.T) {
 	h.RecordWindow(win("Late", "new"))
 	h.clock.Advance(20 * time.Second)
 	v := h.View()
-	if len(v.Buckets) != TopBuckets {
-		t.Fatalf("%d buckets", len(v.Buckets))
+	if len(v.Buckets) != TopBuckets+1 || !slices.Contains(v.Buckets, Bucket{"App", OtherTitlesTitle, 10 + 11 + 12 + 13 + 14 + 15}) {
+		t.Fatalf("%d buckets, want %d named and App's remainder: %+v", len(v.Buckets), TopBuckets, v.Buckets)
 	}
 	for i := 1; i < len(v.Buckets); i++ {
 		if v.Buckets[i].Seconds > v.Buckets[i-1].Seconds {

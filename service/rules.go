@@ -18,12 +18,16 @@ const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any t
 // or a class narrowed to titles (CLASS:TITLE-GLOB, e.g. firefox:*GitHub*,
 // *:*YouTube*). Both halves are globs matched case-insensitively; the class
 // half against the window's class or instance, the title half against the
-// scrubbed, redacted title, never the raw one. It is a value: compiled once
-// where it enters the core, matched many times.
+// redacted title — as the window shows it, or folded (FoldTitle) with the
+// glob's own counters folded alike, so a rule written for "(3) Inbox"
+// matches "(4) Inbox" while a pattern about the counter itself ("*(1?)*")
+// still sees it. Never the title before redaction. It is a value: compiled
+// once where it enters the core, matched many times.
 type Rule struct {
-	Text  string         // as written, for DriftReason
-	class *regexp.Regexp // matches the whole class or instance
-	title *regexp.Regexp // matches the whole scrubbed title; nil: any title
+	Text   string         // as written, for DriftReason
+	class  *regexp.Regexp // matches the whole class or instance
+	title  *regexp.Regexp // matches the whole redacted title; nil: any title
+	folded *regexp.Regexp // the glob folded, matched against the folded title
 }
 
 // ParseRule checks and compiles one entry. Its error says what is wrong
@@ -50,11 +54,11 @@ func ParseRule(text string) (Rule, error) {
 	case narrowed && titlePart == "":
 		return Rule{}, errors.New("the title pattern after ':' is empty (leave out the ':' to match every title)")
 	}
-	if r.class, err = compileGlob(strings.TrimSpace(classPart)); err != nil {
+	if r.class, _, err = compileGlob(strings.TrimSpace(classPart)); err != nil {
 		return Rule{}, fmt.Errorf("the class pattern %s", err)
 	}
 	if narrowed {
-		if r.title, err = compileGlob(titlePart); err != nil {
+		if r.title, r.folded, err = compileGlob(titlePart); err != nil {
 			return Rule{}, fmt.Errorf("the title pattern %s", err)
 		}
 	}
@@ -69,41 +73,81 @@ func (r Rule) matchesClass(w Window) bool {
 	return r.class.MatchString(w.Class) || (w.Instance != "" && r.class.MatchString(w.Instance))
 }
 
-// matches reports whether the rule covers window w whose scrubbed,
-// redacted title is title.
-func (r Rule) matches(w Window, title string) bool {
-	return r.matchesClass(w) && (r.title == nil || r.title.MatchString(title))
+// matches reports whether the rule covers window w (its title redacted)
+// whose folded title is folded.
+func (r Rule) matches(w Window, folded string) bool {
+	return r.matchesClass(w) && (r.title == nil || r.folded.MatchString(folded) || r.title.MatchString(w.Title))
 }
 
-// compileGlob turns a glob into an anchored, case-insensitive regexp. Its
-// error completes the sentence "the ... pattern".
-func compileGlob(glob string) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString(`(?is)\A`)
+// compileGlob turns a glob into an anchored, case-insensitive regexp, and
+// into a second one for folded titles: the glob with its literal text
+// folded as a title is (FoldTitle), so "(3) Inbox" matches "(4) Inbox" and
+// "Design doc 7" every numbered design doc. The error completes the
+// sentence "the ... pattern".
+func compileGlob(glob string) (raw, folded *regexp.Regexp, err error) {
+	toks, err := globTokens(glob)
+	if err != nil {
+		return nil, nil, err
+	}
+	if raw, err = tokensRegexp(toks); err != nil {
+		return nil, nil, err
+	}
+	ftoks, ok := foldTokens(toks)
+	if !ok {
+		return raw, raw, nil
+	}
+	if folded, err = tokensRegexp(ftoks); err != nil {
+		return nil, nil, err
+	}
+	return raw, folded, nil
+}
+
+// globToken is a literal character (re == "") or a wildcard or set, as the
+// regexp it stands for.
+type globToken struct {
+	lit rune
+	re  string
+}
+
+func globTokens(glob string) ([]globToken, error) {
+	var toks []globToken
 	for i := 0; i < len(glob); {
 		r, size := utf8.DecodeRuneInString(glob[i:])
 		i += size
 		switch r {
 		case '*':
-			b.WriteString(".*")
+			toks = append(toks, globToken{re: ".*"})
 		case '?':
-			b.WriteString(".")
+			toks = append(toks, globToken{re: "."})
 		case '\\':
 			if i == len(glob) {
 				return nil, errors.New(`ends in a lone \ (it escapes the character after it, e.g. \*)`)
 			}
 			r, size = utf8.DecodeRuneInString(glob[i:])
 			i += size
-			b.WriteString(regexp.QuoteMeta(string(r)))
+			toks = append(toks, globToken{lit: r})
 		case '[':
 			set, next, err := globSet(glob, i)
 			if err != nil {
 				return nil, err
 			}
-			b.WriteString(set)
+			toks = append(toks, globToken{re: set})
 			i = next
 		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
+			toks = append(toks, globToken{lit: r})
+		}
+	}
+	return toks, nil
+}
+
+func tokensRegexp(toks []globToken) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString(`(?is)\A`)
+	for _, t := range toks {
+		if t.re != "" {
+			b.WriteString(t.re)
+		} else {
+			b.WriteString(regexp.QuoteMeta(string(t.lit)))
 		}
 	}
 	b.WriteString(`\z`)
@@ -116,6 +160,42 @@ func compileGlob(glob string) (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("is not a valid glob (%v)", err)
 	}
 	return re, nil
+}
+
+// wildcardBase is where the private-use runes that stand for wildcards
+// and sets while a glob's literal text is folded begin: they are neither
+// letters, digits nor space, so they bound a number as punctuation does.
+const wildcardBase = 0xF0000
+
+// foldTokens folds the literal text of a glob as FoldTitle folds a title,
+// the wildcards and sets standing where they are. ok is false when folding
+// changes nothing (or the glob holds the stand-in runes itself).
+func foldTokens(toks []globToken) ([]globToken, bool) {
+	var b strings.Builder
+	for i, t := range toks {
+		switch {
+		case t.re != "":
+			b.WriteRune(rune(wildcardBase + i))
+		case t.lit >= wildcardBase:
+			return nil, false
+		default:
+			b.WriteRune(t.lit)
+		}
+	}
+	plain := b.String()
+	folded := FoldTitle(plain)
+	if folded == plain {
+		return nil, false
+	}
+	out := make([]globToken, 0, len(toks))
+	for _, r := range folded {
+		if r >= wildcardBase {
+			out = append(out, toks[r-wildcardBase])
+		} else {
+			out = append(out, globToken{lit: r})
+		}
+	}
+	return out, true
 }
 
 // globSet translates the [set] whose contents start at glob[i] (just after

@@ -42,8 +42,8 @@ func TestGlobsMatchCaseInsensitivelyAndWhole(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", c.rule, err)
 		}
-		w := Window{Class: c.class, Available: true}
-		if got := r.matches(w, c.title); got != c.want {
+		w := Window{Class: c.class, Title: c.title, Available: true}
+		if got := r.matches(w, FoldTitle(c.title)); got != c.want {
 			t.Errorf("%q on %s %q: %v, want %v", c.rule, c.class, c.title, got, c.want)
 		}
 	}
@@ -84,14 +84,44 @@ func TestRulesSeeTheScrubbedRedactedTitleNeverTheRawOne(t *testing.T) {
 		t.Fatalf("the redacted part matched a rule: %s", v.DriftReason)
 	}
 	h.RecordWindow(titled("2", "XTerm", "mpv 12:30 45% — talk"))
-	must(t, h.Allow("xterm:mpv — talk")) // the clock and progress are scrubbed away
+	must(t, h.Allow("xterm:mpv 9:15 10% — talk")) // written from another reading: the clock and progress fold
 	if v := h.View(); v.Drift != DriftOnTask {
-		t.Fatalf("the scrubbed title did not match: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("the folded title did not match: %s (%s)", v.Drift, v.DriftReason)
 	}
 	h.RecordWindow(titled("3", "KeePassXC", "bank - KeePassXC"))
 	h.settle()
 	if v := h.View(); v.Drift != DriftDrifting {
 		t.Fatalf("a private class's title was matched: %s (%s)", v.Drift, v.DriftReason)
+	}
+}
+
+// TestRulesSeeCountersFoldedAndAsShown: a rule written for one reading of a
+// ticking title matches every other, and a rule about the counter itself
+// still sees the title as the window shows it.
+func TestRulesSeeCountersFoldedAndAsShown(t *testing.T) {
+	for _, c := range []struct {
+		rule, title string
+		want        bool
+	}{
+		{"firefox:(3) Inbox*", "(4) Inbox - Mail", true},
+		{"firefox:(3) Inbox*", "Inbox - Mail", true}, // the badge is gone at zero
+		{"firefox:Design doc 1", "Design doc 1041", true},
+		{"firefox:*Build #12*", "CI: Build #13 failed", true},
+		{"firefox:Design doc 1", "Design doc", false},
+		{"firefox:*(1?)*", "(12) Inbox", true}, // the counter itself, as shown
+		{"firefox:*(1?)*", "(3) Inbox", false},
+		{"firefox:[0-9]*", "7 tabs", true},
+		{"firefox:[12]*", "Inbox", false}, // a set is never folded away
+		{"firefox:mp3 *", "mp4 player", false},
+	} {
+		r, err := ParseRule(c.rule)
+		if err != nil {
+			t.Fatalf("%q: %v", c.rule, err)
+		}
+		w := Window{Class: "Firefox", Title: c.title, Available: true}
+		if got := r.matches(w, FoldTitle(c.title)); got != c.want {
+			t.Errorf("%q on %q: %v, want %v", c.rule, c.title, got, c.want)
+		}
 	}
 }
 

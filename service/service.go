@@ -401,7 +401,7 @@ func (s *Service) summaryLocked() Summary {
 		MinimizeCount:    s.stats.minimizes,
 		BreakGlass:       !s.breakGlassAt.IsZero(),
 		ClockJumps:       s.stats.clockJumps,
-		Buckets:          s.stats.sorted(),
+		Buckets:          s.stats.topN(), // bounded: a few KB whatever the session saw
 	}
 }
 

@@ -118,7 +118,7 @@ func TestExtend(t *testing.T) {
 	h.clock.Advance(4 * time.Minute)
 	must(t, h.Complete())
 	h.Service.mu.Lock()
-	total := h.Service.stats.total()
+	total := h.Service.stats.total
 	h.Service.mu.Unlock()
 	if total != 39*time.Minute {
 		t.Fatalf("accounted %s, want 39m (35 active + 4 after revival)", total)
@@ -198,7 +198,7 @@ func TestAccountingBucketsSwitchesAndTotals(t *testing.T) {
 
 	v := h.View()
 	want := []Bucket{
-		{"Editor", "main.go -", 65},
+		{"Editor", "main.go - #", 65},
 		{"Firefox", "news", 20},
 		{"", UnavailableTitle, 10},
 	}
@@ -226,7 +226,7 @@ func TestBucketKeysAreBounded(t *testing.T) {
 	}
 	h.RecordWindow(win("Editor", "done"))
 	h.Service.mu.Lock()
-	n, other, total := len(h.Service.stats.buckets), h.Service.stats.buckets[otherKey], h.Service.stats.total()
+	n, other, total := len(h.Service.stats.buckets), h.Service.stats.buckets[otherKey], h.Service.stats.total
 	h.Service.mu.Unlock()
 	if n != MaxBucketKeys+1 {
 		t.Fatalf("%d bucket keys, want %d + (other)", n, MaxBucketKeys)
@@ -280,7 +280,7 @@ func TestRestartAfterDeadlineExpiresAtTheDeadline(t *testing.T) {
 		t.Fatalf("after restart past deadline: %s %s", v.State, v.Outcome)
 	}
 	n.Service.mu.Lock()
-	total, unavailable := n.Service.stats.total(), n.Service.stats.buckets[unavailableKey]
+	total, unavailable := n.Service.stats.total, n.Service.stats.buckets[unavailableKey]
 	n.Service.mu.Unlock()
 	if total != 25*time.Minute {
 		t.Fatalf("accounted %s, want exactly the 25m timebox", total)

@@ -2,13 +2,14 @@ package service
 
 import (
 	"slices"
-	"sort"
 	"time"
 )
 
 // MaxBucketKeys bounds the distinct (class, title) keys one session keeps,
 // so memory stays flat however many titles a session sees. Time for keys
-// beyond the bound folds into the reserved (other) bucket.
+// beyond the bound folds into the reserved (other) bucket. Titles are
+// folded first (FoldTitle), so a ticking title is one key, not one a
+// second.
 const MaxBucketKeys = 1000
 
 // Reserved bucket titles. Their class is empty, which no real window has.
@@ -18,6 +19,10 @@ const (
 	AwayTitle        = "(away)"      // idle or behind a locked screen
 	SuspendedTitle   = "(suspended)" // the machine was asleep
 )
+
+// OtherTitlesTitle is the title of a class's remainder in a bounded list of
+// buckets (see listed): the time of the class's titles not shown by name.
+const OtherTitlesTitle = "(other titles)"
 
 type bucketKey struct{ class, title string }
 
@@ -61,14 +66,29 @@ type stats struct {
 	awayAt  bucketKey // (away) or (suspended)
 	lastAt  time.Time // when the open segment started
 
-	top []Bucket // topN's answer, nil when a credit made it stale
+	// total is the sum of buckets; byClass the same per class, over the
+	// non-reserved buckets (at most MaxBucketKeys classes, the rest
+	// counted under ""), kept with top (see best). So a bounded list's
+	// remainders cost nothing to find.
+	total   time.Duration
+	byClass map[string]time.Duration
+	// top is the TopBuckets best buckets in shown order, kept as time is
+	// credited once anyone asked for it (replay never does): a credit
+	// moves one bucket up, so keeping it costs O(TopBuckets), not a pass
+	// over every bucket, per event.
+	top      []timed
+	topValid bool
+	// Buffers a read reuses (listed, liveTopN): what it returns is copied.
+	listBuf, liveBuf []timed
 
 	// credited, when set, hears of every stretch of time as it is credited
 	// (see Timeline); live accounting leaves it nil.
 	credited func(from, to time.Time, k bucketKey, kind SegmentKind)
 }
 
-func newStats() *stats { return &stats{buckets: make(map[bucketKey]time.Duration)} }
+func newStats() *stats {
+	return &stats{buckets: make(map[bucketKey]time.Duration), byClass: make(map[string]time.Duration)}
+}
 
 // apply accounts one raw event.
 func (s *stats) apply(e FocusEvent) {
@@ -160,8 +180,25 @@ func (s *stats) credit(k bucketKey, d time.Duration) {
 			s.distinct++
 		}
 	}
-	s.buckets[k] += d
-	s.top = nil
+	now := s.buckets[k] + d
+	s.buckets[k] = now
+	s.total += d
+	if s.topValid {
+		s.addToClass(k, d)
+		s.top = raise(s.top, timed{k, now}, TopBuckets)
+	}
+}
+
+// addToClass counts d to k's class in byClass.
+func (s *stats) addToClass(k bucketKey, d time.Duration) {
+	if k.reserved() {
+		return
+	}
+	c := k.class
+	if _, seen := s.byClass[c]; !seen && len(s.byClass) >= MaxBucketKeys {
+		c = ""
+	}
+	s.byClass[c] += d
 }
 
 // timed is a bucket key with its time, in the order buckets are shown:
@@ -181,6 +218,43 @@ func (a timed) before(b timed) bool {
 	return a.k.title < b.k.title
 }
 
+// raise updates top, the n best buckets in order, for bucket x.k whose
+// time grew to x.d. Times only grow, so x is the one bucket that can move
+// up or enter, pushing out the last.
+func raise(top []timed, x timed, n int) []timed {
+	i := slices.IndexFunc(top, func(t timed) bool { return t.k == x.k })
+	switch {
+	case i >= 0:
+		top[i] = x
+	case len(top) < n:
+		top, i = append(top, x), len(top)
+	case x.before(top[n-1]):
+		top[n-1], i = x, n-1
+	default:
+		return top
+	}
+	for ; i > 0 && top[i].before(top[i-1]); i-- {
+		top[i], top[i-1] = top[i-1], top[i]
+	}
+	return top
+}
+
+// best is the n best buckets. The first call finds them, and the time per
+// class, by one pass over every bucket; from then on credit keeps both. A
+// replay, which never asks until it is done, pays for neither per event.
+func (s *stats) best() []timed {
+	if !s.topValid {
+		s.top = make([]timed, 0, TopBuckets)
+		clear(s.byClass)
+		for k, d := range s.buckets {
+			s.top = raise(s.top, timed{k, d}, TopBuckets)
+			s.addToClass(k, d)
+		}
+		s.topValid = true
+	}
+	return s.top
+}
+
 func toBuckets(list []timed) []Bucket {
 	out := make([]Bucket, len(list))
 	for i, x := range list {
@@ -189,47 +263,123 @@ func toBuckets(list []timed) []Bucket {
 	return out
 }
 
-// topN is the n first of sorted by one pass that keeps the n best, cached
-// until the next credit: every listener asks for it on every change.
-func (s *stats) topN(n int) []Bucket {
-	if s.top == nil {
-		best := make([]timed, 0, n+1)
-		for k, d := range s.buckets {
-			x := timed{k, d}
-			if len(best) == n && !x.before(best[n-1]) {
-				continue
-			}
-			i := sort.Search(len(best), func(i int) bool { return x.before(best[i]) })
-			best = slices.Insert(best, i, x)
-			if len(best) > n {
-				best = best[:n]
+// listed is the bounded list of buckets a person sees — the View's
+// Buckets, the sealed summary — given top, the best buckets by name: them,
+// then for each class among them one "(other titles)" remainder with the
+// time of its titles not named, every reserved bucket (away, evidence
+// unavailable, ...), and (other) for what is left (classes not named at
+// all, titles past MaxBucketKeys). So the list is at most 2·TopBuckets+5
+// long whatever the session saw, and its times add up to total exactly.
+// All in shown order.
+//
+// live, when extra > 0, is the bucket growing right now, already counted
+// in top; extra is its growth, not yet in byClass or total. grows is the
+// index of the entry that grows with it (-1 when none).
+func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list []timed, grows int) {
+	// At most 45 entries: linear scans beat maps, and the list is built in
+	// a buffer kept for the next call (callers copy it out), so a read
+	// allocates nothing here.
+	list = append(s.listBuf[:0], top...)
+	find := func(k bucketKey) int {
+		return slices.IndexFunc(list, func(t timed) bool { return t.k == k })
+	}
+	var sum time.Duration
+	for _, x := range top {
+		sum += x.d
+	}
+	add := func(k bucketKey, d time.Duration) {
+		if d <= 0 {
+			return
+		}
+		if i := find(k); i >= 0 {
+			list[i].d += d
+		} else {
+			list = append(list, timed{k, d})
+		}
+		sum += d
+	}
+	for i, x := range top {
+		c := x.k.class
+		if x.k.reserved() || slices.ContainsFunc(top[:i], func(t timed) bool { return !t.k.reserved() && t.k.class == c }) {
+			continue // once per class
+		}
+		rem := s.byClass[c]
+		for _, y := range top[i:] {
+			if !y.k.reserved() && y.k.class == c {
+				rem -= y.d
 			}
 		}
-		s.top = toBuckets(best)
+		if !live.reserved() && live.class == c {
+			rem += extra
+		}
+		add(bucketKey{c, OtherTitlesTitle}, rem)
 	}
-	return slices.Clone(s.top)
+	for _, k := range [...]bucketKey{awayKey, suspendedKey, unavailableKey, otherKey} {
+		if find(k) < 0 {
+			d := s.buckets[k]
+			if k == live && extra > 0 {
+				d += extra
+			}
+			add(k, d)
+		}
+	}
+	add(otherKey, s.total+extra-sum)
+	grows = -1
+	if extra > 0 {
+		// The growing time shows in live's own entry, else in its
+		// class's remainder, else in (other).
+		for _, k := range [...]bucketKey{live, {live.class, OtherTitlesTitle}, otherKey} {
+			if i := find(k); i >= 0 && (k == live || !live.reserved()) {
+				grows = i
+				break
+			}
+		}
+	}
+	var key bucketKey
+	if grows >= 0 {
+		key = list[grows].k
+	}
+	slices.SortFunc(list, func(a, b timed) int {
+		if a.before(b) {
+			return -1
+		}
+		if b.before(a) {
+			return 1
+		}
+		return 0
+	})
+	if grows >= 0 {
+		grows = find(key)
+	}
+	s.listBuf = list
+	return list, grows
+}
+
+// topN is the bounded list of buckets (see listed) as credited so far.
+func (s *stats) topN() []Bucket {
+	list, _ := s.listed(s.best(), bucketKey{}, 0)
+	return toBuckets(list)
 }
 
 // liveTopN is topN as of now: the open segment (the current window's, or
 // away time, since the last event) is counted up to now, without crediting
 // it, so the buckets sum to the time accounted so far at any moment and
 // no timer is needed to keep them current. Only the open segment's bucket
-// grows, so the cached top n stays right except for where it goes.
+// grows, so the kept top stays right except for where it goes.
 //
 // changesIn is how long after now the list will read differently with no
-// event in between — the growing bucket's seconds round up, or it
-// overtakes the bucket above it — so a reader may cache it that long; 0
-// when nothing grows.
-func (s *stats) liveTopN(n int, now time.Time) (top []Bucket, changesIn time.Duration) {
-	top = s.topN(n)
+// event in between — the growing entry's seconds round up, it overtakes
+// the entry above it, or the growing bucket earns a place by name — so a
+// reader may cache it that long; 0 when nothing grows.
+func (s *stats) liveTopN(now time.Time) (top []Bucket, changesIn time.Duration) {
 	if !s.running {
-		return top, 0
+		return s.topN(), 0
 	}
 	d := now.Sub(s.lastAt)
 	if d <= 0 {
 		// The wall clock stepped back a little (less than a jump): the open
 		// segment starts growing once now passes the last event again.
-		return top, max(-d, 1)
+		return s.topN(), max(-d, 1)
 	}
 	k := s.winKey
 	if s.isAway {
@@ -238,41 +388,24 @@ func (s *stats) liveTopN(n int, now time.Time) (top []Bucket, changesIn time.Dur
 	if _, seen := s.buckets[k]; !seen && !k.reserved() && s.distinct >= MaxBucketKeys {
 		k = otherKey
 	}
+	best := s.best()
 	live := timed{k, s.buckets[k] + d}
-	list := make([]timed, 0, len(top)+1)
-	for _, b := range top {
-		if x := (timed{bucketKey{b.Class, b.Title}, 0}); x.k != k {
-			x.d = s.buckets[x.k]
-			list = append(list, x)
-		}
+	withLive := raise(append(s.liveBuf[:0], best...), live, TopBuckets)
+	s.liveBuf = withLive
+	list, grows := s.listed(withLive, k, d)
+	if grows < 0 { // cannot happen: the growing time is always in some entry
+		return toBuckets(list), time.Second
 	}
-	i := sort.Search(len(list), func(i int) bool { return live.before(list[i]) })
-	list = slices.Insert(list, i, live)
+	g := list[grows]
 	// Seconds are rounded: they tick over at every half second.
-	changesIn = time.Second - (live.d+time.Second/2)%time.Second
-	if i > 0 {
-		changesIn = min(changesIn, max(list[i-1].d-live.d, 1))
+	changesIn = time.Second - (g.d+time.Second/2)%time.Second
+	if grows > 0 {
+		changesIn = min(changesIn, max(list[grows-1].d-g.d, 1))
 	}
-	return toBuckets(list[:min(len(list), n)]), changesIn
-}
-
-// total is all accounted time (the open segment excluded).
-func (s *stats) total() time.Duration {
-	var t time.Duration
-	for _, d := range s.buckets {
-		t += d
+	if g.k != k && len(withLive) == TopBuckets {
+		changesIn = min(changesIn, max(withLive[TopBuckets-1].d-live.d, 1))
 	}
-	return t
-}
-
-// sorted returns every bucket in the order they are shown (see timed).
-func (s *stats) sorted() []Bucket {
-	all := make([]timed, 0, len(s.buckets))
-	for k, d := range s.buckets {
-		all = append(all, timed{k, d})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].before(all[j]) })
-	return toBuckets(all)
+	return toBuckets(list), changesIn
 }
 
 // seconds rounds a duration to whole seconds for display and the summary.

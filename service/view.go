@@ -6,7 +6,9 @@ import (
 	"time"
 )
 
-// TopBuckets is how many buckets the View carries.
+// TopBuckets is how many buckets the View carries and a summary seals by
+// name; a remainder per class named and the reserved buckets follow (see
+// stats.listed), so the list stays bounded and adds up.
 const TopBuckets = 20
 
 // Drift values. Outside an active session drift is "none".
@@ -41,7 +43,7 @@ type View struct {
 	EvidenceReason    string
 	EvidenceSource    string
 	SwitchCount       uint32
-	Buckets           []Bucket // top TopBuckets, the current window's time counted up to the moment of reading
+	Buckets           []Bucket // bounded (see TopBuckets), the current window's time counted up to the moment of reading
 	BreakGlassAt      int64
 	AuditHead         string
 	AuditPending      uint32
@@ -98,9 +100,9 @@ func (s *Service) viewLocked() View {
 	if s.stats != nil {
 		v.SwitchCount = s.stats.switches
 		if s.state == StateActive {
-			v.Buckets, v.ChangesIn = s.stats.liveTopN(TopBuckets, s.liveNowLocked())
+			v.Buckets, v.ChangesIn = s.stats.liveTopN(s.liveNowLocked())
 		} else {
-			v.Buckets = s.stats.topN(TopBuckets)
+			v.Buckets = s.stats.topN()
 		}
 	}
 	if s.state == StateActive && s.awayMarked != "" {

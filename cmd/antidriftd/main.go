@@ -9,29 +9,22 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/internal/memlimit"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
-	// A soft memory limit keeps the heap near its working size (a few MB)
-	// instead of letting it double before each collection; GOMEMLIMIT in
-	// the environment still wins. The limit alone decides when to collect
-	// (GOGC off, unless GOGC is set): otherwise the runtime forces a full
-	// collection every two minutes once any has run, which wakes an idle
-	// daemon's threads for nothing. See BENCHMARKS.md.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(8 << 20)
-		if os.Getenv("GOGC") == "" {
-			debug.SetGCPercent(-1)
-		}
-	}
+	// No collection while idle, and the same cost per focus event however
+	// long the session: GOGC off and a memory limit that follows the live
+	// heap (see package memlimit and BENCHMARKS.md). GOGC or GOMEMLIMIT
+	// in the environment win.
+	memlimit.Apply()
 	os.Exit(run(os.Args[1:]))
 }
 

@@ -355,21 +355,35 @@ func render(m machineInfo, command string, r results, output []byte) string {
 	})
 	n := "ResidentMemory/core-feed"
 	vAfter, _ := t.le(n, "after_MB", 15)
-	vFlat, _ := t.le(n, "after/start", 1.10)
+	vFlat, _ := t.le(n, "after/at_10pct", 1.10)
 	t.add(row{
 		figure:   "resident memory after 1M focus events, 100k distinct titles",
-		how:      "in-process: a clean child process runs persist (tmpfs) + service and calls RecordWindow " + t.f(n, "events", "%.0f") + " times",
-		measured: fmt.Sprintf("%s MB at start → %s MB after 10%% → %s MB after all (max %s); after/start %s, after/at-10%% %s; heap in use %s MB; after debug.FreeOSMemory %s MB", t.f(n, "start_MB", "%.1f"), t.f(n, "at_10pct_MB", "%.1f"), t.f(n, "after_MB", "%.1f"), t.f(n, "max_MB", "%.1f"), t.f(n, "after/start", "%.2f"), t.f(n, "after/at_10pct", "%.2f"), t.f(n, "heap_inuse_after_MB", "%.1f"), t.f(n, "after_FreeOSMemory_MB", "%.1f")),
+		how:      "in-process: a clean child process with the daemon's memory policy runs persist (tmpfs) + service and calls RecordWindow " + t.f(n, "events", "%.0f") + " times",
+		measured: fmt.Sprintf("%s MB at start → %s MB after 10%% → %s MB after all (max %s); after/start %s, after/at-10%% %s; heap in use %s MB, %s collections; after debug.FreeOSMemory %s MB (anon %s, file-backed %s)", t.f(n, "start_MB", "%.1f"), t.f(n, "at_10pct_MB", "%.1f"), t.f(n, "after_MB", "%.1f"), t.f(n, "max_MB", "%.1f"), t.f(n, "after/start", "%.2f"), t.f(n, "after/at_10pct", "%.2f"), t.f(n, "heap_inuse_after_MB", "%.1f"), t.f(n, "gc_cycles", "%.0f"), t.f(n, "after_FreeOSMemory_MB", "%.1f"), t.f(n, "anon_after_MB", "%.1f"), t.f(n, "file_after_MB", "%.1f")),
 		peer:     fmt.Sprintf("real daemon restarted mid-session on a 1M-event raw log: %s MB, name owned after %s s", t.f("ResidentMemory/daemon-recovering-1M", "rss_MB", "%.1f"), t.f("ResidentMemory/daemon-recovering-1M", "start_to_name_s", "%.2f")),
-		goal:     "≤ 15 MB; flat within 10%",
+		goal:     "≤ 15 MB; flat within 10% from 10% to the end",
 		verdict:  both(vAfter, vFlat),
 	})
-	vRep, _ := t.le("Replay/recover", "s/1M_events", 1)
+	for _, c := range []struct{ sub, how string }{
+		{"in-process", "a clean child process with the daemon's memory policy: persist (tmpfs) + service, RecordWindow then View per event; CPU of the process (getrusage)"},
+		{"daemon", "real daemon, private bus, evidence gnome-shell, a stand-in compositor owning org.gnome.Shell calls Evidence1.ReportFocus and waits for each reply; CPU of the daemon (schedstat)"},
+	} {
+		n := "EventCost/" + c.sub
+		v, _ := t.le(n, "last/100th", 1.2)
+		t.add(row{
+			figure:   "CPU per focus event at the 100th and the last distinct title, " + c.sub,
+			how:      t.f(n, "titles", "%.0f") + " titles, each event a new one (words, no counter), warn session with a title rule; mean over titles 100–1,000 of 5 fresh sessions against the mean over the last 4,500 of one session; " + c.how,
+			measured: fmt.Sprintf("%s µs at the 100th, %s µs at the last: last/100th %s (RSS at the end %s MB)", t.f(n, "cpu_us/event_at_100th", "%.0f"), t.f(n, "cpu_us/event_at_last", "%.0f"), t.f(n, "last/100th", "%.2f"), t.f(n, "rss_end_MB", "%.1f")),
+			goal:     "last/100th ≤ 1.2",
+			verdict:  v,
+		})
+	}
+	vRep, _ := t.le("Replay/recover", "cpu_s/1M_events", 1)
 	t.add(row{
 		figure:   "raw-log replay, 1M events",
-		how:      "persist.Open + LoadSnapshot + service.New + Recover (what the daemon does at start), log in the page cache",
-		measured: fmt.Sprintf("%s s (%s MB allocated)", t.f("Replay/recover", "s/1M_events", "%.2f"), mb(r, "Replay/recover", "B/op")),
-		peer:     fmt.Sprintf("reading and decoding alone (persist.EachEvent): %s s, %s MB allocated", t.f("Replay/persist.EachEvent", "s/1M_events", "%.2f"), mb(r, "Replay/persist.EachEvent", "B/op")),
+		how:      "persist.Open + LoadSnapshot + service.New + Recover (what the daemon does at start), log in the page cache; judged on the process's CPU time, since on this shared machine the wall clock also measures the neighbours",
+		measured: fmt.Sprintf("%s s CPU, %s s wall (%s MB allocated)", t.f("Replay/recover", "cpu_s/1M_events", "%.2f"), t.f("Replay/recover", "s/1M_events", "%.2f"), mb(r, "Replay/recover", "B/op")),
+		peer:     fmt.Sprintf("reading and decoding alone (persist.EachEvent): %s s CPU, %s s wall, %s MB allocated", t.f("Replay/persist.EachEvent", "cpu_s/1M_events", "%.2f"), t.f("Replay/persist.EachEvent", "s/1M_events", "%.2f"), mb(r, "Replay/persist.EachEvent", "B/op")),
 		goal:     "≤ 1 s",
 		verdict:  vRep,
 	})
