@@ -1,4 +1,4 @@
-// Package gnomeshell is antidrift's evidence source on GNOME Shell (45–49).
+// Package gnomeshell is antidrift's evidence source on GNOME Shell (48, the version the extension lists and is tested on).
 //
 // Mutter offers Wayland clients neither foreign-toplevel nor scripting, so
 // what antidrift needs lives in a Shell extension (dist/gnome-shell/
