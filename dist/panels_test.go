@@ -2,10 +2,12 @@ package dist
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,9 +43,12 @@ var qmlErrors = regexp.MustCompile(`(?m)^.*(\.qml:\d+|\.mjs:\d+|TypeError|Refere
 
 // The Plasma 6 applet, run by plasmawindowed on a real KWin 6 next to the
 // real daemon: it loads without a QML error, follows the daemon (a session
-// started over the bus reaches it), and is photographed.
+// started over the bus reaches it), and is photographed as installed, in
+// Breeze Dark (a dark window, its text readable on it) and in German (its
+// translation read from the .plasmoid's catalogue); its buttons work.
 func TestPlasmaApplet(t *testing.T) {
 	r := testenv.NeedRootfs(t)
+	de := testenv.GermanLocale(t)
 	bus := testenv.StartBus(t)
 	k := testenv.StartKWin(t, r, bus)
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"),
@@ -131,50 +136,98 @@ func TestPlasmaApplet(t *testing.T) {
 	}
 
 	// Headless KWin has no OpenGL here, which its screenshots need: the
-	// same applet is photographed on Xvfb, where it runs as an X client.
-	// (plasmawindowed is one instance per bus, so the first one goes.)
+	// same applet is photographed on Xvfb, where it runs as an X client,
+	// three times: as installed, in Breeze Dark and in German.
+	// (plasmawindowed is one instance per bus, so each one goes before
+	// the next.)
 	applet.Stop()
 	x := testenv.StartX(t)
-	onX := r.Start(t, dir, 0, append(env, "QT_QPA_PLATFORM=xcb", "DISPLAY="+x.Name), "plasmawindowed", "org.antidrift.panel")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("plasmawindowed on X:\n%s", onX.Output())
+	show := func(name string, env []string, button func(r, g, b uint32) bool) (*testenv.Process, uint64, []int) {
+		t.Helper()
+		p := r.Start(t, dir, 0, append(env, "QT_QPA_PLATFORM=xcb", "DISPLAY="+x.Name), "plasmawindowed", "org.antidrift.panel")
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("plasmawindowed on X (%s):\n%s", name, p.Output())
+			}
+		})
+		follows("active", 1)
+		var window uint64
+		testenv.WaitUntil(t, time.Minute, "the applet's window on X", func() bool {
+			if p.Exited() {
+				t.Fatalf("plasmawindowed on X exited\n%s", p.Output())
+			}
+			out, err := x.Run(t, "xdotool", "search", "--onlyvisible", "--class", "plasmawindowed")
+			fields := strings.Fields(out)
+			if err != nil || len(fields) == 0 {
+				return false
+			}
+			if window, err = strconv.ParseUint(fields[0], 10, 32); err != nil {
+				return false
+			}
+			// It maps small, as in a panel, then grows to its window size and
+			// shows its full form.
+			geo, err := x.Run(t, "xdotool", "getwindowgeometry", "--shell", fields[0])
+			m := regexp.MustCompile(`WIDTH=(\d+)`).FindStringSubmatch(geo)
+			width := 0
+			if err == nil && m != nil {
+				width, _ = strconv.Atoi(m[1])
+			}
+			return width >= 400
+		})
+		// Photographed once it has drawn its buttons (it paints a moment
+		// after it grows).
+		shot := filepath.Join(testenv.ArtifactsDir(t), name)
+		var row []int
+		testenv.WaitUntil(t, time.Minute, "the applet to draw its buttons", func() bool {
+			x.Screenshot(t, shot, uint32(window))
+			row = buttonRow(t, shot, button)
+			return row != nil
+		})
+		t.Logf("screenshot: %s", shot)
+		if bad := qmlErrors.FindAllString(p.Output(), -1); len(bad) > 0 {
+			t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
 		}
-	})
-	follows("active", 1)
+		return p, window, row
+	}
+	// Breeze draws buttons white on the light window's grey, and
+	// (41,44,48) on the dark one's (32,35,38), as BreezeDark.colors says.
+	white := func(r, g, b uint32) bool { return r >= 250 && g >= 250 && b >= 250 }
+	darkButton := func(r, g, b uint32) bool { return near(r, 41) && near(g, 44) && near(b, 48) }
+
+	// The German catalogue as installed; the applet opens it in German
+	// only (so the check below can fail).
+	catalogue := filepath.Join(dir, "data", "plasma", "plasmoids", "org.antidrift.panel", "contents", "locale", "de", "LC_MESSAGES", "plasma_applet_org.antidrift.panel.mo")
 	var window uint64
-	testenv.WaitUntil(t, time.Minute, "the applet's window on X", func() bool {
-		if onX.Exited() {
-			t.Fatalf("plasmawindowed on X exited\n%s", onX.Output())
+	onX, _, row := show("plasma-applet.png", env, white)
+	checkContrast(t, filepath.Join(testenv.ArtifactsDir(t), "plasma-applet.png"), row, false)
+	if mapped(catalogue) {
+		t.Fatalf("the applet in English has the German catalogue %s open", catalogue)
+	}
+	onX.Stop()
+
+	// Breeze Dark, chosen as System Settings chooses it: the colour
+	// scheme applied to the person's kdeglobals (and Breeze Light again
+	// after). The applet keeps its window's size in the same
+	// configuration, so it opens as large as before.
+	scheme := func(name string) {
+		t.Helper()
+		if out, err := r.Run(0, env, time.Minute, "plasma-apply-colorscheme", name); err != nil {
+			t.Fatalf("plasma-apply-colorscheme %s: %v\n%s", name, err, out)
 		}
-		out, err := x.Run(t, "xdotool", "search", "--onlyvisible", "--class", "plasmawindowed")
-		fields := strings.Fields(out)
-		if err != nil || len(fields) == 0 {
-			return false
-		}
-		if window, err = strconv.ParseUint(fields[0], 10, 32); err != nil {
-			return false
-		}
-		// It maps small, as in a panel, then grows to its window size and
-		// shows its full form.
-		geo, err := x.Run(t, "xdotool", "getwindowgeometry", "--shell", fields[0])
-		m := regexp.MustCompile(`WIDTH=(\d+)`).FindStringSubmatch(geo)
-		width := 0
-		if err == nil && m != nil {
-			width, _ = strconv.Atoi(m[1])
-		}
-		return width >= 400
-	})
-	// Photographed once it has drawn its buttons (it paints a moment
-	// after it grows).
-	shot := filepath.Join(testenv.ArtifactsDir(t), "plasma-applet.png")
-	var row []int
-	testenv.WaitUntil(t, time.Minute, "the applet to draw its buttons", func() bool {
-		x.Screenshot(t, shot, uint32(window))
-		row = buttonRow(t, shot)
-		return row != nil
-	})
-	t.Logf("screenshot: %s", shot)
+	}
+	scheme("BreezeDark")
+	onX, _, row = show("plasma-applet-dark.png", env, darkButton)
+	checkContrast(t, filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-dark.png"), row, true)
+	onX.Stop()
+	scheme("BreezeLight")
+
+	// In German, from the translation the .plasmoid carries: its
+	// catalogue is what the applet reads its strings from.
+	german := append(slices.Clone(env), de...)
+	onX, window, row = show("plasma-applet-de.png", german, white)
+	if !mapped(catalogue) {
+		t.Fatalf("no process has the German catalogue %s open", catalogue)
+	}
 
 	// Its buttons call the daemon, as a click does: +10 min (Extend, a
 	// typed argument), then Complete. Where each is: from the picture's
@@ -228,26 +281,26 @@ func statusDigest(t *testing.T, bus *testenv.Bus) string {
 }
 
 // buttonRow finds the applet's row of buttons in its screenshot: the first
-// line of pixels crossing at least four white runs (Breeze draws buttons
-// white on the window's grey). It returns the runs' centres, then the
-// line's y; nil when there is no such line yet.
-func buttonRow(t *testing.T, path string) []int {
+// line of pixels crossing at least four runs of button pixels (Breeze draws
+// buttons in a colour of their own on the window's). It returns the runs'
+// centres, then the line's y; nil when there is no such line yet.
+func buttonRow(t *testing.T, path string, button func(r, g, b uint32) bool) []int {
 	t.Helper()
 	img := testenv.DecodePNG(t, path)
 	b := img.Bounds()
-	white := func(x, y int) bool {
+	on := func(x, y int) bool {
 		r, g, bl, _ := img.At(x, y).RGBA()
-		return r>>8 >= 250 && g>>8 >= 250 && bl>>8 >= 250
+		return button(r>>8, g>>8, bl>>8)
 	}
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		var centres []int
 		for x := b.Min.X; x < b.Max.X; {
-			if !white(x, y) {
+			if !on(x, y) {
 				x++
 				continue
 			}
 			start := x
-			for x < b.Max.X && white(x, y) {
+			for x < b.Max.X && on(x, y) {
 				x++
 			}
 			if x-start >= 30 {
@@ -259,4 +312,74 @@ func buttonRow(t *testing.T, path string) []int {
 		}
 	}
 	return nil
+}
+
+// near says whether a colour channel is within 3 of want.
+func near(v, want uint32) bool { return v+3 >= want && v <= want+3 }
+
+// checkContrast checks what a person reads in a screenshot of the applet:
+// its window's background (the picture's most common colour) is dark or
+// light as asked, and its text (the most common other colour in the lines
+// just above the buttons, at row's last entry) stands out from it by the
+// WCAG contrast ratio of at least 4.5:1 (AA).
+func checkContrast(t *testing.T, path string, row []int, dark bool) {
+	t.Helper()
+	img := testenv.DecodePNG(t, path)
+	b := img.Bounds()
+	type rgb struct{ r, g, b uint32 }
+	at := func(x, y int) rgb {
+		r, g, bl, _ := img.At(x, y).RGBA()
+		return rgb{r >> 8, g >> 8, bl >> 8}
+	}
+	common := func(y0, y1 int, skip *rgb) rgb {
+		n := map[rgb]int{}
+		var best rgb
+		for y := max(y0, b.Min.Y); y < min(y1, b.Max.Y); y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				c := at(x, y)
+				if skip != nil && c == *skip {
+					continue
+				}
+				if n[c]++; n[c] > n[best] {
+					best = c
+				}
+			}
+		}
+		return best
+	}
+	lum := func(c rgb) float64 {
+		ch := func(v uint32) float64 {
+			f := float64(v) / 255
+			if f <= 0.03928 {
+				return f / 12.92
+			}
+			return math.Pow((f+0.055)/1.055, 2.4)
+		}
+		return 0.2126*ch(c.r) + 0.7152*ch(c.g) + 0.0722*ch(c.b)
+	}
+	y := row[len(row)-1]
+	bg := common(b.Min.Y, b.Max.Y, nil)
+	fg := common(y-80, y-5, &bg)
+	lb, lf := lum(bg), lum(fg)
+	if dark && lb > 0.1 || !dark && lb < 0.5 {
+		t.Errorf("%s: background %v has luminance %.2f; want it %s", path, bg, lb, map[bool]string{true: "dark (at most 0.1)", false: "light (at least 0.5)"}[dark])
+	}
+	ratio := (max(lb, lf) + 0.05) / (min(lb, lf) + 0.05)
+	if ratio < 4.5 {
+		t.Errorf("%s: text %v on background %v: contrast %.2f:1, want at least 4.5:1", path, fg, bg, ratio)
+	}
+	t.Logf("%s: text %v on background %v (luminance %.2f): contrast %.1f:1", filepath.Base(path), fg, bg, lb, ratio)
+}
+
+// mapped says whether some process has file mapped (gettext maps the
+// catalogues it reads translations from).
+func mapped(file string) bool {
+	maps, _ := filepath.Glob("/proc/[0-9]*/maps")
+	for _, m := range maps {
+		b, err := os.ReadFile(m)
+		if err == nil && bytes.Contains(b, []byte(file)) {
+			return true
+		}
+	}
+	return false
 }

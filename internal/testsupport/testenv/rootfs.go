@@ -29,7 +29,7 @@ type Rootfs struct {
 // scriptsDir is the checkout's scripts/ directory, found from this file.
 func scriptsDir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "scripts")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "scripts")
 }
 
 // NeedRootfs returns the built rootfs. It skips the test, naming what is
