@@ -142,6 +142,7 @@ func TestPlasmaApplet(t *testing.T) {
 	// the next.)
 	applet.Stop()
 	x := testenv.StartX(t)
+	shots := testenv.ArtifactsDir(t) // one directory for every shot (unset, a fresh temp dir per call)
 	show := func(name string, env []string, button func(r, g, b uint32) bool) (*testenv.Process, uint64, []int) {
 		t.Helper()
 		p := r.Start(t, dir, 0, append(env, "QT_QPA_PLATFORM=xcb", "DISPLAY="+x.Name), "plasmawindowed", "org.antidrift.panel")
@@ -176,7 +177,7 @@ func TestPlasmaApplet(t *testing.T) {
 		})
 		// Photographed once it has drawn its buttons (it paints a moment
 		// after it grows).
-		shot := filepath.Join(testenv.ArtifactsDir(t), name)
+		shot := filepath.Join(shots, name)
 		var row []int
 		testenv.WaitUntil(t, time.Minute, "the applet to draw its buttons", func() bool {
 			x.Screenshot(t, shot, uint32(window))
@@ -199,7 +200,7 @@ func TestPlasmaApplet(t *testing.T) {
 	catalogue := filepath.Join(dir, "data", "plasma", "plasmoids", "org.antidrift.panel", "contents", "locale", "de", "LC_MESSAGES", "plasma_applet_org.antidrift.panel.mo")
 	var window uint64
 	onX, _, row := show("plasma-applet.png", env, white)
-	checkContrast(t, filepath.Join(testenv.ArtifactsDir(t), "plasma-applet.png"), row, false)
+	checkContrast(t, filepath.Join(shots, "plasma-applet.png"), row, false)
 	if mapped(catalogue) {
 		t.Fatalf("the applet in English has the German catalogue %s open", catalogue)
 	}
@@ -217,7 +218,7 @@ func TestPlasmaApplet(t *testing.T) {
 	}
 	scheme("BreezeDark")
 	onX, _, row = show("plasma-applet-dark.png", env, darkButton)
-	checkContrast(t, filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-dark.png"), row, true)
+	checkContrast(t, filepath.Join(shots, "plasma-applet-dark.png"), row, true)
 	onX.Stop()
 	scheme("BreezeLight")
 

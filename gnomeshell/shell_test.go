@@ -334,7 +334,8 @@ func TestIdleWatcherOnMutter(t *testing.T) {
 }
 
 // The shipped metadata names the uuid the daemon asks GNOME Shell about,
-// and the Shell versions the extension is written for.
+// and only the Shell versions the extension is tested on (Debian 13's 48:
+// shell-version must be true).
 func TestExtensionMetadata(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(extensionDir(), "metadata.json"))
 	if err != nil {
@@ -350,7 +351,7 @@ func TestExtensionMetadata(t *testing.T) {
 	if meta.UUID != gnomeshell.ExtensionUUID || filepath.Base(extensionDir()) != meta.UUID {
 		t.Errorf("uuid %q in %s, want %q", meta.UUID, extensionDir(), gnomeshell.ExtensionUUID)
 	}
-	if want := []string{"45", "46", "47", "48", "49"}; !slices.Equal(meta.Versions, want) {
+	if want := []string{"48"}; !slices.Equal(meta.Versions, want) {
 		t.Errorf("shell-version %v, want %v", meta.Versions, want)
 	}
 }
