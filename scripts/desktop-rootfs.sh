@@ -24,41 +24,10 @@ gjs libglib2.0-bin python3-gi gir1.2-gtk-4.0 libgl1-mesa-dri libegl-mesa0 waylan
 dconf-gsettings-backend plasma-workspace kpackagetool6 qml6-module-org-kde-kirigami mako-notifier
 libnotify-bin fonts-dejavu-core xwayland qt6-svg-plugins gnome-shell-pomodoro dbus-tests"
 
-cache=${ANTIDRIFT_ROOTFS_CACHE:-/var/cache/antidrift}
-key=$(printf '%s %s\n' "$suite" "$(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ')" | sha256sum | cut -c1-12)
-root=$cache/rootfs-$suite-$key
-ready=$root/.antidrift-ready
-
-if [ -e "$ready" ]; then
-	echo "$root"
-	exit 0
-fi
-if [ "${1:-}" = --path ]; then
-	echo "the Wayland test rootfs is not built: run scripts/desktop-rootfs.sh as root (about 4 minutes)" >&2
-	exit 1
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "building the Wayland test rootfs needs root (mmdebstrap, chroot)" >&2
-	exit 1
-fi
-if ! command -v mmdebstrap >/dev/null 2>&1; then
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
-fi
-mkdir -p "$cache"
-tmp=$root.partial
-rm -rf "$tmp"
-echo "building the Wayland test rootfs in $root (about 4 minutes, once)" >&2
-start=$(date +%s)
+# The key's text is the suite and the sorted package list, as it always was,
+# so a warm cache stays warm.
+. "$(dirname "$0")/rootfs-cache.sh"
+rootfs_cached "rootfs-$suite" "the Wayland test rootfs" \
+	"$suite $(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ')" "${1:-}"
 mmdebstrap --quiet --variant=apt --include="$(echo $packages | tr ' ' ',')" "$suite" "$tmp" "$mirror" >&2
-# Machine identity the session bus and GLib expect.
-[ -s "$tmp/etc/machine-id" ] || cat /proc/sys/kernel/random/uuid | tr -d - > "$tmp/etc/machine-id"
-rm -rf "$root"
-mv "$tmp" "$root"
-touch "$ready"
-# Roots built for an older package list are never used again.
-for old in "$cache"/rootfs-$suite-*; do
-	[ "$old" = "$root" ] || rm -rf "$old"
-done
-echo "built in $(( $(date +%s) - start )) s" >&2
-echo "$root"
+rootfs_done

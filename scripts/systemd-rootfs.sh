@@ -26,32 +26,9 @@ packages="systemd systemd-sysv dbus dbus-user-session libpam-systemd dbus-broker
 # What the customize hook does; part of the key, so a change rebuilds.
 setup='user=alice uid=1000 linger persistent-journal v1'
 
-cache=${ANTIDRIFT_ROOTFS_CACHE:-/var/cache/antidrift}
-key=$(printf '%s %s %s\n' "$suite" "$(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ')" "$setup" | sha256sum | cut -c1-12)
-root=$cache/systemd-$suite-$key
-ready=$root/.antidrift-ready
-
-if [ -e "$ready" ]; then
-	echo "$root"
-	exit 0
-fi
-if [ "${1:-}" = --path ]; then
-	echo "the systemd test rootfs is not built: run scripts/systemd-rootfs.sh as root (a few minutes)" >&2
-	exit 1
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "building the systemd test rootfs needs root (mmdebstrap)" >&2
-	exit 1
-fi
-if ! command -v mmdebstrap >/dev/null 2>&1; then
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
-fi
-mkdir -p "$cache"
-tmp=$root.partial
-rm -rf "$tmp"
-echo "building the systemd test rootfs in $root (a few minutes, once)" >&2
-start=$(date +%s)
+. "$(dirname "$0")/rootfs-cache.sh"
+rootfs_cached "systemd-$suite" "the systemd test rootfs" \
+	"$suite $(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ') $setup" "${1:-}"
 # The user: uid 1000 (written directly: the minimal variant has no useradd),
 # lingering, so logind starts user@1000.service at boot
 # without a login. The journal persistent: journald splits out per-user
@@ -63,14 +40,4 @@ mmdebstrap --quiet --variant=apt --include="$(echo $packages | tr ' ' ',')" \
 	--customize-hook='mkdir -p "$1/var/lib/systemd/linger" && touch "$1/var/lib/systemd/linger/alice"' \
 	--customize-hook='mkdir -p "$1/var/log/journal"' \
 	"$suite" "$tmp" "$mirror" >&2
-[ -s "$tmp/etc/machine-id" ] || cat /proc/sys/kernel/random/uuid | tr -d - > "$tmp/etc/machine-id"
-rm -rf "$root"
-mv "$tmp" "$root"
-touch "$ready"
-# Trees built for an older list or setup are never used again. Only this
-# script's own entries: the desktop rootfs is not ours to remove.
-for old in "$cache"/systemd-$suite-*; do
-	[ "$old" = "$root" ] || rm -rf "$old"
-done
-echo "built in $(( $(date +%s) - start )) s, $(du -sh "$root" | cut -f1)" >&2
-echo "$root"
+rootfs_done
