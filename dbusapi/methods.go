@@ -102,7 +102,7 @@ func (m *methods) Report(msg dbus.Message, sinceUnix, untilUnix int64) (string, 
 	return doc, dbusError(err)
 }
 
-// historyEntry is one History item; the keys are documented in README.
+// historyEntry is one History item; the keys are documented in docs/dbus-api.md.
 func historyEntry(s service.Summary) map[string]dbus.Variant {
 	return map[string]dbus.Variant{
 		"seq":               dbus.MakeVariant(uint32(s.Seq)),

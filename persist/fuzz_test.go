@@ -20,8 +20,8 @@ import (
 	"github.com/antidrift/antidrift/service"
 )
 
-// readmeChain walks audit.jsonl by README's hash rule, written out again
-// with encoding/json, and strict where README's Python is loose: the hash
+// readmeChain walks audit.jsonl by docs/audit.md's hash rule, written out again
+// with encoding/json, and strict where docs/audit.md's Python is loose: the hash
 // must be the line's last member (`"hash":"<64 hex>"}` ends the line), so
 // nothing after it escapes the hash. It returns how many lines verify
 // before the first that does not, and whether all did.
@@ -71,7 +71,7 @@ func auditSeeds(tb testing.TB) [][]byte {
 	}
 	lines := bytes.SplitAfter(good, []byte("\n"))
 	first := bytes.TrimSuffix(lines[0], []byte("\n"))
-	// README's Python verifies this forgery: a member after the hash is not
+	// docs/audit.md's Python verifies this forgery: a member after the hash is not
 	// hashed, and JSON's last duplicate wins, so the sealed "completed"
 	// reads "abandoned" — or anything else — without recomputing a hash.
 	forged := append(append(first[:len(first)-1:len(first)-1], `,"outcome":"abandoned"}`...), '\n')
@@ -90,7 +90,7 @@ func auditSeeds(tb testing.TB) [][]byte {
 func slicesClone(b []byte) []byte { return append([]byte(nil), b...) }
 
 // Whatever audit.jsonl holds, Open never fails and loses no byte (a torn
-// tail is set aside whole), VerifyAudit agrees with README's rule, and a
+// tail is set aside whole), VerifyAudit agrees with docs/audit.md's rule, and a
 // new summary is appended after what was there — linked to a good chain.
 func FuzzAuditFile(f *testing.F) {
 	for _, s := range auditSeeds(f) {
@@ -123,7 +123,7 @@ func FuzzAuditFile(f *testing.F) {
 		wantN, wantOK := readmeChain(kept)
 		r := s.VerifyAudit()
 		if r.OK != wantOK || r.Entries != wantN {
-			t.Fatalf("VerifyAudit %+v; README's rule: ok %v after %d entries\n%q", r, wantOK, wantN, kept)
+			t.Fatalf("VerifyAudit %+v; docs/audit.md's rule: ok %v after %d entries\n%q", r, wantOK, wantN, kept)
 		}
 
 		sealed, err := s.AppendAudit(sampleSummary(99))
@@ -143,7 +143,7 @@ func FuzzAuditFile(f *testing.F) {
 	})
 }
 
-// TestREADMEForgeryIsRejected: the line README's Python accepts with a
+// TestREADMEForgeryIsRejected: the line docs/audit.md's Python accepts with a
 // member after its hash fails VerifyAudit.
 func TestREADMEForgeryIsRejected(t *testing.T) {
 	s := openStore(t, existingStateDir(t))

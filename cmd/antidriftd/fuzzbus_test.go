@@ -572,7 +572,7 @@ var busCalls = []struct {
 	{"Report", []any{int64(0), int64(3600)}},
 }
 
-// permitted is README's permission table, written out again.
+// permitted is the permission table of docs/dbus-api.md, written out again.
 func permitted(method string, s cell) bool {
 	st, lv := s.state, s.level
 	switch method {

@@ -215,7 +215,7 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool
 	}
 }
 
-// ── The audit chain, checked by the README's rule ──────────────────────
+// ── The audit chain, checked by docs/audit.md's rule ──────────────────────
 
 type auditEntry struct {
 	Seq        uint64 `json:"seq"`
@@ -228,7 +228,7 @@ type auditEntry struct {
 
 var genesis = strings.Repeat("0", 64)
 
-// lineHash is the README's hash rule: SHA-256 of prev_hash followed by the
+// lineHash is docs/audit.md's hash rule: SHA-256 of prev_hash followed by the
 // line with its hash value emptied. ok is false when the line has no
 // "hash":" to empty.
 func lineHash(prev string, line []byte) (string, bool) {
@@ -241,7 +241,7 @@ func lineHash(prev string, line []byte) (string, bool) {
 	return hex.EncodeToString(sum[:]), true
 }
 
-// chainOf walks audit.jsonl's bytes as README's ten lines of Python do,
+// chainOf walks audit.jsonl's bytes as docs/audit.md's ten lines of Python do,
 // independently of persist. entries are the lines that verify, in order;
 // bad is the 1-based number of the first line that does not (0: none) and
 // why says what is wrong with it.
@@ -284,7 +284,7 @@ func checkChain(t testing.TB, c *client, dir string) map[string]string {
 	}
 	entries, bad, why := chainOf(data)
 	if bad != 0 {
-		t.Fatalf("audit.jsonl line %d does not verify by the README's rule: %s\n%s", bad, why, data)
+		t.Fatalf("audit.jsonl line %d does not verify by docs/audit.md's rule: %s\n%s", bad, why, data)
 	}
 	r := c.verifyAudit(t)
 	if !r.OK || int(r.Entries) != len(entries) {
@@ -304,7 +304,7 @@ func checkChain(t testing.TB, c *client, dir string) map[string]string {
 
 type bucketKey struct{ class, title string }
 
-// rawEvent is one line of sessions/<id>.jsonl as README describes it.
+// rawEvent is one line of sessions/<id>.jsonl as docs/files.md describes it.
 type rawEvent struct {
 	At        *int64 `json:"at_unix_millis"`
 	Class     string `json:"class"`
@@ -313,12 +313,12 @@ type rawEvent struct {
 	OffTask   bool   `json:"off_task"`
 	Mark      string `json:"mark"`
 	Reason    string `json:"reason"`
-	// JumpMillis: a "clock" mark's jump of the wall clock (README).
+	// JumpMillis: a "clock" mark's jump of the wall clock (docs/files.md).
 	JumpMillis int64 `json:"jump_millis"`
 }
 
 // replayBuckets recomputes a session's buckets from its raw log by the
-// README's rules, independently of the daemon's code: time between two
+// docs/audit.md's rules, independently of the daemon's code: time between two
 // events accrues to the earlier one's bucket (class + scrubbed title, or
 // "(evidence unavailable)"), a pause mark stops accounting until the next
 // focus event, and away/back marks send the time in between to "(away)" or
@@ -359,7 +359,7 @@ func replayBuckets(t testing.TB, data []byte, nowMillis int64) (map[bucketKey]ti
 		}
 		var e rawEvent
 		// An unfinished last line counts only if it is a whole event that
-		// lost its newline (README: a torn line is skipped).
+		// lost its newline (docs/files.md: a torn line is skipped).
 		whole := bytes.HasSuffix(raw, []byte("\n")) || bytes.HasSuffix(raw, []byte("}"))
 		if !whole || json.Unmarshal(raw, &e) != nil || e.At == nil {
 			if len(bytes.TrimSpace(raw)) > 0 {
@@ -927,7 +927,7 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 		cut = bad == 0 && len(entries) < len(sealed)
 		r := c.verifyAudit(t)
 		if r.OK != (bad == 0 && !cut) || int(r.Entries) != len(entries) {
-			t.Fatalf("VerifyAudit %+v; the README's rule finds %d good entries, then line %d: %s (%d were sealed)", r, len(entries), bad, why, len(sealed))
+			t.Fatalf("VerifyAudit %+v; docs/audit.md's rule finds %d good entries, then line %d: %s (%d were sealed)", r, len(entries), bad, why, len(sealed))
 		}
 		if cut && (!strings.Contains(r.Problem, fmt.Sprintf("but seq %d", len(sealed))) || !strings.Contains(strings.Join(v.Problems, "\n"), "audit.jsonl")) {
 			t.Errorf("audit.jsonl cut to %d of %d entries: VerifyAudit says %q, Problems %q", len(entries), len(sealed), r.Problem, v.Problems)

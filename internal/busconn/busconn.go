@@ -38,6 +38,7 @@
 package busconn
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -154,10 +155,12 @@ func (s *stream) Read(p []byte) (int, error) {
 	return s.framer.Read(p)
 }
 
+var begin = []byte("BEGIN\r\n")
+
 // Write notes the end of the authentication: godbus writes BEGIN as one
 // line, and the bus sends nothing after it until godbus's Hello.
 func (s *stream) Write(p []byte) (int, error) {
-	if strings.HasPrefix(string(p), "BEGIN\r\n") {
+	if !s.began.Load() && bytes.HasPrefix(p, begin) {
 		s.began.Store(true)
 	}
 	return s.Conn.Write(p)

@@ -84,13 +84,20 @@ func follow() {
 		return samples[i].Value.Uint64()
 	}
 	live := v(0)
-	heap := v(3) + v(4) + v(5)
 	mapped := v(1) - v(2)
-	var other uint64 // stacks, runtime structures: what the limit counts besides the heap
-	if mapped > heap {
+	// What the runtime counts besides the heap's objects when it turns a
+	// limit into a heap goal: stacks and its own structures, and also the
+	// heap's unused (fragmented) bytes — only the free spans are room.
+	var other uint64
+	if heap := v(3) + v(5); mapped > heap {
 		other = mapped - heap
 	}
-	debug.SetMemoryLimit(int64(max(Floor, other+live+max(live, MinHeadroom))))
+	limit := other + live + max(live, MinHeadroom)
+	// The runtime keeps max(3%, 1 MiB) of a limit back as its own headroom;
+	// added here so the room between collections really is the above, and
+	// never shrinks to nothing, which would make it collect back to back.
+	limit += max(1<<20, limit*3/100)
+	debug.SetMemoryLimit(int64(max(Floor, limit)))
 }
 
 // Limit is the limit in force, for tests and benchmarks.
