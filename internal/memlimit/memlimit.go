@@ -32,12 +32,14 @@ import (
 	"runtime/metrics"
 )
 
-// MinHeadroom is the least room to allocate between two collections.
-// Measured on 300k focus events with 100k titles (BENCHMARKS.md, issue
-// #24): 2 MiB collects once every ~800 events and keeps the core at
-// 14.6 MB resident; 4 MiB once every ~3,400 events but at 16.8 MB; both
-// flat per event. The old fixed 8 MiB limit collected once every ~54.
-const MinHeadroom = 2 << 20
+// MinHeadroom is the least room to allocate between two collections, room
+// the runtime really has (see follow). Measured on 1M focus events with
+// 100k titles (BENCHMARKS.md, issue #24), on an otherwise idle machine:
+// 1 MiB collects once every ~1,650 events and ends at 15.0 MB resident;
+// 2 MiB ends at 16.1 MB, over issue #24's 15 MB; both are flat per event
+// (1.03–1.12× from the 100th to the 100,000th title). The old fixed 8 MiB
+// limit collected once every ~54 events, more often as the heap grew.
+const MinHeadroom = 1 << 20
 
 // Floor is the least limit ever set: what the daemon needs at start.
 const Floor = 8 << 20
