@@ -54,47 +54,11 @@ func TestPlasmaApplet(t *testing.T) {
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"),
 		"WAYLAND_DISPLAY="+k.Socket, "XDG_RUNTIME_DIR="+k.RuntimeDir)
 
-	dir := r.TempDir(t)
+	dir, env := plasmaHome(t, r, bus, k.RuntimeDir, "WAYLAND_DISPLAY="+k.Socket, "QT_QPA_PLATFORM=wayland")
 	// The CLI where make install-user puts it, ~/.local/bin, which is not
 	// on plasmashell's PATH: the applet looks there itself.
-	bin := filepath.Join(dir, ".local", "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cli, err := os.ReadFile(testenv.Binary(t, "antidrift"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(bin, "antidrift"), cli, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
-		"XDG_RUNTIME_DIR=" + k.RuntimeDir, "WAYLAND_DISPLAY=" + k.Socket, "DBUS_SESSION_BUS_ADDRESS=" + bus.Address,
-		"QT_QPA_PLATFORM=wayland", "QT_QUICK_BACKEND=software", "LANG=C.UTF-8",
-		"XDG_CURRENT_DESKTOP=KDE", "QT_QPA_PLATFORMTHEME=kde", // Plasma's look: Breeze, its icons
-		"PATH=/usr/bin:/bin"}
-	// A Plasma session's icon theme, as kdeglobals says it.
-	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config", "kdeglobals"), []byte("[Icons]\nTheme=breeze\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Installed as a person installs it from the KDE Store: the .plasmoid
-	// make package-panels packs, with kpackagetool6.
-	pkgs := r.TempDir(t)
-	if b, err := exec.Command("make", "-s", "-C", "..", "package-panels", "BUILDDIR="+pkgs).CombinedOutput(); err != nil {
-		t.Fatalf("make package-panels: %v\n%s", err, b)
-	}
-	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(pkgs, "org.antidrift.panel.plasmoid")); err != nil {
-		t.Fatalf("kpackagetool6 --install: %v\n%s", err, out)
-	}
-	applet := r.Start(t, dir, 0, env, "plasmawindowed", "org.antidrift.panel")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("plasmawindowed:\n%s", applet.Output())
-		}
-	})
+	installCLI(t, dir)
+	applet := startApplet(t, r, dir, env)
 	testenv.WaitUntil(t, time.Minute, "plasmawindowed's window on KWin", func() bool {
 		if applet.Exited() {
 			t.Fatalf("plasmawindowed exited\n%s", applet.Output())
@@ -145,55 +109,11 @@ func TestPlasmaApplet(t *testing.T) {
 	shots := testenv.ArtifactsDir(t) // one directory for every shot (unset, a fresh temp dir per call)
 	show := func(name string, env []string, button func(r, g, b uint32) bool) (*testenv.Process, uint64, []int) {
 		t.Helper()
-		p := r.Start(t, dir, 0, append(env, "QT_QPA_PLATFORM=xcb", "DISPLAY="+x.Name), "plasmawindowed", "org.antidrift.panel")
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("plasmawindowed on X (%s):\n%s", name, p.Output())
-			}
-		})
+		p := startApplet(t, r, dir, append(env, "QT_QPA_PLATFORM=xcb", "DISPLAY="+x.Name))
 		follows("active", 1)
-		var window uint64
-		testenv.WaitUntil(t, time.Minute, "the applet's window on X", func() bool {
-			if p.Exited() {
-				t.Fatalf("plasmawindowed on X exited\n%s", p.Output())
-			}
-			out, err := x.Run(t, "xdotool", "search", "--onlyvisible", "--class", "plasmawindowed")
-			fields := strings.Fields(out)
-			if err != nil || len(fields) == 0 {
-				return false
-			}
-			if window, err = strconv.ParseUint(fields[0], 10, 32); err != nil {
-				return false
-			}
-			// It maps small, as in a panel, then grows to its window size and
-			// shows its full form.
-			geo, err := x.Run(t, "xdotool", "getwindowgeometry", "--shell", fields[0])
-			m := regexp.MustCompile(`WIDTH=(\d+)`).FindStringSubmatch(geo)
-			width := 0
-			if err == nil && m != nil {
-				width, _ = strconv.Atoi(m[1])
-			}
-			return width >= 400
-		})
-		// Photographed once it has drawn its buttons (it paints a moment
-		// after it grows).
-		shot := filepath.Join(shots, name)
-		var row []int
-		testenv.WaitUntil(t, time.Minute, "the applet to draw its buttons", func() bool {
-			x.Screenshot(t, shot, uint32(window))
-			row = buttonRow(t, shot, button)
-			return row != nil
-		})
-		t.Logf("screenshot: %s", shot)
-		if bad := qmlErrors.FindAllString(p.Output(), -1); len(bad) > 0 {
-			t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
-		}
-		return p, window, row
+		window := appletWindow(t, x, p, 400) // as large as it was on KWin
+		return p, window, photograph(t, x, p, window, filepath.Join(shots, name), 4, button)
 	}
-	// Breeze draws buttons white on the light window's grey, and
-	// (41,44,48) on the dark one's (32,35,38), as BreezeDark.colors says.
-	white := func(r, g, b uint32) bool { return r >= 250 && g >= 250 && b >= 250 }
-	darkButton := func(r, g, b uint32) bool { return near(r, 41) && near(g, 44) && near(b, 48) }
 
 	// The German catalogue as installed; the applet opens it in German
 	// only (so the check below can fail).
@@ -254,6 +174,119 @@ func TestPlasmaApplet(t *testing.T) {
 
 }
 
+// startApplet runs the applet installed in dir (by plasmaHome) in
+// plasmawindowed with env; its output is logged if the test fails.
+func startApplet(t *testing.T, r *testenv.Rootfs, dir string, env []string) *testenv.Process {
+	t.Helper()
+	p := r.Start(t, dir, 0, env, "plasmawindowed", "org.antidrift.panel")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("plasmawindowed:\n%s", p.Output())
+		}
+	})
+	return p
+}
+
+// appletWindow waits for the applet p's window on x to be minWidth wide
+// and returns it. In a window of its own it maps as small as in a panel,
+// then grows to the size its configuration keeps; at 200 it shows its full
+// form.
+func appletWindow(t *testing.T, x *testenv.Display, p *testenv.Process, minWidth int) uint64 {
+	t.Helper()
+	var window uint64
+	testenv.WaitUntil(t, time.Minute, "the applet's window on X", func() bool {
+		if p.Exited() {
+			t.Fatalf("plasmawindowed on X exited\n%s", p.Output())
+		}
+		out, err := x.Run(t, "xdotool", "search", "--onlyvisible", "--class", "plasmawindowed")
+		fields := strings.Fields(out)
+		if err != nil || len(fields) == 0 {
+			return false
+		}
+		if window, err = strconv.ParseUint(fields[0], 10, 32); err != nil {
+			return false
+		}
+		geo, err := x.Run(t, "xdotool", "getwindowgeometry", "--shell", fields[0])
+		m := regexp.MustCompile(`WIDTH=(\d+)`).FindStringSubmatch(geo)
+		width := 0
+		if err == nil && m != nil {
+			width, _ = strconv.Atoi(m[1])
+		}
+		return width >= minWidth
+	})
+	return window
+}
+
+// photograph saves the applet's window to shot once it has drawn a row of
+// so many buttons (it paints a moment after it grows), and returns where
+// it is (see buttonRow). The applet must have logged no QML error.
+func photograph(t *testing.T, x *testenv.Display, p *testenv.Process, window uint64, shot string, buttons int, button func(r, g, b uint32) bool) []int {
+	t.Helper()
+	var row []int
+	testenv.WaitUntil(t, time.Minute, "the applet to draw its buttons", func() bool {
+		x.Screenshot(t, shot, uint32(window))
+		row = buttonRow(t, shot, buttons, button)
+		return row != nil
+	})
+	t.Logf("screenshot: %s", shot)
+	if bad := qmlErrors.FindAllString(p.Output(), -1); len(bad) > 0 {
+		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
+	}
+	return row
+}
+
+// Breeze draws buttons white on the light window's grey, and (41,44,48)
+// on the dark one's (32,35,38), as BreezeDark.colors says.
+func white(r, g, b uint32) bool      { return r >= 250 && g >= 250 && b >= 250 }
+func darkButton(r, g, b uint32) bool { return near(r, 41) && near(g, 44) && near(b, 48) }
+
+// plasmaHome makes a home for a person of a Plasma session on bus with
+// runtimeDir, with the applet installed as a person installs it from the
+// KDE Store: the .plasmoid make package-panels packs, with kpackagetool6.
+// It returns the home and the environment the applet runs in there, which
+// display (e.g. WAYLAND_DISPLAY=..., QT_QPA_PLATFORM=wayland) completes.
+func plasmaHome(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir string, display ...string) (string, []string) {
+	t.Helper()
+	dir := r.TempDir(t)
+	env := append([]string{"HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS=" + bus.Address,
+		"QT_QUICK_BACKEND=software", "LANG=C.UTF-8",
+		"XDG_CURRENT_DESKTOP=KDE", "QT_QPA_PLATFORMTHEME=kde", // Plasma's look: Breeze, its icons
+		"PATH=/usr/bin:/bin"}, display...)
+	// A Plasma session's icon theme, as kdeglobals says it.
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config", "kdeglobals"), []byte("[Icons]\nTheme=breeze\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkgs := r.TempDir(t)
+	if b, err := exec.Command("make", "-s", "-C", "..", "package-panels", "BUILDDIR="+pkgs).CombinedOutput(); err != nil {
+		t.Fatalf("make package-panels: %v\n%s", err, b)
+	}
+	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(pkgs, "org.antidrift.panel.plasmoid")); err != nil {
+		t.Fatalf("kpackagetool6 --install: %v\n%s", err, out)
+	}
+	return dir, env
+}
+
+// installCLI puts the antidrift CLI where make install-user puts it:
+// ~/.local/bin of the home dir.
+func installCLI(t *testing.T, dir string) {
+	t.Helper()
+	bin := filepath.Join(dir, ".local", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := os.ReadFile(testenv.Binary(t, "antidrift"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "antidrift"), cli, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // prop reads one property of the daemon with busctl.
 func prop(t *testing.T, bus *testenv.Bus, name string) string {
 	t.Helper()
@@ -282,10 +315,10 @@ func statusDigest(t *testing.T, bus *testenv.Bus) string {
 }
 
 // buttonRow finds the applet's row of buttons in its screenshot: the first
-// line of pixels crossing at least four runs of button pixels (Breeze draws
+// line of pixels crossing at least so many runs of button pixels (Breeze draws
 // buttons in a colour of their own on the window's). It returns the runs'
 // centres, then the line's y; nil when there is no such line yet.
-func buttonRow(t *testing.T, path string, button func(r, g, b uint32) bool) []int {
+func buttonRow(t *testing.T, path string, buttons int, button func(r, g, b uint32) bool) []int {
 	t.Helper()
 	img := testenv.DecodePNG(t, path)
 	b := img.Bounds()
@@ -308,7 +341,7 @@ func buttonRow(t *testing.T, path string, button func(r, g, b uint32) bool) []in
 				centres = append(centres, (start+x)/2)
 			}
 		}
-		if len(centres) >= 4 {
+		if len(centres) >= buttons {
 			return append(centres, y)
 		}
 	}

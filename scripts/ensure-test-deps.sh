@@ -12,6 +12,7 @@ here=$(dirname "$0")
 	Xvfb:xvfb xprop:x11-utils xdotool:xdotool wmctrl:wmctrl openbox:openbox dunst:dunst \
 	notify-send:libnotify-bin xterm:xterm busctl:systemd chromium:chromium \
 	zip:zip msgfmt:gettext xgettext:gettext locale-gen:locales \
+	/usr/libexec/at-spi-bus-launcher:at-spi2-core \
 	dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian mmdebstrap:mmdebstrap || [ "$(id -u)" != 0 ]
 
 # The Wayland compositors run from a Debian 13 rootfs, built once and cached

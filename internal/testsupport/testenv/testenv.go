@@ -63,6 +63,7 @@ var aptPackages = map[string]string{
 	"notify-send":  "libnotify-bin",
 	"xterm":        "xterm",
 	"chromium":     "chromium",
+	atspiLauncher:  "at-spi2-core",
 
 	"systemd-analyze":   "systemd",
 	"unshare":           "util-linux",

@@ -43,6 +43,8 @@ ColumnLayout {
             id: duration
             Kirigami.FormData.label: i18n("For:")
             Accessible.name: i18n("Duration")
+            // The text typed into it is the combo's own, and says so.
+            Component.onCompleted: contentItem.Accessible.name = Accessible.name
             editable: true
             model: ["25m", "50m", "90m"]
         }
@@ -50,6 +52,7 @@ ColumnLayout {
             id: level
             Kirigami.FormData.label: i18n("Enforcement:")
             Accessible.name: i18n("Enforcement")
+            Component.onCompleted: contentItem.Accessible.name = Accessible.name
             // The level words are the config's and the daemon's: as they are.
             model: [i18n("your configured default"), "observe", "warn", "block", "locked"]
         }

@@ -64,7 +64,7 @@ PlasmoidItem {
         switch (st.state) {
         case "connecting": return i18n("Connecting…");
         case "offline": return i18n("antidrift is not running");
-        case "not-installed": return i18n("The antidrift command was not found on PATH, in ~/.local/bin or in /usr/bin");
+        case "not-installed": return i18n("The antidrift command was not found on PATH, in ~/.local/bin, in /usr/local/bin or in /usr/bin");
         case "active": return i18n("%1 left", Format.shortLeft(secsLeft)) + (driftWord(st.drift) ? " · " + driftWord(st.drift) : "");
         case "review": return i18n("In review: end and seal it");
         case "planning": return i18n("Planning");
@@ -134,10 +134,7 @@ PlasmoidItem {
     function loadBuckets() {
         if (!["active", "review"].includes(st.state))
             return;
-        const reply = DBus.SessionBus.asyncCall({
-            "service": "org.antidrift", "path": "/org/antidrift/Session1", "iface": "org.freedesktop.DBus.Properties",
-            "member": "Get", "arguments": ["org.antidrift.Session1", "Buckets"],
-        });
+        const reply = busCall("org.freedesktop.DBus.Properties", "Get", ["org.antidrift.Session1", "Buckets"]);
         reply.finished.connect(() => {
             if (!reply.isError && Array.isArray(reply.value))
                 root.buckets = reply.value.map(b => ({ class: b[0], title: b[1], seconds: Number(b[2]) }));
@@ -154,7 +151,7 @@ PlasmoidItem {
         const midnight = new Date();
         midnight.setHours(0, 0, 0, 0);
         const since = Math.floor(midnight.getTime() / 1000);
-        const reply = call("Report", [since, since + 86400]);
+        const reply = busCall("org.antidrift.Session1", "Report", [since, since + 86400]);
         reply.finished.connect(() => {
             if (reply.isError)
                 return;
@@ -186,15 +183,24 @@ PlasmoidItem {
     // Plain JavaScript values: with no signature given, the D-Bus module
     // reads the method's from the daemon's introspection and converts each
     // argument to its type (t, x, as).
-    function call(member, args) {
-        error = "";
-        const reply = DBus.SessionBus.asyncCall({
-            "service": "org.antidrift", "path": "/org/antidrift/Session1", "iface": "org.antidrift.Session1",
+    function busCall(iface, member, args) {
+        return DBus.SessionBus.asyncCall({
+            "service": "org.antidrift", "path": "/org/antidrift/Session1", "iface": iface,
             "member": member, "arguments": args || [],
         });
+    }
+
+    // A step the person took: its refusal is shown, in the daemon's words
+    // (written for people), or, when there is no daemon to answer, in ours
+    // rather than the bus's. Reads in the background show nothing.
+    function call(member, args) {
+        error = "";
+        const reply = busCall("org.antidrift.Session1", member, args);
         reply.finished.connect(() => {
-            if (reply.isError)
-                root.error = reply.error.message;
+            if (!reply.isError)
+                return;
+            const absent = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"];
+            root.error = absent.includes(reply.error.name) ? i18n("antidrift is not running") : reply.error.message;
         });
         return reply;
     }
@@ -248,6 +254,7 @@ PlasmoidItem {
 
     // ── The popup ──────────────────────────────────────────────────────────
     fullRepresentation: PlasmaExtras.Representation {
+        Accessible.name: Plasmoid.title
         Layout.preferredWidth: Kirigami.Units.gridUnit * 22
         Layout.preferredHeight: column.implicitHeight + Kirigami.Units.largeSpacing * 2
 
@@ -397,6 +404,12 @@ PlasmoidItem {
                 }
             }
 
+            PlasmaComponents.Label {
+                visible: root.st.state === "not-installed"
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: i18n("Install it from its package, or with make install-user from its source, then look again.")
+            }
             PlasmaComponents.Button {
                 visible: root.st.state === "not-installed"
                 text: i18n("Look again")

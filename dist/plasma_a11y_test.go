@@ -1,0 +1,222 @@
+package dist
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+)
+
+// The applet in these tests runs on Xvfb as an X client with a screen
+// reader on: the accessibility bus (at-spi2-core) is up and says so, as
+// Orca makes it say, and the tests read the applet as Orca reads it.
+
+// roomyWindow finds the applet's window on x and gives it the room (width
+// by height) its popup has in a panel, which is sized to what it shows
+// (plasmawindowed opens it as small as the panel's switch width).
+func roomyWindow(t *testing.T, x *testenv.Display, applet *testenv.Process, width, height int) uint64 {
+	t.Helper()
+	window := appletWindow(t, x, applet, 200)
+	if _, err := x.Run(t, "xdotool", "windowsize", "--sync", fmt.Sprint(window), fmt.Sprint(width), fmt.Sprint(height)); err != nil {
+		t.Fatal(err)
+	}
+	// Painted at its new size: the window's background, not the white of
+	// nothing drawn yet, reaches its far corner.
+	shot := filepath.Join(t.TempDir(), "resized.png")
+	testenv.WaitUntil(t, time.Minute, "the applet to paint its window at its new size", func() bool {
+		x.Screenshot(t, shot, uint32(window))
+		img := testenv.DecodePNG(t, shot)
+		r, g, b, _ := img.At(img.Bounds().Max.X-1, img.Bounds().Max.Y-1).RGBA()
+		return img.Bounds().Dx() == width && !white(r>>8, g>>8, b>>8)
+	})
+	return window
+}
+
+// showing picks what a screen reader's review of the window reaches: nodes
+// that are showing, whose role is role.
+func showing(role string, name func(string) bool) func(*testenv.Node) bool {
+	return func(n *testenv.Node) bool { return n.Role == role && n.Has("showing") && name(n.Name) }
+}
+
+func named(want string) func(string) bool { return func(s string) bool { return s == want } }
+
+// rawBusError is a D-Bus error as the bus words it, which is not for people.
+var rawBusError = regexp.MustCompile(`org\.(freedesktop|antidrift)\.|\.service files`)
+
+// Where no antidrift command is to be found (not on PATH, not in
+// ~/.local/bin, /usr/local/bin or /usr/bin), the applet says so, in words a
+// screen reader reads out and nothing in the bus's words; photographed.
+// Installed where make install-user puts it and looked for again (its
+// "Look again" button, pressed as a screen reader presses it), it follows
+// the daemon.
+func TestPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T) {
+	r := testenv.NeedRootfs(t)
+	bus := testenv.StartBus(t)
+	x := testenv.StartX(t)
+	runtime := r.TempDir(t)
+	a11y := testenv.StartAccessibility(t, bus, runtime)
+	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
+	applet := startApplet(t, r, dir, env)
+
+	_, tree := a11y.WaitForNode(t, "plasmawindowed", "the applet saying antidrift is not installed",
+		showing("heading", func(s string) bool { return strings.Contains(s, "antidrift command was not found") }))
+	if len(tree.Find(showing("label", func(s string) bool { return strings.Contains(s, "make install-user") }))) == 0 {
+		t.Errorf("the applet does not say how to install antidrift:\n%s", tree)
+	}
+	for _, n := range tree.Find(func(n *testenv.Node) bool { return n.Has("showing") && rawBusError.MatchString(n.Name) }) {
+		t.Errorf("the applet shows the bus's words: %s %q", n.Role, n.Name)
+	}
+	photograph(t, x, applet, roomyWindow(t, x, applet, 440, 140), filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-not-installed.png"), 1, white)
+
+	installCLI(t, dir)
+	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
+	again, _ := a11y.WaitForNode(t, "plasmawindowed", "Look again", showing("push button", named("Look again")))
+	a11y.Press(t, again)
+	a11y.WaitForNode(t, "plasmawindowed", "the applet following the daemon (a session can be started)",
+		showing("push button", named("Start a session…")))
+	testenv.WaitUntil(t, time.Minute, "the applet to wait on the daemon's status", func() bool {
+		return slices.Contains(waitChangeDigests(), statusDigest(t, bus))
+	})
+}
+
+// controlRoles are the AT-SPI roles of the controls a person operates.
+var controlRoles = []string{"push button", "text", "combo box", "check box", "spin button", "toggle button", "radio button", "password text", "slider"}
+
+// controls lists the controls a screen reader reaches in tree: showing,
+// of a control role, or a progress bar. What a combo box holds (the text
+// typed into it, the list) is the combo box's own: focused through it.
+func controls(tree *testenv.Node) []*testenv.Node {
+	var out []*testenv.Node
+	var walk func(*testenv.Node)
+	walk = func(n *testenv.Node) {
+		if !n.Has("showing") {
+			return
+		}
+		if slices.Contains(controlRoles, n.Role) || n.Role == "progress bar" {
+			out = append(out, n)
+		}
+		if n.Role == "combo box" {
+			return
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(tree)
+	return out
+}
+
+// checkReadable fails for every control a screen reader reaches in tree
+// that has no name, and for every enabled one the keyboard cannot focus
+// (a progress bar only needs its name).
+func checkReadable(t *testing.T, what string, tree *testenv.Node) {
+	t.Helper()
+	for _, n := range controls(tree) {
+		switch {
+		case n.Name == "":
+			t.Errorf("%s: a %s without a name", what, n.Role)
+		case n.Role != "progress bar" && n.Has("enabled") && !n.Has("focusable"):
+			t.Errorf("%s: the %s %q cannot be focused", what, n.Role, n.Name)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%s:\n%s", what, tree)
+	}
+}
+
+// tabOrder presses Tab in the applet's window until the focus comes back
+// round and returns the names of the controls it went through, in order.
+func tabOrder(t *testing.T, a11y *testenv.Accessibility, x *testenv.Display, window uint64) []string {
+	t.Helper()
+	focused := func() string {
+		tree := a11y.Application(t, "plasmawindowed")
+		if tree == nil {
+			return ""
+		}
+		if f := tree.Find(func(n *testenv.Node) bool { return n.Has("focused") && slices.Contains(controlRoles, n.Role) }); len(f) > 0 {
+			return f[0].Role + " " + f[0].Name
+		}
+		return ""
+	}
+	var order []string
+	for range 30 {
+		before := focused()
+		if _, err := x.Run(t, "xdotool", "key", "--window", fmt.Sprint(window), "Tab"); err != nil {
+			t.Fatal(err)
+		}
+		var now string
+		testenv.WaitUntil(t, 10*time.Second, "Tab to move the focus", func() bool {
+			now = focused()
+			return now != "" && now != before
+		})
+		if slices.Contains(order, now) {
+			return order
+		}
+		order = append(order, now)
+	}
+	t.Fatalf("Tab never came round: %q", order)
+	return nil
+}
+
+// A person who uses a screen reader and the keyboard: every control of the
+// applet they reach has a name and takes the keyboard focus, Tab goes
+// through each of them, and they start a session (the start form filled in
+// and sent through the accessibility bus) and abandon it with a reason, as
+// Orca lets them.
+func TestPlasmaAppletWithAScreenReader(t *testing.T) {
+	r := testenv.NeedRootfs(t)
+	bus := testenv.StartBus(t)
+	x := testenv.StartX(t)
+	runtime := r.TempDir(t)
+	a11y := testenv.StartAccessibility(t, bus, runtime)
+	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
+	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
+	installCLI(t, dir)
+	applet := startApplet(t, r, dir, env)
+	window := roomyWindow(t, x, applet, 440, 720)
+
+	start, tree := a11y.WaitForNode(t, "plasmawindowed", "Start a session…", showing("push button", named("Start a session…")))
+	checkReadable(t, "no session", tree)
+	a11y.Press(t, start)
+	next, tree := a11y.WaitForNode(t, "plasmawindowed", "the start form", showing("text", named("Next action")))
+	checkReadable(t, "the start form", tree)
+	order := tabOrder(t, a11y, x, window)
+	for _, n := range controls(tree) {
+		if n.Role != "progress bar" && n.Has("enabled") && !slices.Contains(order, n.Role+" "+n.Name) {
+			t.Errorf("Tab never reaches the %s %q (it goes %q)", n.Role, n.Name, order)
+		}
+	}
+
+	a11y.Type(t, next, "write the intro")
+	done := tree.Find(showing("text", named("Done when")))
+	apps := tree.Find(showing("text", named("Allowed apps")))
+	send := tree.Find(showing("push button", named("Start")))
+	if len(done) == 0 || len(apps) == 0 || len(send) == 0 {
+		t.Fatalf("the start form lacks Done when, Allowed apps or Start:\n%s", tree)
+	}
+	a11y.Type(t, done[0], "the intro is committed")
+	a11y.Type(t, apps[0], "xterm")
+	a11y.Press(t, send[0])
+	testenv.WaitUntil(t, time.Minute, "the session the form started", func() bool {
+		return strings.Contains(prop(t, bus, "State"), "active")
+	})
+	if got := prop(t, bus, "NextAction"); !strings.Contains(got, "write the intro") {
+		t.Errorf("the session's next action is %s, want what was typed", got)
+	}
+
+	abandon, tree := a11y.WaitForNode(t, "plasmawindowed", "Abandon… in the session", showing("push button", named("Abandon…")))
+	checkReadable(t, "an active session", tree)
+	a11y.Press(t, abandon)
+	reason, tree := a11y.WaitForNode(t, "plasmawindowed", "the reason field", showing("text", named("Reason")))
+	checkReadable(t, "asking why", tree)
+	a11y.Type(t, reason, "a fire drill")
+	a11y.Press(t, tree.Find(showing("push button", named("Abandon")))[0])
+	testenv.WaitUntil(t, time.Minute, "Abandon to end the session", func() bool {
+		return !strings.Contains(prop(t, bus, "State"), "active")
+	})
+}
