@@ -46,6 +46,7 @@ type evidenceGate struct {
 	mu     sync.Mutex
 	source string // the evidence source in use, for messages
 	name   string // the bus name whose owner is believed; "" = none is
+	term   uint64 // counts believe calls: a stop ends only its own term
 	owner  busname.Owner
 	order  reportOrder // of owner's reports
 	push   func(handle, app, title string)
@@ -53,14 +54,18 @@ type evidenceGate struct {
 
 // believe makes calls from the owner of name reach push, until the
 // returned stop is called.
+// A stop called late, after a later believe (even of the same name),
+// leaves that later one alone.
 func (g *evidenceGate) believe(source, name string, push func(handle, app, title string)) (stop func()) {
 	g.mu.Lock()
+	g.term++
+	term := g.term
 	g.source, g.name, g.owner, g.order, g.push = source, name, busname.Owner{Name: name}, reportOrder{}, push
 	g.mu.Unlock()
 	return func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		if g.name == name {
+		if g.term == term {
 			g.name, g.push = "", nil
 		}
 	}

@@ -225,3 +225,21 @@ func errorName(err error) string {
 	}
 	return ""
 }
+
+// A stop called late, after the source was believed again under the same
+// name (a source restarted), does not end the new belief: the compositor
+// is still believed.
+func TestLateStopLeavesTheNextBeliefAlone(t *testing.T) {
+	bus, _, srv := serve(t)
+	_, stale := believe(srv, "kwin", "org.kde.KWin")
+	got, stop := believe(srv, "kwin", "org.kde.KWin")
+	defer stop()
+	stale()
+	kwin := compositorConn(t, bus, "org.kde.KWin")
+	if err := reportFocus(kwin, "{abc}", "org.kde.konsole", "build log"); err != nil {
+		t.Fatalf("ReportFocus after a stale stop: %v", err)
+	}
+	if f := next(t, got); f.handle != "{abc}" {
+		t.Fatalf("handed on %+v", f)
+	}
+}
