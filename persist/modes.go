@@ -1,9 +1,11 @@
 package persist
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 const (
@@ -11,15 +13,21 @@ const (
 	privateFileMode os.FileMode = 0o600
 )
 
-// tightenModes makes the state directory, the sessions directory and every
-// regular file in them private to the user, because they hold window titles
-// and plans. It returns one warning per path it had to tighten: a looser
-// mode means something (a restore, a hand edit, an old version) exposed
-// them, and the person should know.
-func tightenModes(dir string) ([]string, error) {
+// tightenModes makes the state directory (open as opened), the sessions
+// directory and every regular file in them private to the user, because
+// they hold window titles and plans. It returns one warning per path it had
+// to tighten: a looser mode means something (a restore, a hand edit, an old
+// version) exposed them, and the person should know.
+//
+// Each mode is read and changed through the opened file (fstat, fchmod),
+// never by path: a file swapped for a link in between would otherwise have
+// the daemon change the mode of whatever the link points at. Links and
+// whatever is not a regular file are left to setAsideLinks and the opens
+// that refuse them.
+func tightenModes(dir string, opened *os.File) ([]string, error) {
 	var warnings []string
-	tighten := func(path string, want os.FileMode) error {
-		info, err := os.Stat(path)
+	tighten := func(f *os.File, want os.FileMode) error {
+		info, err := f.Stat()
 		if err != nil {
 			return err
 		}
@@ -27,42 +35,52 @@ func tightenModes(dir string) ([]string, error) {
 		if have&^want == 0 {
 			return nil
 		}
-		if err := os.Chmod(path, want); err != nil {
-			return fmt.Errorf("making %s private: %w", path, err)
+		if err := f.Chmod(want); err != nil {
+			return fmt.Errorf("making %s private: %w", f.Name(), err)
 		}
 		warnings = append(warnings, fmt.Sprintf(
 			"%s was mode %04o, readable by others; tightened it to %04o because it holds private window titles",
-			path, have, want))
+			f.Name(), have, want))
 		return nil
 	}
-	tightenTree := func(dir string) error {
-		if err := tighten(dir, privateDirMode); err != nil {
+	tightenTree := func(d *os.File) error {
+		if err := tighten(d, privateDirMode); err != nil {
 			return err
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := os.ReadDir(d.Name())
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if e.Type().IsRegular() {
-				if err := tighten(filepath.Join(dir, e.Name()), privateFileMode); err != nil {
-					return err
-				}
+			if !e.Type().IsRegular() {
+				continue
+			}
+			f, err := openIn(d, e.Name(), os.O_RDONLY, 0)
+			if errors.Is(err, errSymlink) || errors.Is(err, errNotRegular) || errors.Is(err, os.ErrNotExist) {
+				continue // swapped since it was listed: not a file to tighten
+			}
+			if err != nil {
+				return err
+			}
+			err = tighten(f, privateFileMode)
+			f.Close()
+			if err != nil {
+				return err
 			}
 		}
 		return nil
 	}
 
-	if err := tightenTree(dir); err != nil {
+	if err := tightenTree(opened); err != nil {
 		return warnings, err
 	}
-	sessions := filepath.Join(dir, sessionsDirName)
-	if info, err := os.Lstat(sessions); err == nil && info.IsDir() {
-		if err := tightenTree(sessions); err != nil {
-			return warnings, err
-		}
-	} else if err != nil && !os.IsNotExist(err) {
+	sessions, err := openDir(filepath.Join(dir, sessionsDirName))
+	if errors.Is(err, errSymlink) || errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return warnings, nil // none yet, or a link that setAsideLinks sets aside
+	}
+	if err != nil {
 		return warnings, err
 	}
-	return warnings, nil
+	defer sessions.Close()
+	return warnings, tightenTree(sessions)
 }

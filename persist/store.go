@@ -79,7 +79,7 @@ func Open(dir string) (st *Store, problems []string, err error) {
 	if err := checkPrivateDirs(dir, lock); err != nil {
 		return nil, nil, err
 	}
-	problems, err = tightenModes(dir)
+	problems, err = tightenModes(dir, lock)
 	if err != nil {
 		return nil, problems, err
 	}
