@@ -62,11 +62,7 @@ func cleanReason(r string) string {
 		r = strings.ToValidUTF8(r, "�")
 	}
 	r = strings.Join(strings.FieldsFunc(r, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }), " ")
-	if utf8.RuneCountInString(r) > MaxReasonLen {
-		runes := []rune(r)
-		r = strings.TrimSpace(string(runes[:MaxReasonLen-1])) + "…"
-	}
-	return r
+	return clip(r, MaxReasonLen)
 }
 
 // displayClass is how a window is named to a person: its class, or its

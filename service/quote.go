@@ -14,14 +14,32 @@ const maxQuoted = 80
 // refuses (a 1 MiB string is named by its start and its size, not echoed
 // whole into a reply, a log line or a terminal).
 func Quote(s string) string {
-	if utf8.RuneCountInString(s) <= maxQuoted {
+	start, cut := runePrefix(s, maxQuoted)
+	if !cut {
 		return strconv.Quote(s)
 	}
-	cut, n := 0, 0
-	for cut < len(s) && n < maxQuoted {
+	return fmt.Sprintf("%s… (%d bytes in all)", strconv.Quote(start), len(s))
+}
+
+// runePrefix is s's first n characters (runes; a byte of invalid UTF-8
+// counts as one), and whether that left some out.
+func runePrefix(s string, n int) (string, bool) {
+	cut := 0
+	for i := 0; i < n; i++ {
+		if cut == len(s) {
+			return s, false
+		}
 		_, size := utf8.DecodeRuneInString(s[cut:])
 		cut += size
-		n++
 	}
-	return fmt.Sprintf("%s… (%d bytes in all)", strconv.Quote(s[:cut]), len(s))
+	return s[:cut], cut < len(s)
+}
+
+// clip cuts s to at most n characters, the last of them "…" when it cut.
+func clip(s string, n int) string {
+	if start, cut := runePrefix(s, n); cut {
+		s, _ = runePrefix(start, n-1)
+		return s + "…"
+	}
+	return s
 }

@@ -27,3 +27,22 @@ func TestQuoteCutsLongArgumentsAtACharacter(t *testing.T) {
 		}
 	}
 }
+
+// clip keeps at most n characters, the last "…" when it cut, and never
+// half a rune.
+func TestClipCutsAtACharacter(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "ab…"},
+		{"ééééé", 4, "ééé…"},
+	} {
+		if got := clip(tc.in, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

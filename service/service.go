@@ -172,10 +172,18 @@ func (s *Service) AddListener(l Listener) {
 	s.mu.Unlock()
 }
 
+// MaxTitleLen bounds a window title as the core keeps it (shown, judged,
+// logged, accounted): a page or a program can set a title of any length,
+// and one of megabytes would be written to the focus log at every switch.
+// Real titles are far shorter; what a person recognizes a window by is at
+// its start.
+const MaxTitleLen = 512
+
 // RecordWindow is the sensor's report of the active window. It is always
 // shown; it is accounted only while a session is active.
 func (s *Service) RecordWindow(win Window) {
 	win = s.privacy.scrub(win)
+	win.Title = clip(win.Title, MaxTitleLen) // after redaction, which must see a secret whole
 	s.mu.Lock()
 	if win == s.window {
 		s.mu.Unlock()

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestLifecycleCompleteEnd(t *testing.T) {
@@ -214,6 +216,30 @@ func TestAccountingBucketsSwitchesAndTotals(t *testing.T) {
 	}
 	if total != 95 {
 		t.Fatalf("buckets add to %d s, want the 95 s of wall clock", total)
+	}
+}
+
+// A title of megabytes (a page can set one) is kept as its first
+// MaxTitleLen characters, cut at a character and marked: shown, accounted
+// and logged that way. A secret in it is redacted before the cut, so a cut
+// through the secret cannot save its start from redaction.
+func TestLongTitlesAreClipped(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, LevelWarn)
+	secret := "token=" + strings.Repeat("s", 40)
+	h.Service.privacy.redact = []*regexp.Regexp{regexp.MustCompile(`token=\w+`)}
+	title := strings.Repeat("é", MaxTitleLen-20) + secret + " " + strings.Repeat("x", 1<<20)
+	h.RecordWindow(win("Browser", title))
+	h.clock.Advance(time.Second)
+	v := h.View()
+	if n := utf8.RuneCountInString(v.CurrentTitle); n != MaxTitleLen || !strings.HasSuffix(v.CurrentTitle, "…") || !utf8.ValidString(v.CurrentTitle) {
+		t.Fatalf("a 1 MiB title is shown as %d characters ending %q", n, v.CurrentTitle[len(v.CurrentTitle)-12:])
+	}
+	if strings.Contains(v.CurrentTitle, "token=") {
+		t.Fatalf("the secret's start escaped redaction: …%q", v.CurrentTitle[len(v.CurrentTitle)-40:])
+	}
+	if len(v.Buckets) != 1 || v.Buckets[0].Title != v.CurrentTitle {
+		t.Fatalf("accounted as %+v", v.Buckets)
 	}
 }
 
