@@ -16,6 +16,7 @@ BINDIR      ?= $(PREFIX)/bin
 DATADIR     ?= $(PREFIX)/share
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 DBUSDIR     ?= $(DATADIR)/dbus-1
+MANDIR      ?= $(DATADIR)/man
 
 # Where `make install-user` puts things: the XDG user directories, which the
 # user manager, the session bus and the shells search. As the XDG spec says,
@@ -24,6 +25,11 @@ USER_BINDIR ?= $(HOME)/.local/bin
 abs_or       = $(if $(filter /%,$(1)),$(1),$(2))
 USER_CONFIG := $(call abs_or,$(XDG_CONFIG_HOME),$(HOME)/.config)
 USER_DATA   := $(call abs_or,$(XDG_DATA_HOME),$(HOME)/.local/share)
+
+# The manual pages, section 1: the CLI and the daemon (a user program,
+# run by the user manager). Installed as they are; packagers compress them
+# (debhelper's dh_compress does).
+MAN_PAGES := dist/man/antidrift.1 dist/man/antidriftd.1
 
 # Shell completions.
 COMPLETION_BASH := dist/completions/antidrift.bash
@@ -204,6 +210,8 @@ install: build package-panels
 	install -D -m 0644 $(COMPLETION_BASH) $(DESTDIR)$(DATADIR)/bash-completion/completions/antidrift
 	install -D -m 0644 $(COMPLETION_ZSH) $(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift
 	install -D -m 0644 $(COMPLETION_FISH) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
+	install -d -m 0755 $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1
 	$(call install_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
 	$(call install_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
 
@@ -216,7 +224,8 @@ uninstall:
 		$(DESTDIR)$(DBUSDIR)/interfaces/org.antidrift.Session1.xml \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/antidrift \
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_antidrift \
-		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 	$(call uninstall_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
 	$(call uninstall_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
 
@@ -241,6 +250,9 @@ install-user: build package-panels
 	install -D -m 0644 $(COMPLETION_BASH) $(USER_DATA)/bash-completion/completions/antidrift
 	install -D -m 0644 $(COMPLETION_ZSH) $(USER_DATA)/zsh/site-functions/_antidrift
 	install -D -m 0644 $(COMPLETION_FISH) $(USER_DATA)/fish/vendor_completions.d/antidrift.fish
+	@# man-db finds ~/.local/share/man through ~/.local/bin on PATH.
+	install -d -m 0755 $(USER_DATA)/man/man1
+	install -m 0644 $(MAN_PAGES) $(USER_DATA)/man/man1
 	$(call install_ext,$(USER_DATA)/gnome-shell/extensions)
 	@# Plasma's own installer where there is one (it also tells a running
 	@# Plasma); a plain copy to the same place elsewhere.
@@ -252,7 +264,8 @@ install-user: build package-panels
 	$(reload)
 	@echo "installed. The daemon starts on the first call to it (D-Bus activation);"
 	@echo "to start it with every graphical session:  systemctl --user enable --now antidrift"
-	@echo "make sure $(USER_BINDIR) is on your PATH, and $(USER_DATA)/zsh/site-functions in zsh's fpath."
+	@echo "make sure $(USER_BINDIR) is on your PATH (man antidrift then finds its page too),"
+	@echo "and $(USER_DATA)/zsh/site-functions in zsh's fpath."
 	@echo "on GNOME: log out and back in (GNOME Shell finds new extensions at login), then"
 	@echo "    gnome-extensions enable $(GNOME_EXT)"
 	@echo "on Plasma: right-click the panel, Add or Manage Widgets, and drag in antidrift."
@@ -266,7 +279,8 @@ uninstall-user:
 		$(USER_DATA)/dbus-1/interfaces/org.antidrift.Session1.xml \
 		$(USER_DATA)/bash-completion/completions/antidrift \
 		$(USER_DATA)/zsh/site-functions/_antidrift \
-		$(USER_DATA)/fish/vendor_completions.d/antidrift.fish
+		$(USER_DATA)/fish/vendor_completions.d/antidrift.fish \
+		$(addprefix $(USER_DATA)/man/man1/,$(notdir $(MAN_PAGES)))
 	$(call uninstall_ext,$(USER_DATA)/gnome-shell/extensions)
 	-@command -v kpackagetool6 >/dev/null 2>&1 && kpackagetool6 --type Plasma/Applet --remove $(PLASMOID) >/dev/null 2>&1 || true
 	$(call uninstall_plasmoid,$(USER_DATA)/plasma/plasmoids)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/dist"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // keys parses an ini-style file (systemd unit, D-Bus service file) into
@@ -293,6 +294,7 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t)) {
 		want = append(want, installed{path: "/usr/share/" + c, mode: 0o644})
 	}
+	want = append(want, manInstalled(t, "/usr/share/man/man1/")...)
 	checkTree(t, destdir, want)
 	// The binaries are the ones just built, and they run.
 	out, err := exec.Command(filepath.Join(destdir, "usr/bin/antidriftd"), "--version").CombinedOutput()
@@ -302,6 +304,25 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 
 	runMake(t, os.Environ(), append([]string{"uninstall"}, vars...)...)
 	noFiles(t, destdir)
+}
+
+// manInstalled is the manual pages as installed into the man1 directory
+// dir: every page of dist/man, as it is.
+func manInstalled(t *testing.T, dir string) []installed {
+	t.Helper()
+	pages, _ := filepath.Glob("man/*.1")
+	if len(pages) == 0 {
+		t.Fatal("no manual pages in dist/man")
+	}
+	var out []installed
+	for _, page := range pages {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, installed{path: dir + filepath.Base(page), mode: 0o644, contains: []string{string(data)}})
+	}
+	return out
 }
 
 // TestMakeInstallUser installs into a stand-in home. Without a reachable
@@ -339,6 +360,7 @@ func TestMakeInstallUser(t *testing.T) {
 	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t)) {
 		want = append(want, installed{path: "/.local/share/" + c, mode: 0o644})
 	}
+	want = append(want, manInstalled(t, "/.local/share/man/man1/")...)
 	// The go command keeps its telemetry counters under ~/.config/go; they
 	// are not part of the install.
 	os.RemoveAll(filepath.Join(home, ".config/go"))
@@ -346,6 +368,19 @@ func TestMakeInstallUser(t *testing.T) {
 	if !strings.Contains(out, "systemctl --user daemon-reload") {
 		t.Errorf("install-user without a user manager does not say to run systemctl --user daemon-reload:\n%s", out)
 	}
+	t.Run("man finds the pages", func(t *testing.T) {
+		// As a person's shell finds them: man-db looks in ../share/man of
+		// every directory on PATH, with no MANPATH set.
+		testenv.Need(t, "man")
+		for _, name := range []string{"antidrift", "antidriftd"} {
+			cmd := exec.Command("man", "-w", name)
+			cmd.Env = []string{"HOME=" + home, "PATH=" + bindir + ":/usr/bin:/bin", "LC_ALL=C.UTF-8"}
+			got, err := cmd.Output()
+			if want := filepath.Join(home, ".local/share/man/man1", name+".1"); err != nil || strings.TrimSpace(string(got)) != want {
+				t.Errorf("man -w %s with %s on PATH: %q %v, want %s", name, bindir, got, err, want)
+			}
+		}
+	})
 
 	runMake(t, env, "uninstall-user", "BUILDDIR="+build)
 	noFiles(t, home)

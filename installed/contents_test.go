@@ -11,8 +11,8 @@ import (
 
 // The package holds what a desktop looks for, where it looks: the
 // programs, the user unit, D-Bus activation and interface, completions, the
-// GNOME extension with its schema, the Plasma applet, the changelog and
-// the copyright file.
+// GNOME extension with its schema, the Plasma applet, the manual pages
+// (compressed, as man-db reads them), the changelog and the copyright file.
 func TestPackageContents(t *testing.T) {
 	testenv.Need(t, "dpkg-deb")
 	deb, _ := debPackage(t)
@@ -39,6 +39,8 @@ func TestPackageContents(t *testing.T) {
 		"/usr/share/gnome-shell/extensions/antidrift@antidrift.github.io/metadata.json": "-rw-r--r--",
 		"/usr/share/glib-2.0/schemas/org.gnome.shell.extensions.antidrift.gschema.xml":  "-rw-r--r--",
 		"/usr/share/plasma/plasmoids/org.antidrift.panel/metadata.json":                 "-rw-r--r--",
+		"/usr/share/man/man1/antidrift.1.gz":                                            "-rw-r--r--",
+		"/usr/share/man/man1/antidriftd.1.gz":                                           "-rw-r--r--",
 		"/usr/share/doc/antidrift/changelog.gz":                                         "-rw-r--r--",
 		"/usr/share/doc/antidrift/copyright":                                            "-rw-r--r--",
 	}
@@ -48,14 +50,18 @@ func TestPackageContents(t *testing.T) {
 		}
 	}
 	for path := range files {
-		if strings.Contains(path, "gschemas.compiled") || strings.HasPrefix(path, "/usr/local") {
+		if strings.Contains(path, "gschemas.compiled") || strings.HasPrefix(path, "/usr/local") ||
+			strings.HasPrefix(path, "/usr/share/man/") && !strings.HasSuffix(path, "/") && !strings.HasSuffix(path, ".gz") {
 			t.Errorf("the package ships %s", path)
 		}
 	}
 }
 
 // lintian finds no error in the package and its source, Go's static
-// binaries included (lintian knows a source that build-depends on Go).
+// binaries included (lintian knows a source that build-depends on Go), and
+// has nothing to say about the manual pages: every program has one
+// (no-manual-page), and each renders cleanly (groff-message,
+// bad-whatis-entry, typo-in-manual-page, ...).
 func TestLintianFindsNoError(t *testing.T) {
 	testenv.Need(t, "lintian")
 	deb, _ := debPackage(t)
@@ -63,9 +69,14 @@ func TestLintianFindsNoError(t *testing.T) {
 	if len(changes) != 1 {
 		t.Skipf("no .changes next to %s to check the source with", deb)
 	}
-	out, err := exec.Command("lintian", "--fail-on", "error", changes[0]).CombinedOutput()
+	out, err := exec.Command("lintian", "--fail-on", "error", "--display-info", changes[0]).CombinedOutput()
 	if err != nil {
 		t.Fatalf("lintian: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "manual-page") || strings.Contains(line, "groff-message") || strings.Contains(line, "whatis") {
+			t.Errorf("lintian on the manual pages: %s", line)
+		}
 	}
 	t.Logf("lintian:\n%s", out)
 }

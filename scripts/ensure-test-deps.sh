@@ -13,7 +13,8 @@ here=$(dirname "$0")
 	notify-send:libnotify-bin xterm:xterm busctl:systemd chromium:chromium \
 	zip:zip msgfmt:gettext xgettext:gettext locale-gen:locales \
 	/usr/libexec/at-spi-bus-launcher:at-spi2-core \
-	dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian mmdebstrap:mmdebstrap || [ "$(id -u)" != 0 ]
+	dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian mmdebstrap:mmdebstrap \
+	man:man-db nroff:groff-base || [ "$(id -u)" != 0 ]
 
 # The Wayland compositors run from a Debian 13 rootfs, built once and cached
 # outside the checkout (scripts/desktop-rootfs.sh says how and where).

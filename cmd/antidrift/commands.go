@@ -286,7 +286,7 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 
 func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 	withJournal := fs.Bool("journal", false, "also check every head the journal recorded at a seal (journalctl) against audit.jsonl; when no journal is reachable it says so, and the exit code is the rest's")
-	stateDir := fs.String("state-dir", "", "where audit.jsonl is, for --journal (default the daemon's, $XDG_STATE_HOME/antidrift)")
+	stateDir := fs.String("state-dir", "", "read audit.jsonl in `DIR`, for --journal (default the daemon's, $XDG_STATE_HOME/antidrift)")
 	return func(x *invocation) error {
 		var (
 			ok      bool

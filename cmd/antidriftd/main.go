@@ -30,11 +30,14 @@ func main() {
 
 func run(args []string) int {
 	fs := flag.NewFlagSet("antidriftd", flag.ContinueOnError)
-	stateDir := fs.String("state-dir", "", "state directory (default $XDG_STATE_HOME/antidrift)")
-	configPath := fs.String("config", "", "config file (default $XDG_CONFIG_HOME/antidrift/config.toml)")
+	stateDir := fs.String("state-dir", "", "keep the state in `DIR` (default $XDG_STATE_HOME/antidrift)")
+	configPath := fs.String("config", "", "read the settings from `FILE` (default $XDG_CONFIG_HOME/antidrift/config.toml)")
 	checkConfig := fs.Bool("check-config", false, "check the config file, print its problems, exit 1 if it has any")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // -h, --help: the flags are printed, as asked
+		}
 		return 2
 	}
 	if *showVersion {

@@ -74,6 +74,8 @@ var aptPackages = map[string]string{
 	"dpkg-buildpackage": "dpkg-dev",
 	"dpkg-deb":          "dpkg",
 	"dh":                "debhelper",
+	"man":               "man-db",
+	"lexgrog":           "man-db",
 }
 
 // Need skips the test unless every tool is in PATH. With ANTIDRIFT_E2E=require
