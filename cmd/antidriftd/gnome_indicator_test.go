@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 
@@ -331,16 +332,23 @@ func checkContrast(t *testing.T, g *testenv.GnomeShell, js, bg, what string) {
 	}
 }
 
-// The extension enabled and disabled 50 times with the daemon running:
-// after the last disable the Shell holds as many actors, panel menus and
-// status-area entries as before the first, nothing is left on the bus (the
-// hands unexported, the Shell's match rules and names as before), and the
-// Shell logged nothing about it. Enabled once more, it works. Broken (its
-// interface XML deleted), its enable() fails and leaves nothing behind.
+// The extension enabled and disabled 50 times with the daemon running a
+// session (so the indicator counts it down), its menu open at every other
+// disable: after the last disable the Shell holds as many actors, panel
+// menus and status-area entries as before the first, nothing is left on
+// the bus (the hands unexported, the Shell's match rules and names as
+// before), every signal handler and GLib source the extension made (the
+// Shell's code working for it included) is gone, and the Shell logged
+// nothing about it. Enabled once more, it works. Broken (its compiled
+// settings schema deleted), its enable() fails and leaves nothing behind.
 func TestGnomeExtensionEnableDisable(t *testing.T) {
 	k := startGnomeDesktop(t)
 	g := k.g
 	k.startDaemon(t, gnomeConfig)
+	if _, err := k.gdbus(t, "org.antidrift.Session1.Start", "write the intro", "the intro is committed", "uint64 3600", "", "[]"); err != nil {
+		t.Fatalf("Start: %v\n%s", err, k.daemon.Output())
+	}
+	k.waitProp(t, "State", "(<'active'>,)", false)
 	ext := g.Conn.Object("org.gnome.Shell", "/org/gnome/Shell")
 	const uuid = "antidrift@antidrift.github.io"
 	toggle := func(method string, wantState float64) {
@@ -395,17 +403,43 @@ func TestGnomeExtensionEnableDisable(t *testing.T) {
 		return c
 	}
 	toggle("DisableExtension", 2)
-	mustEval(t, g, "imports.system.gc()")
-	base := count()
+	// The base is taken once the Shell has settled: the garbage of the
+	// enable at start-up collected (a collected proxy's match rules leave
+	// the bus a moment later), two counts in a row the same.
+	var base counts
+	testenv.WaitUntil(t, wait, "the Shell to settle after the first disable", func() bool {
+		prev := base
+		time.Sleep(250 * time.Millisecond)
+		mustEval(t, g, "imports.system.gc()")
+		base = count()
+		return base == prev
+	})
 	if base.Hands {
 		t.Fatal("the hands are exported with the extension disabled")
 	}
+	// The indicator shows the session: its proxy is connected, its
+	// countdown timeout set.
+	counting := func() bool {
+		return g.EvalString(t, "String("+indicator+"?._label.visible && "+indicator+"._label.text !== '')") == "true"
+	}
+	probe := installLeakProbe(t, g, uuid)
 	for i := 0; i < 50; i++ {
 		toggle("EnableExtension", 1)
 		if i == 0 {
 			if c := count(); !c.Hands {
 				t.Fatal("the hands are not exported with the extension enabled")
 			}
+		}
+		testenv.WaitUntil(t, wait, "the indicator to count the session down", counting)
+		if i%2 == 1 {
+			// Open as a person sees it: laid out on the screen. (GNOME
+			// Shell 48 itself trips over any panel button destroyed in
+			// the same frame its menu opened: Clutter then lays out the
+			// disposed menu.)
+			mustEval(t, g, indicator+".menu.open()")
+			testenv.WaitUntil(t, wait, "the menu to open", func() bool {
+				return g.EvalString(t, "String("+indicator+".menu.actor.has_allocation())") == "true"
+			})
 		}
 		toggle("DisableExtension", 2)
 	}
@@ -420,18 +454,28 @@ func TestGnomeExtensionEnableDisable(t *testing.T) {
 		after = count()
 		return after == base
 	})
+	// The probe saw what the extension makes each time (else it proves
+	// nothing): the focus handler, the countdown, the open menu's reads.
+	seen := probe.checkNothingLeft(t, "after 50 enables and disables").Seen
+	for what, least := range map[string]int{
+		"MetaDisplay notify::focus-window": 50,
+		"timeout_add from _tick":           50,
+		"timeout_add from _refreshBuckets": 25,
+	} {
+		if seen[what] < least {
+			t.Errorf("the probe saw %d of %s over 50 rounds, want at least %d; it saw %v", seen[what], what, least, seen)
+		}
+	}
 	toggle("EnableExtension", 1)
-	testenv.WaitUntil(t, wait, "the indicator after 50 rounds", func() bool {
-		return g.EvalString(t, indicator+"?._icon.icon_name ?? ''") == "changes-prevent-symbolic"
-	})
+	testenv.WaitUntil(t, wait, "the indicator after 50 rounds", counting)
 
 	if bad := regexp.MustCompile(`(?m)^.*(JS ERROR|JS WARNING|antidrift@|antidrift:|disposed).*$`).FindAllString(g.Log(), -1); len(bad) > 0 {
 		t.Fatalf("the Shell logged, over 50 enables and disables:\n%s", strings.Join(bad, "\n"))
 	}
 
-	// A broken install (its compiled settings schema gone): enable() fails
-	// part-way, after the hands were exported, and what it had made is gone
-	// with it (the Shell calls no disable() then).
+	// A broken install (its compiled settings schema gone): enable() fails,
+	// and what it had made is gone with it (the Shell calls no disable()
+	// then).
 	toggle("DisableExtension", 2)
 	compiled := filepath.Join(g.Home, ".local/share/gnome-shell/extensions", uuid, "schemas", "gschemas.compiled")
 	if err := os.Remove(compiled); err != nil {
@@ -442,6 +486,8 @@ func TestGnomeExtensionEnableDisable(t *testing.T) {
 		after = count()
 		return after == base
 	})
+	probe.checkNothingLeft(t, "after the failed enable")
+	probe.remove(t)
 }
 
 func mustEval(t *testing.T, g *testenv.GnomeShell, js string) {

@@ -326,6 +326,13 @@ class AntidriftIndicator extends PanelMenu.Button {
         this._dialog?.destroy();
         this._dialog = null;
         this._session.destroy();
+        const menu = this.menu;
         super.destroy();
+        // The panel follows the menu's open state for the Panel
+        // (panel.js _onMenuSet, GNOME Shell 48) and never lets go: the
+        // Panel's 'destroy' handler, and the Shell's signal tracker for the
+        // menu, would keep this whole indicator reachable after every
+        // disable() (every screen lock). Untracked, it is collected.
+        menu.disconnectObject(Main.panel);
     }
 });

@@ -231,16 +231,92 @@ func (g *GnomeShell) Screenshot(t testing.TB, path string) {
 // the name is owned.
 func (g *GnomeShell) StartNotifications(t testing.TB) {
 	t.Helper()
+	g.startService(t, "org.freedesktop.Notifications", "/usr/share/gnome-shell/org.gnome.Shell.Notifications")
+}
+
+// StartExtensionsApp starts GNOME Shell's extensions service, as D-Bus
+// activation does in a real session: it owns org.gnome.Shell.Extensions
+// and shows an extension's preferences window (gnome-extensions prefs, the
+// Extensions app's settings button) with GTK 4 and libadwaita on the
+// Shell's display. It waits until the name is owned. The returned process'
+// Output holds what GTK and the extension's prefs.js logged.
+func (g *GnomeShell) StartExtensionsApp(t testing.TB) *Process {
+	t.Helper()
+	// No accessibility bus here: GTK would warn about it.
+	return g.startService(t, "org.gnome.Shell.Extensions", "/usr/share/gnome-shell/org.gnome.Shell.Extensions", "GTK_A11Y=none")
+}
+
+// startService runs one of GNOME Shell's gjs services (main, a file under
+// /usr/share/gnome-shell) with extra environment and waits until it owns
+// name.
+func (g *GnomeShell) startService(t testing.TB, name, main string, extra ...string) *Process {
+	t.Helper()
 	// SHELL_DBUS_PERSIST: stay when idle (activation would restart it).
-	p := g.StartProgram(t, []string{"SHELL_DBUS_PERSIST=1"}, "gjs", "-m", "/usr/share/gnome-shell/org.gnome.Shell.Notifications")
-	WaitUntil(t, readyTimeout, "GNOME Shell's notification service to own org.freedesktop.Notifications", func() bool {
+	p := g.StartProgram(t, append([]string{"SHELL_DBUS_PERSIST=1"}, extra...), "gjs", "-m", main)
+	WaitUntil(t, readyTimeout, filepath.Base(main)+" to own "+name, func() bool {
 		if p.Exited() {
-			t.Fatalf("the notification service exited\n%s", p.Output())
+			t.Fatalf("%s exited\n%s", filepath.Base(main), p.Output())
 		}
 		var has bool
-		err := g.Conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.Notifications").Store(&has)
+		err := g.Conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has)
 		return err == nil && has
 	})
+	return p
+}
+
+// AttachKeyboard plugs a keyboard into the Shell's seat (a virtual one;
+// a headless Shell has none) and waits until the seat lists it. Attach it
+// before the program that is to be typed into starts: keys typed while the
+// seat is gaining its first keyboard are lost.
+func (g *GnomeShell) AttachKeyboard(t testing.TB) {
+	t.Helper()
+	const attach = `(() => {
+		const {Clutter} = imports.gi;
+		const seat = Clutter.get_default_backend().get_default_seat();
+		if (!globalThis.antidriftKeyboard) {
+			globalThis.antidriftKeyboardsBefore = seat.list_devices().filter(d => d.get_device_type() === Clutter.InputDeviceType.KEYBOARD_DEVICE).length;
+			globalThis.antidriftKeyboard = seat.create_virtual_device(Clutter.InputDeviceType.KEYBOARD_DEVICE);
+		}
+		return String(seat.list_devices().filter(d => d.get_device_type() === Clutter.InputDeviceType.KEYBOARD_DEVICE).length > antidriftKeyboardsBefore);
+	})()`
+	WaitUntil(t, readyTimeout, "the Shell's seat to have a keyboard", func() bool {
+		return g.EvalString(t, attach) == "true"
+	})
+}
+
+// MovePointer moves a pointer of the Shell's (a virtual one) to x, y on
+// the screen, as a person moves the mouse: the compositor draws again, and
+// the window under it sees the pointer.
+func (g *GnomeShell) MovePointer(t testing.TB, x, y int) {
+	t.Helper()
+	js := fmt.Sprintf(`(() => {
+		const {Clutter, GLib} = imports.gi;
+		globalThis.antidriftPointer ??= Clutter.get_default_backend().get_default_seat()
+			.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
+		antidriftPointer.notify_absolute_motion(GLib.get_monotonic_time(), %d, %d);
+	})()`, x, y)
+	if _, err := g.Eval(js); err != nil {
+		t.Fatalf("moving the pointer: %v", err)
+	}
+}
+
+// PressKeys presses and releases each key (a Clutter key name: Tab,
+// Return, Down, Home, a…) in turn on the keyboard AttachKeyboard plugged
+// in, as a person would type them: the window with focus gets them.
+func (g *GnomeShell) PressKeys(t testing.TB, keys ...string) {
+	t.Helper()
+	g.AttachKeyboard(t)
+	for _, key := range keys {
+		js := `(key => {
+			const {Clutter, GLib} = imports.gi;
+			const now = GLib.get_monotonic_time();
+			antidriftKeyboard.notify_keyval(now, key, Clutter.KeyState.PRESSED);
+			antidriftKeyboard.notify_keyval(now + 1000, key, Clutter.KeyState.RELEASED);
+		})(imports.gi.Clutter.KEY_` + key + `)`
+		if _, err := g.Eval(js); err != nil {
+			t.Fatalf("pressing %s: %v", key, err)
+		}
+	}
 }
 
 // StartProgram runs argv inside the rootfs as ShellUID with the session's
