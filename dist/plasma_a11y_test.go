@@ -68,10 +68,13 @@ func TestPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T) {
 	if len(tree.Find(showing("label", func(s string) bool { return strings.Contains(s, "make install-user") }))) == 0 {
 		t.Errorf("the applet does not say how to install antidrift:\n%s", tree)
 	}
+	photograph(t, x, applet, roomyWindow(t, x, applet, 440, 140), filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-not-installed.png"), 1, white)
+	// Read again once it has painted, so the calls it made on opening (to
+	// a daemon that is not there) have come back.
+	tree = a11y.Application(t, "plasmawindowed")
 	for _, n := range tree.Find(func(n *testenv.Node) bool { return n.Has("showing") && rawBusError.MatchString(n.Name) }) {
 		t.Errorf("the applet shows the bus's words: %s %q", n.Role, n.Name)
 	}
-	photograph(t, x, applet, roomyWindow(t, x, applet, 440, 140), filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-not-installed.png"), 1, white)
 
 	installCLI(t, dir)
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
