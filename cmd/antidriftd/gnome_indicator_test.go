@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -519,25 +518,12 @@ func menuShot(t *testing.T, g *testenv.GnomeShell, path string) {
 	})
 }
 
-// cropShot saves the part of a screenshot that crop picks of its bounds.
-func cropShot(t *testing.T, g *testenv.GnomeShell, path string, crop func(image.Rectangle) image.Rectangle) {
+// cropShot saves the part of a screenshot that pick picks of its bounds.
+func cropShot(t *testing.T, g *testenv.GnomeShell, path string, pick func(image.Rectangle) image.Rectangle) {
 	t.Helper()
 	full := path + ".full.png"
 	g.Screenshot(t, full)
 	defer os.Remove(full)
 	img := testenv.DecodePNG(t, full)
-	sub, ok := img.(interface {
-		SubImage(image.Rectangle) image.Image
-	})
-	if !ok {
-		t.Fatalf("a %T cannot be cropped", img)
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	if err := png.Encode(out, sub.SubImage(crop(img.Bounds()))); err != nil {
-		t.Fatal(err)
-	}
+	savePNG(t, path, crop(img, pick(img.Bounds())))
 }
