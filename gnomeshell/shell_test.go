@@ -238,10 +238,10 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 	// after them on the bus, so its reason shows they were handled first.
 	forger := g.Bus.Dial(t)
 	to := conn.Names()[0]
-	forge(t, forger, to, "/org/gnome/Shell", "org.gnome.Shell.Extensions", "ExtensionStateChanged",
+	testenv.SendSignalTo(t, forger, to, "/org/gnome/Shell", "org.gnome.Shell.Extensions.ExtensionStateChanged",
 		gnomeshell.ExtensionUUID, map[string]dbus.Variant{"state": dbus.MakeVariant(3.0), "error": dbus.MakeVariant("forged")})
-	forge(t, forger, to, "/org/gnome/Shell", "org.gnome.Shell.Extensions", "ExtensionStateChanged", uint32(7))
-	forge(t, forger, to, "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged", "org.gnome.Shell", ":1.1", "")
+	testenv.SendSignalTo(t, forger, to, "/org/gnome/Shell", "org.gnome.Shell.Extensions.ExtensionStateChanged", uint32(7))
+	testenv.SendSignalTo(t, forger, to, "/org/freedesktop/DBus", "org.freedesktop.DBus.NameOwnerChanged", "org.gnome.Shell", ":1.1", "")
 
 	// Disabled: the reason names the command that enables it, and the
 	// hands are gone with it.
@@ -284,22 +284,6 @@ func TestSensorAndGuardOnGnomeShell(t *testing.T) {
 	g.OpenWindow(t, "org.antidrift.Work", "after restart")
 	windows.waitLast(t, "a window of the new Shell", isClass("org.antidrift.Work", "after restart"))
 	checkNoExtensionErrors(t, g)
-}
-
-// forge sends a signal from conn straight to the connection named to, as
-// any peer on the bus can.
-func forge(t *testing.T, conn *dbus.Conn, to string, path dbus.ObjectPath, iface, member string, body ...any) {
-	t.Helper()
-	msg := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
-		dbus.FieldPath:        dbus.MakeVariant(path),
-		dbus.FieldInterface:   dbus.MakeVariant(iface),
-		dbus.FieldMember:      dbus.MakeVariant(member),
-		dbus.FieldDestination: dbus.MakeVariant(to),
-		dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf(body...)),
-	}, Body: body}
-	if call := <-conn.Send(msg, make(chan *dbus.Call, 1)).Done; call.Err != nil {
-		t.Fatalf("forging %s: %v", member, call.Err)
-	}
 }
 
 // Without the extension installed, the Sensor says how to install it.

@@ -119,9 +119,9 @@ func TestScreenSaverIgnoresForeignAndMalformedSignals(t *testing.T) {
 			if err := forger.Emit(def.paths[0], activeChanged, false); err != nil {
 				t.Fatal(err)
 			}
-			sendSignalTo(t, forger, me, def.paths[0], activeChanged, false)
-			sendSignalTo(t, forger, me, busname.BusPath, "org.freedesktop.DBus.NameOwnerChanged", def.name, owner, forger.Names()[0])
-			sendSignalTo(t, forger, me, def.paths[0], activeChanged, false)
+			testenv.SendSignalTo(t, forger, me, def.paths[0], activeChanged, false)
+			testenv.SendSignalTo(t, forger, me, busname.BusPath, "org.freedesktop.DBus.NameOwnerChanged", def.name, owner, forger.Names()[0])
+			testenv.SendSignalTo(t, forger, me, def.paths[0], activeChanged, false)
 			h.logs.waitCount(t, 3, busname.LogForeignSignal, forger.Names()[0])
 
 			// The owner itself, with the wrong arguments.
@@ -152,7 +152,7 @@ func TestScreenSaverFollowsOwnerChanges(t *testing.T) {
 
 	// The old owner, still connected, is no one now.
 	first.setActive(t, freedesktopScreenSaver.paths[0], true)
-	sendSignalTo(t, first.conn, h.conn.Names()[0], freedesktopScreenSaver.paths[0], freedesktopScreenSaver.name+".ActiveChanged", true)
+	testenv.SendSignalTo(t, first.conn, h.conn.Names()[0], freedesktopScreenSaver.paths[0], freedesktopScreenSaver.name+".ActiveChanged", true)
 	h.logs.waitCount(t, 1, busname.LogForeignSignal, first.conn.Names()[0])
 	h.rec.none(t)
 
@@ -283,11 +283,11 @@ func TestLogindIgnoresForeignAndMalformedSignals(t *testing.T) {
 	owner := ld.conn.Names()[0]
 
 	forger := presenceConnect(t, system)
-	sendSignalTo(t, forger, me, logindPath, prepareForSleep, true)
-	sendSignalTo(t, forger, me, fakeSessionPath, propertiesChanged, logindSession,
+	testenv.SendSignalTo(t, forger, me, logindPath, prepareForSleep, true)
+	testenv.SendSignalTo(t, forger, me, fakeSessionPath, propertiesChanged, logindSession,
 		map[string]dbus.Variant{lockedHint: dbus.MakeVariant(true)}, []string{})
-	sendSignalTo(t, forger, me, busname.BusPath, "org.freedesktop.DBus.NameOwnerChanged", logindName, owner, forger.Names()[0])
-	sendSignalTo(t, forger, me, logindPath, prepareForSleep, true)
+	testenv.SendSignalTo(t, forger, me, busname.BusPath, "org.freedesktop.DBus.NameOwnerChanged", logindName, owner, forger.Names()[0])
+	testenv.SendSignalTo(t, forger, me, logindPath, prepareForSleep, true)
 	h.logs.waitCount(t, 4, busname.LogForeignSignal, forger.Names()[0])
 
 	h.heardAnswers(t, owner, 3) // GetSessionByPID, LockedHint, PreparingForSleep
@@ -467,7 +467,7 @@ func (h *presenceHarness) fence(t *testing.T, emitters ...*dbus.Conn) {
 	}
 	fencer := h.fencer.Names()[0]
 	n := h.logs.count(busname.LogForeignSignal, fencer)
-	sendSignalTo(t, h.fencer, h.conn.Names()[0], h.forge.path, h.forge.name, h.forge.args...)
+	testenv.SendSignalTo(t, h.fencer, h.conn.Names()[0], h.forge.path, h.forge.name, h.forge.args...)
 	h.logs.waitCount(t, n+1, busname.LogForeignSignal, fencer)
 }
 
@@ -625,29 +625,6 @@ func roundTrip(t *testing.T, c *dbus.Conn) {
 	var id string
 	if err := c.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetId", 0).Store(&id); err != nil && !errors.Is(err, dbus.ErrClosed) {
 		t.Fatalf("round trip to the bus: %v", err)
-	}
-}
-
-// sendSignalTo sends a signal from `from` addressed to dest alone: the bus
-// delivers it whatever dest's match rules say.
-func sendSignalTo(t *testing.T, from *dbus.Conn, dest string, path dbus.ObjectPath, name string, args ...any) {
-	t.Helper()
-	i := strings.LastIndex(name, ".")
-	msg := &dbus.Message{
-		Type: dbus.TypeSignal,
-		Headers: map[dbus.HeaderField]dbus.Variant{
-			dbus.FieldDestination: dbus.MakeVariant(dest),
-			dbus.FieldPath:        dbus.MakeVariant(path),
-			dbus.FieldInterface:   dbus.MakeVariant(name[:i]),
-			dbus.FieldMember:      dbus.MakeVariant(name[i+1:]),
-		},
-		Body: args,
-	}
-	if len(args) > 0 {
-		msg.Headers[dbus.FieldSignature] = dbus.MakeVariant(dbus.SignatureOf(args...))
-	}
-	if call := from.Send(msg, nil); call.Err != nil {
-		t.Fatalf("sending %s to %s: %v", name, dest, call.Err)
 	}
 }
 
