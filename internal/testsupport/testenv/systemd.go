@@ -143,8 +143,10 @@ func BootMachine(t testing.TB, bus SessionBus) *Machine {
 	if err := os.Mkdir(scratch, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	// A cgroup of its own, which becomes the root of its cgroup namespace.
-	cg := filepath.Join(cgroup2Root(), "antidrift-machine-"+filepath.Base(dir))
+	// A cgroup of its own, which becomes the root of its cgroup namespace;
+	// named for this test process too, so one that a killed run could not
+	// remove is never in the way of the next.
+	cg := filepath.Join(cgroup2Root(), fmt.Sprintf("antidrift-machine-%d-%s", os.Getpid(), filepath.Base(dir)))
 	if err := os.Mkdir(cg, 0o755); err != nil {
 		t.Fatalf("the machine's cgroup: %v", err)
 	}
