@@ -11,7 +11,6 @@ import (
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
-
 const name = "org.example.Compositor"
 
 // Older news never undoes newer: what an Owner learnt from a later message
