@@ -278,3 +278,60 @@ func TestRefusalDataCrossesTheBus(t *testing.T) {
 		}
 	}
 }
+
+// Every rule an argument can break is said in the CLI's words, from the
+// data (no bus): the flag or placeholder the person typed, durations as
+// typed, exit 2 with the usage line.
+func TestEveryArgumentRuleSpeaksCLI(t *testing.T) {
+	start := func(next string, secs uint64, level string, allowed ...string) func(*service.Service) error {
+		return func(s *service.Service) error { _, err := s.Start(next, "y", secs, level, allowed); return err }
+	}
+	many := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = "Class" + strconv.Itoa(i)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		command string
+		setup   func(*service.Service) error // nil: none
+		call    func(*service.Service) error
+		says    string
+	}{
+		{"start", nil, start("\xff", 60, ""), "antidrift start: NEXT_ACTION must be valid UTF-8\n"},
+		{"start", nil, start("   ", 60, ""), "antidrift start: NEXT_ACTION must not be empty (1–500 characters after trimming)\n"},
+		{"start", nil, start(strings.Repeat("x", 501), 60, ""), "antidrift start: NEXT_ACTION is 501 characters; at most 500 are allowed\n"},
+		{"start", nil, start("a\tb", 60, ""), "antidrift start: NEXT_ACTION must not contain control characters (newlines, tabs, escapes)\n"},
+		{"start", nil, start("x", 0, ""), "antidrift start: --for must be between 1 second and 24 hours (24h); got 0s\n"},
+		{"start", nil, start("x", 60, "loose"), `antidrift start: --enforce must be one of observe, warn, block, locked; got "loose"` + "\n"},
+		{"start", nil, start("x", 60, "", "Emacs", "firefox:*[GitHub"),
+			`antidrift start: --allow "firefox:*[GitHub" is not a valid entry: the title pattern has a [ that is never closed`},
+		{"start", nil, start("x", 60, "", many(65)...), "antidrift start: --allow is given 65 times; at most 64 are allowed\n"},
+		{"extend", start("x", 23*3600, ""), func(s *service.Service) error { return s.Extend(7200) },
+			"antidrift extend: DURATION: extending by 2h would make the timebox 25h; a session is at most 24 hours\n"},
+		{"allow", start("x", 60, "", many(64)...), func(s *service.Service) error { return s.Allow("Gimp") },
+			"antidrift allow: CLASS: this session already allows 64 classes, the most there can be\n"},
+		{"allow", start("x", 60, ""), func(s *service.Service) error { return s.Allow("firefox:") },
+			`antidrift allow: CLASS "firefox:" is not a valid entry: the title pattern after ':' is empty`},
+		{"history", nil, func(s *service.Service) error { _, err := s.History(5000); return err },
+			"antidrift history: --limit must be at most 1000; got 5000\n"},
+	} {
+		svc := core(t)
+		if c.setup != nil {
+			if err := c.setup(svc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := c.call(svc)
+		if err == nil {
+			t.Errorf("%s: got no error, want %q", c.command, c.says)
+			continue
+		}
+		r := said([]string{c.command}, err)
+		if r.code != exitUsage || !strings.HasPrefix(r.stderr, c.says) || !strings.Contains(r.stderr, "usage: antidrift "+c.command) {
+			t.Errorf("got exit %d and\n%s\nwant exit 2, the usage line and\n%s", r.code, r.stderr, c.says)
+		}
+		speaksCLI(t, r)
+	}
+}
