@@ -26,7 +26,7 @@ func (m *methods) Start(msg dbus.Message, nextAction, successCondition string, t
 		return "", err
 	}
 	id, err := m.s.svc.Start(nextAction, successCondition, timeboxSecs, enforcement, allowed)
-	return id, dbusError(err)
+	return id, m.s.replyError(&msg, err)
 }
 
 func (m *methods) Complete(msg dbus.Message) *dbus.Error {
@@ -46,7 +46,7 @@ func (m *methods) End(msg dbus.Message) (string, *dbus.Error) {
 		return "", err
 	}
 	hash, err := m.s.svc.End()
-	return hash, dbusError(err)
+	return hash, m.s.replyError(&msg, err)
 }
 
 func (m *methods) Refocus(msg dbus.Message) *dbus.Error {
@@ -66,7 +66,7 @@ func (m *methods) BreakGlass(msg dbus.Message, reason string) (uint64, *dbus.Err
 		return 0, err
 	}
 	wait, err := m.s.svc.BreakGlass(reason)
-	return wait, dbusError(err)
+	return wait, m.s.replyError(&msg, err)
 }
 
 func (m *methods) VerifyAudit(msg dbus.Message) (bool, uint32, string, *dbus.Error) {
@@ -74,7 +74,7 @@ func (m *methods) VerifyAudit(msg dbus.Message) (bool, uint32, string, *dbus.Err
 		return false, 0, "", err
 	}
 	r, err := m.s.svc.VerifyAudit()
-	return r.OK, r.Entries, r.Problem, dbusError(err)
+	return r.OK, r.Entries, r.Problem, m.s.replyError(&msg, err)
 }
 
 func (m *methods) History(msg dbus.Message, limit uint32) ([]map[string]dbus.Variant, *dbus.Error) {
@@ -83,7 +83,7 @@ func (m *methods) History(msg dbus.Message, limit uint32) ([]map[string]dbus.Var
 	}
 	h, err := m.s.svc.History(limit)
 	if err != nil {
-		return nil, dbusError(err)
+		return nil, m.s.replyError(&msg, err)
 	}
 	out := make([]map[string]dbus.Variant, len(h))
 	for i, s := range h {
@@ -99,7 +99,7 @@ func (m *methods) Report(msg dbus.Message, sinceUnix, untilUnix int64) (string, 
 		return "", err
 	}
 	doc, err := m.s.svc.Report(sinceUnix, untilUnix)
-	return doc, dbusError(err)
+	return doc, m.s.replyError(&msg, err)
 }
 
 // historyEntry is one History item; the keys are documented in docs/dbus-api.md.
@@ -125,7 +125,7 @@ func (m *methods) do(msg dbus.Message, call func() error) *dbus.Error {
 	if err := m.s.gate(&msg); err != nil {
 		return err
 	}
-	return dbusError(call())
+	return m.s.replyError(&msg, call())
 }
 
 // propertiesObject is exported as org.freedesktop.DBus.Properties. It is

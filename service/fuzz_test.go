@@ -80,7 +80,7 @@ func FuzzCleanText(f *testing.F) {
 		if again, err := cleanText("text", out, required); err != nil || again != out {
 			t.Errorf("%q accepted as %q, which is then %q / %v", in, out, again, err)
 		}
-		if r, err := cleanRule("entry", in); err == nil {
+		if r, err := cleanRule("entry", 0, in); err == nil {
 			c := r.Text
 			if c != strings.TrimSpace(c) || utf8.RuneCountInString(c) > MaxClassLen || c == "" || strings.IndexFunc(c, unicode.IsControl) >= 0 {
 				t.Errorf("entry %q accepted as %q", in, c)

@@ -1,8 +1,8 @@
 package service
 
 import (
-	"fmt"
 	"strings"
+	"time"
 )
 
 // Method names a call a client can make on the core. The names are the
@@ -48,10 +48,11 @@ const (
 var permissions = []struct {
 	method Method
 	states []State
-	// only, when set, is a further condition; it returns why the call is
-	// refused ("" to permit). It sees the call's target level for the one
-	// method whose answer depends on its argument (SetEnforcement).
-	only func(s *Service, target Level) string
+	// only, when set, is a further condition; it returns the condition
+	// that refuses the call ("" to permit). It sees the call's target level
+	// for the one method whose answer depends on its argument
+	// (SetEnforcement).
+	only func(s *Service, target Level) Because
 	// source marks a call only an evidence source makes: it is left out of
 	// the "what works now" a refusal offers a person.
 	source bool
@@ -87,7 +88,7 @@ var permissions = []struct {
 
 	// ── Relaxing or widening. ───────────────────────────────────────────
 	// Allowing a class widens the session; locked forbids widening.
-	{method: MethodAllow, states: []State{StateActive}, only: notAtLocked("widens the session's allowlist")},
+	{method: MethodAllow, states: []State{StateActive}, only: notWideningAtLocked},
 	// Raising the level is always fine; lowering it relaxes the session,
 	// which locked forbids. In planning nothing is committed yet, so the
 	// planned level may go up and down freely.
@@ -117,7 +118,7 @@ func Classified(name string) bool {
 	return false
 }
 
-func abandonAllowed(s *Service, _ Level) string {
+func abandonAllowed(s *Service, _ Level) Because {
 	switch {
 	case s.level != LevelLocked:
 		return ""
@@ -126,38 +127,36 @@ func abandonAllowed(s *Service, _ Level) string {
 	case !s.deadline.IsZero() && !s.liveNowLocked().Before(s.deadline):
 		return ""
 	case s.breakGlassAt.IsZero():
-		return "this session is at enforcement level locked, which refuses Abandon before the deadline; a BreakGlass hold permits it once the hold has elapsed"
+		return BecauseLocked
 	default:
-		return fmt.Sprintf("this session is at enforcement level locked and its break-glass hold has %s left", s.breakGlassRemaining().Round(1e9))
+		return BecauseHold
 	}
 }
 
-func extendAllowed(s *Service, _ Level) string {
+func extendAllowed(s *Service, _ Level) Because {
 	if s.state == StateReview && s.outcome != OutcomeExpired {
-		return fmt.Sprintf("this session is in review with outcome %s; only an expired session can be extended back to active", s.outcome)
+		return BecauseOutcome
 	}
 	return ""
 }
 
-func breakGlassAllowed(s *Service, _ Level) string {
+func breakGlassAllowed(s *Service, _ Level) Because {
 	if s.level != LevelLocked {
-		return fmt.Sprintf("this session is at enforcement level %s, not locked, so there is no glass to break: Abandon works as it is", s.level)
+		return BecauseNotLocked
 	}
 	return ""
 }
 
-func notAtLocked(what string) func(*Service, Level) string {
-	return func(s *Service, _ Level) string {
-		if s.level == LevelLocked {
-			return "this session is at enforcement level locked, which refuses anything that " + what + " before the deadline"
-		}
-		return ""
+func notWideningAtLocked(s *Service, _ Level) Because {
+	if s.level == LevelLocked {
+		return BecauseWidening
 	}
+	return ""
 }
 
-func setEnforcementAllowed(s *Service, target Level) string {
+func setEnforcementAllowed(s *Service, target Level) Because {
 	if s.state == StateActive && s.level == LevelLocked && target != "" && target.rank() < LevelLocked.rank() {
-		return "this session is at enforcement level locked, which refuses lowering the level before the deadline"
+		return BecauseLowering
 	}
 	return ""
 }
@@ -183,31 +182,49 @@ func (s *Service) permit(m Method, target Level) *Error {
 			continue
 		}
 		if !containsState(p.states, s.state) {
-			return s.refuse(m, fmt.Sprintf("antidrift is %s, and %s works only when it is %s", s.state.phrase(), m, joinStates(p.states)))
+			return s.refuse(m, BecauseState, p.states)
 		}
 		if p.only != nil {
 			if why := p.only(s, target); why != "" {
-				return s.refuse(m, why)
+				return s.refuse(m, why, nil)
 			}
 		}
 		return nil
 	}
-	return s.refuse(m, fmt.Sprintf("%s is not in antidrift's permission table, so no state permits it", m))
+	return s.refuse(m, BecauseUnclassified, nil)
 }
 
-func (s *Service) refuse(m Method, why string) *Error {
-	return &Error{Kind: NotPermitted, Msg: fmt.Sprintf(
-		"%s is not permitted: %s. It is the session's state refusing, not a fault, so retrying will not help. What works now: %s.",
-		m, why, strings.Join(s.permittedNow(), ", "))}
+// refuse is the refusal of m for the reason why, with what the session
+// looks like now; worksIn is where m works, for BecauseState.
+func (s *Service) refuse(m Method, why Because, worksIn []State) *Error {
+	r := &Refusal{Method: m, State: s.state, Because: why, WorksIn: worksIn, Permitted: s.permittedMethods()}
+	if s.state != StateLocked {
+		r.Level = s.level
+	}
+	switch why {
+	case BecauseOutcome:
+		r.Outcome = s.outcome
+	case BecauseHold:
+		r.HoldLeft = uint64(s.breakGlassRemaining().Round(time.Second) / time.Second)
+	}
+	return r.err()
 }
 
 // permittedNow lists, in table order, the methods the current state and
 // level permit (argument-dependent conditions judged for no argument).
 func (s *Service) permittedNow() []string {
 	var out []string
+	for _, m := range s.permittedMethods() {
+		out = append(out, string(m))
+	}
+	return out
+}
+
+func (s *Service) permittedMethods() []Method {
+	var out []Method
 	for _, p := range permissions {
 		if !p.source && containsState(p.states, s.state) && (p.only == nil || p.only(s, "") == "") {
-			out = append(out, string(p.method))
+			out = append(out, p.method)
 		}
 	}
 	return out

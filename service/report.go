@@ -27,14 +27,14 @@ func (s *Service) Report(sinceUnix, untilUnix int64) (string, error) {
 		v    int64
 	}{{"since_unix", sinceUnix}, {"until_unix", untilUnix}} {
 		if arg.v < 0 || arg.v > MaxUnixTime {
-			return "", invalid("%s must be a time from 1970 to the end of the year 9999 (0 to %d); got %d", arg.name, int64(MaxUnixTime), arg.v)
+			return "", (&Fault{Argument: arg.name, Rule: RuleTime, Got: arg.v, Limit: int64(MaxUnixTime)}).err()
 		}
 	}
 	switch {
 	case untilUnix <= sinceUnix:
-		return "", invalid("until_unix must be after since_unix; got until_unix %d, since_unix %d", untilUnix, sinceUnix)
+		return "", (&Fault{Argument: "until_unix", Rule: RuleAfter, Got: untilUnix, Limit: sinceUnix}).err()
 	case untilUnix-sinceUnix > MaxReportDays*24*3600:
-		return "", invalid("the range may be at most %d days; got %d days", MaxReportDays, (untilUnix-sinceUnix+24*3600-1)/(24*3600))
+		return "", (&Fault{Argument: "until_unix", Rule: RuleDays, Got: (untilUnix - sinceUnix + 24*3600 - 1) / (24 * 3600), Limit: MaxReportDays}).err()
 	}
 	if err := s.permitted(MethodReport); err != nil {
 		return "", err

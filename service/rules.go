@@ -233,13 +233,13 @@ func globSet(glob string, i int) (string, int, error) {
 	return "", 0, errors.New(`has a [ that is never closed (write \[ for a literal bracket)`)
 }
 
-// cleanRule checks one allowlist entry named name (e.g. window_class,
-// allowed_classes entry 2) and refuses a bad one naming the entry and the
-// rule.
-func cleanRule(name, text string) (Rule, *Error) {
+// cleanRule checks one allowlist entry of the argument name (entry, from
+// 1, of a list; 0 for window_class) and refuses a bad one naming the entry
+// and the rule.
+func cleanRule(name string, entry int, text string) (Rule, *Error) {
 	r, err := ParseRule(text)
 	if err != nil {
-		return Rule{}, invalid("%s %s is not a valid entry: %v; %s", name, Quote(strings.TrimSpace(text)), err, RuleSyntax)
+		return Rule{}, (&Fault{Argument: name, Entry: entry, Rule: RuleEntry, Got: strings.TrimSpace(text), Detail: err.Error() + "; " + RuleSyntax}).err()
 	}
 	return r, nil
 }
@@ -248,11 +248,11 @@ func cleanRule(name, text string) (Rule, *Error) {
 // duplicates, keeping the first spelling.
 func cleanRules(name string, in []string) ([]string, []Rule, *Error) {
 	if len(in) > MaxAllowed {
-		return nil, nil, invalid("%s has %d entries; at most %d are allowed", name, len(in), MaxAllowed)
+		return nil, nil, (&Fault{Argument: name, Rule: RuleEntries, Got: uint64(len(in)), Limit: MaxAllowed}).err()
 	}
 	texts, rules := make([]string, 0, len(in)), make([]Rule, 0, len(in))
 	for i, c := range in {
-		r, err := cleanRule(fmt.Sprintf("%s entry %d", name, i+1), c)
+		r, err := cleanRule(name, i+1, c)
 		if err != nil {
 			return nil, nil, err
 		}

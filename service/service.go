@@ -353,7 +353,8 @@ func (s *Service) Extend(secs uint64) error {
 	add := time.Duration(secs) * time.Second
 	if s.timebox+add > MaxTimebox {
 		s.commit(w)
-		return invalid("secs: extending by %d s would make the timebox %s; a session is at most 24 hours", secs, (s.timebox + add).Round(time.Second))
+		total := uint64((s.timebox + add).Round(time.Second) / time.Second)
+		return (&Fault{Argument: "secs", Rule: RuleTimeboxTotal, Got: secs, Total: total, Limit: int64(MaxTimebox / time.Second)}).err()
 	}
 	s.timebox += add
 	if s.state == StateReview {
@@ -448,7 +449,7 @@ func (s *Service) Refocus() error {
 // Allow adds an entry to the session's allowlist: a window class, or a
 // class narrowed to titles (CLASS:TITLE-GLOB).
 func (s *Service) Allow(entry string) error {
-	rule, err := cleanRule("window_class", entry)
+	rule, err := cleanRule("window_class", 0, entry)
 	if err != nil {
 		return err
 	}
@@ -457,7 +458,7 @@ func (s *Service) Allow(entry string) error {
 		case containsFold(s.allowed, rule.Text):
 			return nil
 		case len(s.allowed) >= MaxAllowed:
-			return invalid("window_class: this session already allows %d classes, the most there can be", MaxAllowed)
+			return (&Fault{Argument: "window_class", Rule: RuleAllowFull, Limit: MaxAllowed}).err()
 		}
 		s.allowed, s.rules = append(s.allowed, rule.Text), append(s.rules, rule)
 		w.snapshot = s.snapshotLocked()
@@ -566,7 +567,7 @@ func (s *Service) checkChain(r AuditReport) {
 // History returns sealed summaries, newest first. limit 0 means 50.
 func (s *Service) History(limit uint32) ([]Summary, error) {
 	if limit > MaxHistoryLimit {
-		return nil, invalid("limit must be at most %d; got %d", MaxHistoryLimit, limit)
+		return nil, (&Fault{Argument: "limit", Rule: RuleAtMost, Got: uint64(limit), Limit: MaxHistoryLimit}).err()
 	}
 	if limit == 0 {
 		limit = DefaultHistoryLimit

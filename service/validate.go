@@ -23,16 +23,16 @@ const (
 func cleanText(name, s string, required bool) (string, *Error) {
 	s = strings.TrimSpace(s)
 	if !utf8.ValidString(s) {
-		return "", invalid("%s must be valid UTF-8", name)
+		return "", (&Fault{Argument: name, Rule: RuleUTF8}).err()
 	}
 	n := utf8.RuneCountInString(s)
 	switch {
 	case required && n == 0:
-		return "", invalid("%s must not be empty (1–%d characters after trimming)", name, MaxTextLen)
+		return "", (&Fault{Argument: name, Rule: RuleEmpty, Limit: MaxTextLen}).err()
 	case n > MaxTextLen:
-		return "", invalid("%s is %d characters; at most %d are allowed", name, n, MaxTextLen)
+		return "", (&Fault{Argument: name, Rule: RuleLength, Got: uint64(n), Limit: MaxTextLen}).err()
 	case strings.IndexFunc(s, unicode.IsControl) >= 0:
-		return "", invalid("%s must not contain control characters (newlines, tabs, escapes)", name)
+		return "", (&Fault{Argument: name, Rule: RuleControl}).err()
 	}
 	return s, nil
 }
@@ -40,7 +40,7 @@ func cleanText(name, s string, required bool) (string, *Error) {
 // checkTimebox checks a duration in seconds against 1 s – 24 h.
 func checkTimebox(name string, secs uint64) *Error {
 	if secs < 1 || secs > uint64(MaxTimebox/time.Second) {
-		return invalid("%s must be between 1 second and 24 hours (86400 s); got %d s", name, secs)
+		return (&Fault{Argument: name, Rule: RuleTimebox, Got: secs, Limit: int64(MaxTimebox / time.Second)}).err()
 	}
 	return nil
 }
@@ -50,7 +50,7 @@ func checkTimebox(name string, secs uint64) *Error {
 func parseLevel(name, s string) (Level, *Error) {
 	l := Level(s)
 	if l.rank() < 0 {
-		return "", invalid("%s must be one of observe, warn, block, locked; got %s", name, Quote(s))
+		return "", (&Fault{Argument: name, Rule: RuleLevel, Got: s}).err()
 	}
 	return l, nil
 }

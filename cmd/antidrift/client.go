@@ -49,6 +49,9 @@ type client struct {
 	// read, so that watching never restarts a daemon someone stopped.
 	flags dbus.Flags
 	ctx   context.Context // bounds every call; context.Background() unless set
+	// askedData: this connection has asked for error data
+	// (askForErrorData), which the first method call does.
+	askedData bool
 }
 
 // connect connects to the session bus (DBUS_SESSION_BUS_ADDRESS, else the
@@ -78,6 +81,12 @@ func (c *client) call(method string, args []any, reply ...any) error {
 	wait := timeout()
 	ctx, cancel := context.WithTimeout(c.ctx, wait)
 	defer cancel()
+	if !c.askedData && !strings.HasPrefix(method, propertiesIface+".") {
+		c.askedData = true
+		if err := c.askForErrorData(ctx); c.ctx.Err() == nil && isNoAnswer(err) {
+			return c.hung(wait)
+		}
+	}
 	call := c.obj.CallWithContext(ctx, method, c.flags, args...)
 	if call.Err != nil {
 		if c.ctx.Err() == nil && isNoAnswer(call.Err) {
@@ -90,6 +99,15 @@ func (c *client) call(method string, args []any, reply ...any) error {
 		return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift: unexpected reply to %s: %v (is antidriftd the same version as antidrift %s?)", method, err, version)}
 	}
 	return nil
+}
+
+// askForErrorData asks the daemon to send what its errors say as data
+// after their message (org.antidrift.ErrorData1), which speak.go words
+// them from. Its answer is awaited, because the daemon serves calls
+// concurrently. A daemon that does not know it still says its message;
+// one that cannot be reached fails the call that follows, which says so.
+func (c *client) askForErrorData(ctx context.Context) error {
+	return c.obj.CallWithContext(ctx, "org.antidrift.ErrorData1.Enable", c.flags).Err
 }
 
 // isNoAnswer reports whether err means the call went out and no answer
@@ -185,15 +203,15 @@ func callError(method string, err error) error {
 	cmd := commandOf(method)
 	switch {
 	case e.Name == "org.antidrift.Error.NotPermitted" && cmd != nil:
-		return refusal(method, e.Error())
+		return refusal(method, e)
 	case e.Name == "org.antidrift.Error.InvalidArgument" && cmd != nil:
-		return cmd.invalidArgument(method, e.Error())
+		return cmd.invalidArgument(method, e)
 	case strings.HasPrefix(e.Name, "org.antidrift.Error."):
 		prefix := "antidrift"
 		if cmd != nil {
 			prefix += " " + cmd.name
 		}
-		return &exitError{code: exitRefused, msg: prefix + ": " + inCommands(e.Error())}
+		return &exitError{code: exitRefused, msg: prefix + ": " + e.Error()}
 	case isUnreachable(e.Name):
 		return unreachable("%s (%s)", e.Error(), e.Name)
 	default:

@@ -2,17 +2,20 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/service"
 )
 
 // The daemon's errors are written for every client, so they name what a
 // program calls: methods (Complete, BreakGlass), their arguments
 // (timebox_secs) and seconds. A person at a prompt typed commands, flags and
 // durations such as 25m; this file says the daemon's refusals back in those
-// words. The errors on the bus keep their precise names: programs match on
-// them.
+// words, from the data the daemon sends after the message (the CLI asks
+// for it: client.askForErrorData). The errors on the bus keep their
+// precise names: programs match on them.
 
 // commandFor is how a message names the command that calls method.
 func commandFor(method string) (string, bool) {
@@ -40,106 +43,142 @@ var argWords = map[string]map[string]string{
 	"History":        {"limit": "--limit"},
 }
 
-// The shape of a NotPermitted message (service.refuse): what was refused,
-// why, and the methods that work now.
-var notPermitted = regexp.MustCompile(`^(\w+) is not permitted: (.*)\. It is the session's state refusing, not a fault, so retrying will not help\. What works now: (.*)\.$`)
-
-// Words of the daemon's messages that are not a method's name but read
-// like one once method names are commands, and states said as a person
-// thinks of them ("locked" is also an enforcement level).
+// States as a person thinks of them: where antidrift is, and where a
+// command works ("locked" is also an enforcement level, so it is never
+// said of a state).
 var (
-	methodWord  = regexp.MustCompile(`\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b`)
-	breakGlass  = regexp.MustCompile(`\ba BreakGlass hold\b`)
-	stateIs     = regexp.MustCompile(`\bantidrift is (locked|planning|active|in review)\b`)
-	onlyWhen    = regexp.MustCompile(`\bworks only when it is ((?:locked|planning|active|in review)(?: or (?:locked|planning|active|in review))*)`)
-	entryN      = regexp.MustCompile(`\ballowed_classes entry \d+\b`)
-	entriesN    = regexp.MustCompile(`\ballowed_classes has (\d+) entries\b`)
-	seconds     = regexp.MustCompile(`\b(\d+) s\b`)
-	goDuration  = regexp.MustCompile(`\b(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?s\b`)
-	stateWords  = map[string]string{"locked": "there is no session", "planning": "a session is being planned", "active": "a session is active", "in review": "a session is in review"}
-	stateInWhen = map[string]string{"locked": "there is no session", "planning": "planning", "active": "a session is active", "in review": "a session is in review"}
+	stateIs     = map[string]string{"locked": "there is no session", "planning": "a session is being planned", "active": "a session is active", "review": "a session is in review"}
+	stateInWhen = map[string]string{"locked": "there is no session", "planning": "planning", "active": "a session is active", "review": "a session is in review"}
 )
+
+// errorData is what an org.antidrift.Error.* says as data: the a{sv} after
+// its message. It is empty from a daemon that sent none.
+type errorData map[string]dbus.Variant
+
+func dataOf(e dbus.Error) errorData {
+	if len(e.Body) > 1 {
+		if m, ok := e.Body[1].(map[string]dbus.Variant); ok {
+			return m
+		}
+	}
+	return nil
+}
+
+func (d errorData) str(key string) string {
+	s, _ := d[key].Value().(string)
+	return s
+}
+
+func (d errorData) strs(key string) []string {
+	s, _ := d[key].Value().([]string)
+	return s
+}
+
+// num is a number of the data as the daemon typed it (t, u or x).
+func (d errorData) num(key string) uint64 {
+	switch v := d[key].Value().(type) {
+	case uint64:
+		return v
+	case uint32:
+		return uint64(v)
+	case int64:
+		return uint64(v)
+	}
+	return 0
+}
 
 // refusal is the CLI's words for the daemon refusing method as not
 // permitted (exit 1): the reason and what works now, in commands.
-func refusal(method, msg string) *exitError {
+func refusal(method string, e dbus.Error) *exitError {
 	cmd, _ := commandFor(method)
-	m := notPermitted.FindStringSubmatch(msg)
-	if m == nil {
-		// Not the shape this CLI knows (another version of the daemon):
-		// its words, methods said as commands.
-		return &exitError{code: exitRefused, msg: cmd + ": refused: " + inCommands(msg)}
+	d := dataOf(e)
+	why, ok := refusalWhy(cmd, d)
+	if !ok {
+		// Not data this CLI knows (another version of the daemon): its words.
+		return &exitError{code: exitRefused, msg: cmd + ": refused: " + e.Error()}
 	}
 	var now []string
-	for _, name := range strings.Split(m[3], ", ") {
+	for _, name := range d.strs("permitted") {
 		if c, ok := commandFor(name); ok {
 			now = append(now, c)
 		}
 	}
 	return &exitError{code: exitRefused, msg: fmt.Sprintf(
 		"%s: not now: %s.\nThat is the session's state refusing, not a fault: retrying will not help.\nWhat works now: %s.",
-		cmd, inCommands(m[2]), strings.Join(now, ", "))}
+		cmd, why, strings.Join(now, ", "))}
+}
+
+// refusalWhy says why the daemon refused cmd, from its data; false when
+// the data names no condition this CLI knows.
+func refusalWhy(cmd string, d errorData) (string, bool) {
+	abandon, _ := commandFor(string(service.MethodAbandon))
+	switch service.Because(d.str("because")) {
+	case service.BecauseState:
+		var when []string
+		for _, st := range d.strs("works_in") {
+			when = append(when, stateInWhen[st])
+		}
+		return fmt.Sprintf("%s, and %s works only when %s", stateIs[d.str("state")], cmd, strings.Join(when, " or ")), true
+	case service.BecauseUnclassified:
+		return cmd + " is not in antidrift's permission table, so no state permits it", true
+	case service.BecauseLocked:
+		return "this session is at enforcement level locked, which refuses " + cmd +
+			" before the deadline; a break-glass hold (antidrift break-glass REASON) permits it once the hold has elapsed", true
+	case service.BecauseHold:
+		return "this session is at enforcement level locked and its break-glass hold has " + exact(d.num("hold_left_secs")) + " left", true
+	case service.BecauseWidening:
+		return "this session is at enforcement level locked, which refuses anything that widens the session's allowlist before the deadline", true
+	case service.BecauseLowering:
+		return "this session is at enforcement level locked, which refuses lowering the level before the deadline", true
+	case service.BecauseOutcome:
+		return "this session is in review with outcome " + d.str("outcome") + "; only an expired session can be extended back to active", true
+	case service.BecauseNotLocked:
+		return "this session is at enforcement level " + d.str("level") + ", not locked, so there is no glass to break: " + abandon + " works as it is", true
+	}
+	return "", false
 }
 
 // invalidArgument is the CLI's words for the daemon refusing one of
 // method's arguments (exit 2, like every other mistake in what was typed).
-func (c *command) invalidArgument(method, msg string) error {
-	msg = entryN.ReplaceAllString(msg, "--allow")
-	msg = entriesN.ReplaceAllString(msg, "--allow is given $1 times")
-	for arg, words := range argWords[method] {
-		msg = regexp.MustCompile(`\b`+regexp.QuoteMeta(arg)+`\b`).ReplaceAllString(msg, words)
+func (c *command) invalidArgument(method string, e dbus.Error) error {
+	d := dataOf(e)
+	arg := d.str("argument")
+	word, ok := argWords[method][arg]
+	if !ok {
+		word = arg
 	}
-	return c.usageError("%s", inCommands(msg))
-}
-
-// quoted is a Go-quoted string in a message: what the person typed,
-// which is left as it is.
-var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
-
-// inCommands rewrites a message of the daemon's: methods become the
-// commands that call them, states read as a person says them, and
-// durations read as typed (1h, not 3600 s or 1h0m0s: exact). Quoted text, the
-// person's own, is left alone.
-func inCommands(msg string) string {
-	var b strings.Builder
-	at := 0
-	for _, q := range quoted.FindAllStringIndex(msg, -1) {
-		b.WriteString(rewrite(msg[at:q[0]]))
-		b.WriteString(msg[q[0]:q[1]])
-		at = q[1]
+	limit := d.num("limit")
+	var msg string
+	switch service.ArgRule(d.str("rule")) {
+	case service.RuleUTF8:
+		msg = word + " must be valid UTF-8"
+	case service.RuleEmpty:
+		msg = fmt.Sprintf("%s must not be empty (1–%d characters after trimming)", word, limit)
+	case service.RuleLength:
+		msg = fmt.Sprintf("%s is %d characters; at most %d are allowed", word, d.num("got"), limit)
+	case service.RuleControl:
+		msg = word + " must not contain control characters (newlines, tabs, escapes)"
+	case service.RuleTimebox:
+		msg = fmt.Sprintf("%s must be between 1 second and 24 hours (%s); got %s", word, exact(limit), exact(d.num("got")))
+	case service.RuleLevel:
+		msg = fmt.Sprintf("%s must be one of observe, warn, block, locked; got %s", word, service.Quote(d.str("got")))
+	case service.RuleEntry:
+		msg = fmt.Sprintf("%s %s is not a valid entry: %s", word, service.Quote(d.str("got")), d.str("detail"))
+	case service.RuleEntries:
+		msg = fmt.Sprintf("%s has %d entries; at most %d are allowed", word, d.num("got"), limit)
+		if strings.HasPrefix(word, "--") {
+			msg = fmt.Sprintf("%s is given %d times; at most %d are allowed", word, d.num("got"), limit)
+		}
+	case service.RuleTimeboxTotal:
+		msg = fmt.Sprintf("%s: extending by %s would make the timebox %s; a session is at most 24 hours", word, exact(d.num("got")), exact(d.num("total_secs")))
+	case service.RuleAllowFull:
+		msg = fmt.Sprintf("%s: this session already allows %d classes, the most there can be", word, limit)
+	case service.RuleAtMost:
+		msg = fmt.Sprintf("%s must be at most %d; got %d", word, limit, d.num("got"))
+	default:
+		// A rule this CLI has no words for (the report's range, which the
+		// CLI checks before sending; another daemon's): the daemon's own.
+		msg = e.Error()
 	}
-	b.WriteString(rewrite(msg[at:]))
-	return b.String()
-}
-
-func rewrite(msg string) string {
-	msg = breakGlass.ReplaceAllString(msg, "a break-glass hold (antidrift break-glass REASON)")
-	msg = onlyWhen.ReplaceAllStringFunc(msg, func(s string) string {
-		states := strings.Split(onlyWhen.FindStringSubmatch(s)[1], " or ")
-		for i, st := range states {
-			states[i] = stateInWhen[st]
-		}
-		return "works only when " + strings.Join(states, " or ")
-	})
-	msg = stateIs.ReplaceAllStringFunc(msg, func(s string) string {
-		return stateWords[stateIs.FindStringSubmatch(s)[1]]
-	})
-	msg = methodWord.ReplaceAllStringFunc(msg, func(w string) string {
-		if c, ok := commandFor(w); ok {
-			return c
-		}
-		return w
-	})
-	msg = seconds.ReplaceAllStringFunc(msg, func(s string) string {
-		var n int64
-		fmt.Sscan(seconds.FindStringSubmatch(s)[1], &n)
-		return exact(uint64(n))
-	})
-	return goDuration.ReplaceAllStringFunc(msg, func(s string) string {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return s
-		}
-		return exact(uint64(d.Round(time.Second) / time.Second))
-	})
+	return c.usageError("%s", msg)
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/antidrift/antidrift/notifications"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/presence"
-	"github.com/antidrift/antidrift/report"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -56,7 +55,8 @@ type Main struct {
 
 // Run opens the state directory, recovers the core, serves it on the bus
 // and tells systemd it is ready. It returns once the daemon is serving;
-// Done says when the bus connection is gone.
+// Done says when the bus connection is gone. Each step is a method below,
+// in the order Run takes them.
 func (m *Main) Run(ctx context.Context) (err error) {
 	m.log = newLogger(m.Stderr)
 	defer func() {
@@ -64,22 +64,63 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			m.Close()
 		}
 	}()
+	// Settings first: every step reads them, and a bad file only costs defaults.
 	cfg, problems := m.loadConfig()
-	dir := m.StateDir
-	if dir == "" {
-		if dir, err = persist.DefaultDir(); err != nil {
-			return err
-		}
-	}
-	store, storeProblems, err := persist.Open(dir)
+	// The records before the bus: a daemon that cannot keep them must fail unseen.
+	snap, problems, err := m.openState(cfg.Retention, problems)
 	if err != nil {
 		return err
 	}
-	m.store = store
-	problems = append(problems, storeProblems...)
-	snap, _, problem, err := store.LoadSnapshot()
+	// The bus before the adapters: notifications and evidence sources talk over it.
+	if m.conn, err = busconn.Connect(m.BusAddress, m.log); err != nil {
+		return fmt.Errorf("connecting to the session bus: %w", err)
+	}
+	// The adapters before the core, which is built around them as its ports.
+	if problems, err = m.openAdapters(cfg, problems); err != nil {
+		return err
+	}
+	// Recovered before anyone can call it: the first caller sees the session that ran.
+	if err = m.startCore(cfg, snap, problems); err != nil {
+		return err
+	}
+	// Serving after recovery: owning the name is what lets activated callers in.
+	if err = m.serve(); err != nil {
+		return err
+	}
+	// Workers last: they feed a serving core, and READY=1 must follow the name.
+	m.startWorkers(ctx)
+	// Said once everything above holds, so the journal's line means serving.
+	m.logServing()
+	return nil
+}
+
+// logServing is the one line the journal shows for a daemon that serves:
+// where its state is and how it sees windows.
+func (m *Main) logServing() {
+	v := m.svc.View()
+	m.log.Info("antidriftd serving", "bus_name", dbusapi.BusName, "state_dir", m.store.Dir(), "state", v.State, "session_id", v.SessionID,
+		"evidence_source", m.src.name, "evidence_chosen_because", m.src.why, "x11_display", m.Display, "wayland_display", m.Wayland,
+		"enforcement_available", m.src.guard != nil)
+}
+
+// openState opens the state directory and reads the snapshot, pruning raw
+// logs older than retention. It adds what it found damaged to problems
+// (the config's, so far) and logs them all, once.
+func (m *Main) openState(retention time.Duration, problems []string) (snap service.Snapshot, _ []string, err error) {
+	dir := m.StateDir
+	if dir == "" {
+		if dir, err = persist.DefaultDir(); err != nil {
+			return snap, nil, err
+		}
+	}
+	var damaged []string
+	if m.store, damaged, err = persist.Open(dir); err != nil {
+		return snap, nil, err
+	}
+	problems = append(problems, damaged...)
+	snap, _, problem, err := m.store.LoadSnapshot()
 	if err != nil {
-		return fmt.Errorf("reading state.json: %w", err)
+		return snap, nil, fmt.Errorf("reading state.json: %w", err)
 	}
 	if problem != "" {
 		problems = append(problems, problem)
@@ -87,15 +128,18 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	for _, p := range problems {
 		m.log.Warn(p)
 	}
-	if n, err := store.PruneSessions(cfg.Retention, time.Now(), snap.SessionID); err != nil {
+	if n, err := m.store.PruneSessions(retention, time.Now(), snap.SessionID); err != nil {
 		m.log.Warn("pruning old raw logs failed", "err", err)
 	} else if n > 0 {
 		m.log.Info("pruned old raw logs", "count", n)
 	}
+	return snap, problems, nil
+}
 
-	if m.conn, err = busconn.Connect(m.BusAddress, m.log); err != nil {
-		return fmt.Errorf("connecting to the session bus: %w", err)
-	}
+// openAdapters opens what the core's ports need: notifications, the
+// evidence source and the model judge. A judge that cannot be used adds a
+// problem to problems; the daemon runs on rules alone.
+func (m *Main) openAdapters(cfg config.Config, problems []string) (_ []string, err error) {
 	// The notifications client reports actions to the core, which is built
 	// after it: the closure reads m.svc when an action arrives.
 	onAction := func(id uint32, key string) {
@@ -104,43 +148,31 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 	}
 	if m.notes, err = notifications.New(m.conn, m.log, onAction); err != nil {
-		return err
+		return nil, err
 	}
 	m.src = m.openSource(cfg.Evidence, cfg.IdleAfter)
 	if problem := m.openJudge(cfg.Judge); problem != "" {
 		m.log.Warn(problem)
 		problems = append(problems, problem)
 	}
-	opts := service.Options{
-		EvidenceSource: m.src.name,
-		Guard:          m.src.guard,
-		Store:          store,
-		Clock:          m.Clock,
-		Logger:         m.log,
-		Version:        m.Version,
-		Problems:       problems,
-		DefaultLevel:   cfg.Enforcement,
-		DefaultAllowed: cfg.AllowedClasses,
-		Distractions:   cfg.Distractions,
-		BreakGlassHold: cfg.BreakGlassHold,
-		DriftGrace:     cfg.DriftGrace,
-		NudgeRepeat:    cfg.NudgeRepeat,
-		IdleAfter:      cfg.IdleAfter,
-		PrivateClasses: cfg.PrivateClasses,
-		RedactTitles:   cfg.RedactTitles,
-		Notifier:       m.notes,
-		Reporter: report.DirReporter{Dir: store.Dir(), DayStart: cfg.DayStarts,
-			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
-	}
-	if m.judge != nil {
-		opts.Judge = m.judge
-	}
-	m.svc = service.New(opts)
+	return problems, nil
+}
+
+// startCore builds the core from the settings and the adapters and
+// recovers it from snap.
+func (m *Main) startCore(cfg config.Config, snap service.Snapshot, problems []string) error {
+	m.svc = service.New(m.serviceOptions(cfg, problems))
 	if err := m.svc.Recover(snap); err != nil {
 		return err
 	}
 	m.notifier = newSystemdNotifier(m.svc, m.log)
 	m.svc.AddListener(m.notifier)
+	return nil
+}
+
+// serve exports the core on the bus and takes the name, then believes
+// pushed evidence from the compositor's helper, if the source has one.
+func (m *Main) serve() error {
 	server, err := dbusapi.Serve(m.conn, m.svc, m.log)
 	if err != nil {
 		return err
@@ -149,7 +181,13 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.src.pushedBy != "" {
 		m.stopPush = server.BelieveEvidenceFrom(m.src.name, m.src.pushedBy, m.src.push)
 	}
+	return nil
+}
 
+// startWorkers tells systemd the daemon is ready and starts what feeds the
+// core: the window sensor, the idle watcher and the presence watchers.
+// Close stops them.
+func (m *Main) startWorkers(ctx context.Context) {
 	var workCtx context.Context
 	workCtx, m.stop = context.WithCancel(ctx)
 	m.notifier.ready(workCtx, &m.workers)
@@ -164,11 +202,6 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		})
 	}
 	m.watchPresence()
-	v := m.svc.View()
-	m.log.Info("antidriftd serving", "bus_name", dbusapi.BusName, "state_dir", dir, "state", v.State, "session_id", v.SessionID,
-		"evidence_source", m.src.name, "evidence_chosen_because", m.src.why, "x11_display", m.Display, "wayland_display", m.Wayland,
-		"enforcement_available", m.src.guard != nil)
-	return nil
 }
 
 func (m *Main) goWork(f func()) {

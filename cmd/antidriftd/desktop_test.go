@@ -56,8 +56,14 @@ func (k *desktop) prop(t *testing.T, name string) string { return mustProp(t, k.
 
 func (k *desktop) waitProp(t *testing.T, name, want string) {
 	t.Helper()
-	testenv.WaitUntil(t, wait, name+" to be "+want, func() bool { return k.prop(t, name) == want })
+	testenv.WaitForValue(t, wait, name, busctlText(want), func() busctlText { return busctlText(k.prop(t, name)) })
 }
+
+// busctlText is a property as busctl get-property prints it (s "away"): a
+// failure shows it as printed, not quoted again.
+type busctlText string
+
+func (b busctlText) String() string { return string(b) }
 
 func TestWindowSwitchesAreAccounted(t *testing.T) {
 	k := startDesktop(t, false, "")

@@ -148,12 +148,20 @@ func (b *Bus) OwnerPID(t testing.TB, name string) int {
 // the test if p exits first.
 func (b *Bus) waitForOwner(t testing.TB, what, name string, p *proc) {
 	t.Helper()
-	WaitUntil(t, readyTimeout, what+" to own "+name, func() bool {
+	WaitFor(t, readyTimeout, what+" (pid "+strconv.Itoa(p.pid())+") to own "+name, func() string {
 		if p.exited() {
 			t.Fatalf("%s exited before owning %s\n%s", what, name, p.output())
 		}
-		return b.OwnerPID(t, name) == p.pid()
-	})
+		return ownerShown(b.OwnerPID(t, name))
+	}, func(owner string) bool { return owner == "pid "+strconv.Itoa(p.pid()) })
+}
+
+// ownerShown is who owns a name, as a failure says it.
+func ownerShown(pid int) string {
+	if pid == 0 {
+		return "no owner"
+	}
+	return "pid " + strconv.Itoa(pid)
 }
 
 // Stop stops the daemon (and any service it activated) and waits. Idempotent.

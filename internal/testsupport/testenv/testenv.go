@@ -114,12 +114,44 @@ func Need(t testing.TB, tools ...string) {
 // WaitUntil polls cond every 20ms until it returns true, and fails the test
 // with "timed out ... waiting for <what>" if that does not happen within
 // timeout. Use it for conditions (a window got focus, a name got an owner),
-// never as a disguised sleep.
+// never as a disguised sleep. When the condition is about one value, use
+// WaitFor or WaitForValue instead: their failure says the last value seen.
 func WaitUntil(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	if !waitUntil(timeout, cond) {
 		t.Fatalf("timed out after %v waiting for %s", timeout, what)
 	}
+}
+
+// WaitFor polls get every 20ms until done accepts what it returned, and
+// returns that value. If that does not happen within timeout it fails the
+// test naming what it waited for and the last value get returned, so a
+// failure says what it saw:
+//
+//	timed out after 30s waiting for Drift to be "away"; last saw "on-task"
+//
+// Strings are shown quoted; other values as %v prints them.
+func WaitFor[T any](t testing.TB, timeout time.Duration, what string, get func() T, done func(T) bool) T {
+	t.Helper()
+	var last T
+	if !waitUntil(timeout, func() bool { last = get(); return done(last) }) {
+		t.Fatalf("timed out after %v waiting for %s; last saw %s", timeout, what, shown(last))
+	}
+	return last
+}
+
+// WaitForValue waits, as WaitFor does, until get returns want; name is what
+// get reads ("Drift").
+func WaitForValue[T comparable](t testing.TB, timeout time.Duration, name string, want T, get func() T) T {
+	t.Helper()
+	return WaitFor(t, timeout, name+" to be "+shown(want), get, func(v T) bool { return v == want })
+}
+
+func shown(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%v", v)
 }
 
 func waitUntil(timeout time.Duration, cond func() bool) bool {
