@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/antidrift/antidrift/config"
+	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/report"
 )
@@ -118,7 +119,7 @@ func reportConfig(path string) config.Config {
 	}
 	cfg, problems := config.Load(path)
 	for _, p := range problems {
-		fmt.Fprintln(os.Stderr, "antidrift report:", p)
+		fmt.Fprintln(os.Stderr, "antidrift report:", inert.TerminalLines(p.String()))
 	}
 	return cfg
 }
@@ -133,7 +134,7 @@ func writeHTML(x *invocation, r *report.Report, loc *time.Location, path string,
 	if err := os.WriteFile(path, page.Bytes(), 0o600); err != nil {
 		return &exitError{code: exitRefused, msg: "antidrift report: " + err.Error()}
 	}
-	fmt.Fprintf(x.stdout, "Wrote %s.\n", path)
+	fmt.Fprintf(x.stdout, "Wrote %s.\n", inert.Terminal(path))
 	if !open {
 		return nil
 	}
