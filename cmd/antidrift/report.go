@@ -60,14 +60,14 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 				why = "cannot be read: " + err.Error()
 			}
 			if *stateDir != "" {
-				return x.cmd.usageError("--state-dir %s %s", dir, why)
+				return x.cmd.usageError("--state-dir %s %s", inert.Terminal(dir), why)
 			}
-			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", dir, why)}
+			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", inert.Terminal(dir), why)}
 		}
 		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
 		r, err := report.Build(persist.NewReader(dir), span, opts)
 		if err != nil {
-			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", dir, err)}
+			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", inert.Terminal(dir), inert.Terminal(err.Error()))}
 		}
 		loc := span.Since.Location()
 		switch {
