@@ -187,3 +187,16 @@ func TestMessagesAreInert(t *testing.T) {
 		}
 	}
 }
+
+// verify --journal names what the journal recorded and the file lacks, in
+// the hashes and session ids found there, whatever they hold: one line each.
+func TestMissingHeadsAreInert(t *testing.T) {
+	for _, h := range hostile.Texts {
+		journal := []journalHead{{Seq: 1, Hash: h.Text, SessionID: h.Text}, {Seq: 2, Hash: "ab" + h.Text, SessionID: h.Text}}
+		for _, line := range missingHeads(journal, map[uint64]string{2: h.Text}) {
+			if err := hostile.CheckTerminal(line); err != nil || strings.Contains(line, "\n") {
+				t.Errorf("%s: %q: %v", h.Name, line, err)
+			}
+		}
+	}
+}
