@@ -2,8 +2,6 @@ package notifications
 
 import (
 	"encoding/json"
-	"encoding/xml"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,36 +104,15 @@ func TestDunstShowsMarkupInTheBodyLiterally(t *testing.T) {
 		t.Fatalf("dunstctl history: %v\n%s", err, out)
 	}
 	message, _ := history.Data[0][0]["message"].Data.(string)
-	drawn, elements := pangoText(t, message)
+	drawn, elements, err := hostile.Markup(message)
+	if err != nil {
+		t.Fatalf("dunst's markup %q does not parse, so Pango draws something else: %v", message, err)
+	}
 	if want := "Next: <b>x</b> & y\nDone when: <i>done</i>"; !strings.Contains(drawn, want) {
 		t.Errorf("dunst draws %q (markup %q), want it to show %q", drawn, message, want)
 	}
 	// dunst's own format makes the summary bold; the body adds no element.
 	if elements != 1 {
 		t.Errorf("dunst's markup %q has %d elements; the body must add none to dunst's own <b> summary", message, elements)
-	}
-}
-
-// pangoText is what Pango draws of markup (Pango's markup is XML without a
-// root element), and how many elements it has.
-func pangoText(t *testing.T, markup string) (string, int) {
-	t.Helper()
-	dec := xml.NewDecoder(strings.NewReader("<markup>" + markup + "</markup>"))
-	var text strings.Builder
-	elements := -1 // the root this wraps it in
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return text.String(), elements
-		}
-		if err != nil {
-			t.Fatalf("dunst's markup %q does not parse, so Pango draws something else: %v", markup, err)
-		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			elements++
-		case xml.CharData:
-			text.Write(tok)
-		}
 	}
 }

@@ -18,15 +18,7 @@ import (
 // by byte), polybar reads no tag and waybar's Pango no markup. The daemon
 // keeps each title exact (--json), and a rule matches the real title.
 func TestHostileTitlesAndTasksStayText(t *testing.T) {
-	testenv.Need(t, "dbus-daemon", "dbus-send", "Xvfb", "openbox", "xterm", "xdotool", "xprop")
-	x := testenv.StartX(t)
-	editor := x.XTerm(t, "Editor", "main.go - editor")
-	browser := x.XTerm(t, "Browser", "a page")
-	x.Activate(t, editor)
-	s := startDaemon(t, "drift_grace = \"1s\"\n", "DISPLAY="+x.Name)
-	testenv.WaitUntil(t, wait, "antidriftd to see the Editor window", func() bool {
-		return s.status(t)["current_class"] == "Editor"
-	})
+	x, _, browser, s := onDesktop(t, "Browser", "a page")
 	next := "%{A1:touch /tmp/P:}XXXXX%{A} <b>x</b> & y \u202egnp.exe"
 	done := "<img src=\"http://127.0.0.1:9/x.png\"> \u2066isolated\u2069 %{F#f00}red"
 	// The rule names the title with the override in it as one character

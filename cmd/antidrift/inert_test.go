@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"io"
 	"regexp"
 	"strings"
@@ -118,24 +117,11 @@ func TestWaybarLineIsDrawnAsText(t *testing.T) {
 // pango is what Pango draws of markup, and how many elements it read.
 func pango(t *testing.T, markup string) (string, int) {
 	t.Helper()
-	dec := xml.NewDecoder(strings.NewReader("<markup>" + markup + "</markup>"))
-	var text strings.Builder
-	elements := -1
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return text.String(), elements
-		}
-		if err != nil {
-			t.Fatalf("%q is not markup Pango reads: %v", markup, err)
-		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			elements++
-		case xml.CharData:
-			text.Write(tok)
-		}
+	text, elements, err := hostile.Markup(markup)
+	if err != nil {
+		t.Fatalf("%q is not markup Pango reads: %v", markup, err)
 	}
+	return text, elements
 }
 
 // --json and status --follow --format json keep the text exact.

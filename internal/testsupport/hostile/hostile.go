@@ -5,7 +5,10 @@
 package hostile
 
 import (
+	"encoding/xml"
 	"fmt"
+	"io"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -62,4 +65,29 @@ func CheckTerminal(out string) error {
 // around is out near byte i, for a message.
 func around(out string, i int) string {
 	return out[max(0, i-30):min(len(out), i+30)]
+}
+
+// Markup is what a reader of XML-style markup (Pango, as waybar and dunst
+// use it; a notification body) draws of markup: its character data, and
+// how many elements (tags) it read. err says the markup does not parse, so
+// such a reader draws something else (dunst: the text with tags stripped).
+func Markup(markup string) (text string, elements int, err error) {
+	dec := xml.NewDecoder(strings.NewReader("<markup>" + markup + "</markup>"))
+	var b strings.Builder
+	elements = -1 // the root it is wrapped in
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return b.String(), elements, nil
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			elements++
+		case xml.CharData:
+			b.Write(tok)
+		}
+	}
 }
