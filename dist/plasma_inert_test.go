@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -39,6 +40,58 @@ func (f *fetches) got() []string {
 	return append([]string(nil), f.urls...)
 }
 
+// hostileTask is a title, a next action and a success condition with an
+// image from server, a link and bold in them. A bucket's title has its
+// counters folded ("127.0.0.1:PORT" is a version-like number: "#"), so the
+// title names the server in a form the folding leaves alone: 127.0.0.1 in
+// hex, a number glued to letters.
+func hostileTask(server *fetches) (title, next, done string) {
+	img := func(name string) string { return fmt.Sprintf(`<img src="%s/%s.png">`, server.URL, name) }
+	_, port, _ := strings.Cut(server.URL, "127.0.0.1:")
+	title = `<img src="http://0x7f000001:` + port + `/x.png">`
+	next = img("next") + ` <a href="` + server.URL + `/link">click me</a> <b>x</b> & y`
+	done = img("done") + ` <i>done</i>`
+	return title, next, done
+}
+
+// On a real KWin 6, the applet running natively on Wayland beside the
+// daemon (its evidence from the KWin script) fetches nothing a title, a next
+// action or a success condition names in an <img src>, while it shows
+// them for as long as it reads the buckets again.
+func TestPlasmaAppletOnKWinFetchesNothingATitleNames(t *testing.T) {
+	r := testenv.NeedRootfs(t)
+	server := startFetches(t)
+	title, next, done := hostileTask(server)
+	bus := testenv.StartBus(t)
+	k := testenv.StartKWin(t, r, bus)
+	k.Window(t, "org.example.Browser", title)
+	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"),
+		"WAYLAND_DISPLAY="+k.Socket, "XDG_RUNTIME_DIR="+k.RuntimeDir)
+	testenv.WaitUntil(t, time.Minute, "the daemon to see the browser's title", func() bool {
+		return strings.Contains(prop(t, bus, "CurrentTitle"), "0x7f000001")
+	})
+	if err := bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Start", 0,
+		next, done, uint64(1500), "observe", []string{"org.kde.kate"}).Err; err != nil {
+		t.Fatal(err)
+	}
+	dir, env := plasmaHome(t, r, bus, k.RuntimeDir, "WAYLAND_DISPLAY="+k.Socket, "QT_QPA_PLATFORM=wayland")
+	installCLI(t, dir)
+	applet := startApplet(t, r, dir, env)
+	testenv.WaitUntil(t, time.Minute, "the applet to follow the active session", func() bool {
+		if applet.Exited() {
+			t.Fatalf("plasmawindowed exited\n%s", applet.Output())
+		}
+		return slices.Contains(waitChangeDigests(), statusDigest(t, bus))
+	})
+	time.Sleep(5 * time.Second) // the buckets read and laid out again, twice
+	if got := server.got(); len(got) > 0 {
+		t.Errorf("the applet fetched %q: it read a title or the next action as rich text", got)
+	}
+	if bad := qmlErrors.FindAllString(applet.Output(), -1); len(bad) > 0 {
+		t.Errorf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
+	}
+}
+
 // The Plasma applet shows hostile text as the text it is: a window titled
 // <img src="http://127.0.0.1:PORT/x.png"> (a bucket of "where the time
 // went") and a next action and success condition with an image, a link and
@@ -47,14 +100,7 @@ func (f *fetches) got() []string {
 func TestPlasmaAppletShowsMarkupAsText(t *testing.T) {
 	r := testenv.NeedRootfs(t)
 	server := startFetches(t)
-	img := func(name string) string { return fmt.Sprintf(`<img src="%s/%s.png">`, server.URL, name) }
-	// A bucket's title has its counters folded ("127.0.0.1:PORT" is a
-	// version-like number: "#"), so the title names the server in a form
-	// the folding leaves alone: 127.0.0.1 in hex, a number glued to letters.
-	_, port, _ := strings.Cut(server.URL, "127.0.0.1:")
-	title := `<img src="http://0x7f000001:` + port + `/x.png">`
-	next := img("next") + ` <a href="` + server.URL + `/link">click me</a> <b>x</b> & y`
-	done := img("done") + ` <i>done</i>`
+	title, next, done := hostileTask(server)
 
 	bus := testenv.StartBus(t)
 	x := testenv.StartX(t)
