@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,6 +31,7 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 	text := startFollow(t, env, "--format", "text")
 	polybar := startFollow(t, env, "--format", "polybar")
 	waybar := startFollow(t, env, "--format", "waybar")
+	jsonF := startFollow(t, env, "--format", "json")
 	terminal := func(what, out string) {
 		t.Helper()
 		if err := hostile.CheckTerminal(out); err != nil {
@@ -75,6 +78,10 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 			}
 			return strings.Contains(drawn["tooltip"], shown)
 		})
+		jsonF.next(t, "the JSON line with "+h.Name, func(l string) bool {
+			var st map[string]any
+			return json.Unmarshal([]byte(l), &st) == nil && st["current_title"] == h.Text // exact
+		})
 	}
 
 	// The rule matched the real title: with the override in it, the
@@ -90,6 +97,26 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 	report := s.ok(t, "report", "--today", "--state-dir", s.d.StateDir)
 	terminal("report", report)
 	contains(t, "report", report, prefix(inert.Terminal(next), 40), "Browser", `“\x1b`) // a title with an escape, shown
+	// The raw log keeps every title as it came.
+	raw := map[string]bool{}
+	logs, _ := filepath.Glob(filepath.Join(s.d.StateDir, "sessions", "*.jsonl"))
+	for _, log := range logs {
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			var e struct{ Title string }
+			if json.Unmarshal([]byte(line), &e) == nil {
+				raw[e.Title] = true
+			}
+		}
+	}
+	for _, h := range hostile.Texts {
+		if !raw[h.Text] {
+			t.Errorf("the raw log (%s) does not hold the title %s exactly", logs, h.Name)
+		}
+	}
 	history := s.ok(t, "history")
 	terminal("history", history)
 	contains(t, "history", history, prefix(inert.Terminal(next), 40))
