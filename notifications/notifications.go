@@ -113,10 +113,11 @@ func New(conn *dbus.Conn, log *slog.Logger, onAction func(id uint32, key string)
 // Notify shows note, replacing notification note.ReplacesID when the
 // current server gave us that id, and returns the id the server gave it.
 // If the server cannot show actions, note.NoActionsHint goes on a new line of
-// the body instead. If it reads markup in the body, the body is escaped
-// (inert.Markup): it carries the person's next action and a window class,
-// text from outside that must show as it is, not as a tag or a link. It fails with ErrNoServer when no server is
-// running and the bus cannot start one, and never blocks past ctx.
+// the body instead. If it reads markup in the body (body-markup), the body
+// is escaped (inert.Markup): it carries the person's next action and a
+// window's class, text from outside that must show as it is, not as a tag
+// or a link. It fails with ErrNoServer when no server is running and the
+// bus cannot start one, and never blocks past ctx.
 func (n *Client) Notify(ctx context.Context, note service.Notification) (uint32, error) {
 	server, err := n.resolve(ctx, true)
 	if err != nil {
