@@ -15,6 +15,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/antidrift/antidrift/internal/busname"
+	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -63,8 +64,8 @@ type Client struct {
 
 	mu        sync.Mutex
 	server    string              // unique name of the server we last talked to
-	capsKnown bool                // whether actions below is server's answer
-	actions   bool                // server advertises the "actions" capability
+	capsKnown bool                // whether caps below is server's answer
+	caps      capabilities        // what server advertises
 	ours      map[uint32]struct{} // ids server gave us that we have not closed
 }
 
@@ -112,17 +113,21 @@ func New(conn *dbus.Conn, log *slog.Logger, onAction func(id uint32, key string)
 // Notify shows note, replacing notification note.ReplacesID when the
 // current server gave us that id, and returns the id the server gave it.
 // If the server cannot show actions, note.NoActionsHint goes on a new line of
-// the body instead. It fails with ErrNoServer when no server is
-// running and the bus cannot start one, and never blocks past ctx.
+// the body instead. If it reads markup in the body (body-markup), the body
+// is escaped (inert.Markup): it carries the person's next action and a
+// window's class, text from outside that must show as it is, not as a tag
+// or a link. It fails with ErrNoServer when no server is running and the
+// bus cannot start one, and never blocks past ctx.
 func (n *Client) Notify(ctx context.Context, note service.Notification) (uint32, error) {
 	server, err := n.resolve(ctx, true)
 	if err != nil {
 		return 0, err
 	}
-	withActions, err := n.canShowActions(ctx, server)
+	caps, err := n.capabilities(ctx, server)
 	if err != nil {
 		return 0, err
 	}
+	withActions := caps.actions
 
 	actions := []string{}
 	body := note.Body
@@ -135,6 +140,9 @@ func (n *Client) Notify(ctx context.Context, note service.Notification) (uint32,
 			body += "\n"
 		}
 		body += note.NoActionsHint
+	}
+	if caps.bodyMarkup {
+		body = inert.Markup(body)
 	}
 	hints := map[string]dbus.Variant{
 		"desktop-entry": dbus.MakeVariant(notifyAppName),
@@ -278,19 +286,25 @@ func (n *Client) resolve(ctx context.Context, activate bool) (string, error) {
 		if n.server != "" {
 			n.log.Debug("the notification server changed", "was", n.server, "now", server)
 		}
-		n.server, n.capsKnown, n.actions = server, false, false
+		n.server, n.capsKnown, n.caps = server, false, capabilities{}
 		clear(n.ours)
 	}
 	return server, nil
 }
 
-// canShowActions reports whether server advertises the "actions"
-// capability, asking it only once.
-func (n *Client) canShowActions(ctx context.Context, server string) (bool, error) {
+// capabilities are what of the specification's optional parts a server
+// advertises (GetCapabilities) that change what antidrift sends it.
+type capabilities struct {
+	actions    bool // "actions": it shows buttons and reports the choice
+	bodyMarkup bool // "body-markup": it reads the body as markup
+}
+
+// capabilities reports what server advertises, asking it only once.
+func (n *Client) capabilities(ctx context.Context, server string) (capabilities, error) {
 	n.mu.Lock()
 	if n.server == server && n.capsKnown {
 		defer n.mu.Unlock()
-		return n.actions, nil
+		return n.caps, nil
 	}
 	n.mu.Unlock()
 
@@ -298,20 +312,20 @@ func (n *Client) canShowActions(ctx context.Context, server string) (bool, error
 	err := n.conn.Object(server, notificationsPath).CallWithContext(ctx, notificationsIface+".GetCapabilities", dbus.FlagNoAutoStart).Store(&caps)
 	if err != nil {
 		n.forgetIfGone(server, err)
-		return false, fmt.Errorf("asking the notification server what it can show: %w", serverError(err))
+		return capabilities{}, fmt.Errorf("asking the notification server what it can show: %w", serverError(err))
 	}
-	actions := slices.Contains(caps, "actions")
+	got := capabilities{actions: slices.Contains(caps, "actions"), bodyMarkup: slices.Contains(caps, "body-markup")}
 	n.mu.Lock()
 	if n.server == server {
-		n.capsKnown, n.actions = true, actions
+		n.capsKnown, n.caps = true, got
 	}
 	n.mu.Unlock()
-	if actions {
+	if got.actions {
 		n.log.Debug("notification server found", "server", server)
 	} else {
 		n.log.Warn("the notification server cannot show actions; notifications will say what to do instead", "server", server)
 	}
-	return actions, nil
+	return got, nil
 }
 
 func (n *Client) isOurs(server string, id uint32) bool {
@@ -349,7 +363,7 @@ func (n *Client) forgetIfGone(server string, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.server == server {
-		n.server, n.capsKnown, n.actions = "", false, false
+		n.server, n.capsKnown, n.caps = "", false, capabilities{}
 		clear(n.ours)
 	}
 }

@@ -6,12 +6,15 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/internal/inert"
 )
 
 // Text writes the report for a terminal: 80 columns, unicode bars, and
 // ANSI colour only when colour is true (the caller decides: a tty, and no
 // NO_COLOR). Every bar also differs by its character, so it reads without
-// colour too.
+// colour too. Every text from outside in it (next actions, classes, titles,
+// the chain's problems) is made inert for the terminal (inert.Terminal).
 func Text(w io.Writer, r *Report, loc *time.Location, colour bool) error {
 	t := &textWriter{colour: colour, loc: loc}
 	t.header(r)
@@ -76,7 +79,7 @@ func (t *textWriter) legend() string {
 func (t *textWriter) header(r *Report) {
 	t.line("%s", t.paint("1", "antidrift report: "+periodTitle(r.Period, t.loc)))
 	for _, warn := range chainWarnings(r) {
-		for i, l := range wrap(warn, textWidth-2) {
+		for i, l := range wrap(inert.Terminal(warn), textWidth-2) {
 			mark := "  "
 			if i == 0 {
 				mark = t.paint("33", "!") + " "
@@ -181,15 +184,15 @@ func (t *textWriter) sessions(r *Report) {
 		if s.Pending {
 			extra = "  pending"
 		}
-		t.line("  %-22s  %-9s  %-7s %7s  drift %s%s", sessionWhen(s, t.loc), s.Outcome, s.Enforcement, dur(s.ActiveSeconds), pct(s.DriftShare), extra)
-		t.line("    %s", clip(s.NextAction, textWidth-4))
+		t.line("  %-22s  %-9s  %-7s %7s  drift %s%s", sessionWhen(s, t.loc), inert.Terminal(s.Outcome), inert.Terminal(s.Enforcement), dur(s.ActiveSeconds), pct(s.DriftShare), extra)
+		t.line("    %s", clip(inert.Terminal(s.NextAction), textWidth-4))
 		if s.Timeline != nil {
 			t.line("    %s", t.cells(strip(s.Timeline, stripLen)))
 			continue
 		}
 		var top []string
 		for _, b := range s.Top {
-			top = append(top, bucketName(b)+" "+dur(b.Seconds))
+			top = append(top, inert.Terminal(bucketName(b))+" "+dur(b.Seconds))
 		}
 		if len(top) > 0 {
 			t.line("    %s", clip("top: "+strings.Join(top, " · "), textWidth-4))
@@ -218,14 +221,14 @@ func (t *textWriter) windows(r *Report) {
 		return dur(secs)
 	}
 	for _, w := range r.Windows {
-		l := fmt.Sprintf("  %-32s%12s%12s", clip(w.Class, 32), show(w.OnTaskSeconds), show(w.DriftSeconds))
+		l := fmt.Sprintf("  %-32s%12s%12s", clip(inert.Terminal(w.Class), 32), show(w.OnTaskSeconds), show(w.DriftSeconds))
 		if unsplit {
 			l += fmt.Sprintf("%12s", show(w.UnsplitSeconds))
 		}
 		t.line("%s", l)
 		var titles []string
 		for _, b := range w.Titles {
-			titles = append(titles, "“"+b.Title+"” "+dur(b.Seconds))
+			titles = append(titles, "“"+inert.Terminal(b.Title)+"” "+dur(b.Seconds))
 		}
 		if len(titles) > 0 {
 			t.line("    %s", clip(strings.Join(titles, " · "), textWidth-4))

@@ -55,13 +55,19 @@ func (s *Service) undecidedLocked(w Window) Verdict {
 }
 
 // cleanReason is a judge's reason as a person may see it: one line, no
-// control characters, at most MaxReasonLen characters. A model's reason is
-// text from outside; it must not be able to forge lines in a log or a panel.
+// control characters and no bidirectional controls (each run of them, and
+// of spaces, becomes one space), at most MaxReasonLen characters. A model's
+// reason is text from outside, and a window title can talk a model into
+// writing one: it must not be able to forge lines in a log or a panel,
+// write escape sequences to a terminal, or reorder the text around it.
+// Whoever renders DriftReason still makes it inert for its reader.
 func cleanReason(r string) string {
 	if !utf8.ValidString(r) {
 		r = strings.ToValidUTF8(r, "�")
 	}
-	r = strings.Join(strings.FieldsFunc(r, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }), " ")
+	r = strings.Join(strings.FieldsFunc(r, func(c rune) bool {
+		return unicode.IsSpace(c) || unicode.IsControl(c) || unicode.Is(unicode.Bidi_Control, c)
+	}), " ")
 	return clip(r, MaxReasonLen)
 }
 

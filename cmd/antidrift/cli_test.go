@@ -486,8 +486,9 @@ func TestFollowFormats(t *testing.T) {
 
 	s.ok(t, "start", "50% of the %{F#f00}draft", "--done-when", "drafted", "--for", "90m")
 	jsonF.next(t, "an active line", func(l string) bool { return state(l) == "active" })
-	// Polybar would read %{…} as a formatting tag; it must come out escaped.
-	polybarF.next(t, "an active line", func(l string) bool { return l == "1h30m · 50% of the %%{F#f00}draft" })
+	// Polybar would read %{…} as a formatting tag (and %%{ too: it has no
+	// escape); it must come out as text polybar reads no tag in.
+	polybarF.next(t, "an active line", func(l string) bool { return l == "1h30m · 50% of the % {F#f00}draft" })
 	textF.next(t, "an active line", func(l string) bool {
 		return strings.HasPrefix(l, "active · 50% of the %{F#f00}draft · 1h30m left · drift unknown · window")
 	})

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/internal/inert"
 )
 
 // invocation is one run of a subcommand: its parsed arguments, where it
@@ -238,7 +240,7 @@ func setupEnd(*flag.FlagSet) func(*invocation) error {
 			fmt.Fprintln(x.stdout, "Ended, but the summary could not be sealed yet: it stays pending and is sealed at the next start or end.\nSee 'antidrift status' for the problem.")
 			return nil
 		}
-		fmt.Fprintln(x.stdout, "Ended and sealed. Audit hash:", hash)
+		fmt.Fprintln(x.stdout, "Ended and sealed. Audit hash:", inert.Terminal(hash))
 		return nil
 	}
 }
@@ -319,7 +321,7 @@ func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 			broken.msg = "" // the JSON says it
 		} else {
 			if journalNote != "" {
-				fmt.Fprintln(x.stdout, journalNote)
+				fmt.Fprintln(x.stdout, inert.TerminalLines(journalNote))
 			}
 			if ok {
 				fmt.Fprintf(x.stdout, "The audit log is intact: %d %s, every hash checks out.\n", entries, plural(int(entries), "entry", "entries"))

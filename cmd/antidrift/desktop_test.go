@@ -10,15 +10,7 @@ import (
 // On a real (virtual) desktop, status shows the window you are in, drift
 // with its reason, and where the time went as a bar chart.
 func TestStatusShowsWindowsDriftAndWhereTheTimeWent(t *testing.T) {
-	testenv.Need(t, "dbus-daemon", "dbus-send", "Xvfb", "openbox", "xterm", "xdotool", "xprop")
-	x := testenv.StartX(t)
-	editor := x.XTerm(t, "Editor", "main.go - editor")
-	distraction := x.XTerm(t, "Distraction", "cat videos")
-	x.Activate(t, editor)
-	s := startDaemon(t, "drift_grace = \"1s\"\n", "DISPLAY="+x.Name)
-	testenv.WaitUntil(t, wait, "antidriftd to see the Editor window", func() bool {
-		return s.status(t)["current_class"] == "Editor"
-	})
+	x, editor, distraction, s := onDesktop(t, "Distraction", "cat videos")
 
 	s.ok(t, "start", "write code", "--done-when", "tests pass", "--for", "10m", "--allow", "Editor", "--enforce", "observe")
 	x.Activate(t, distraction)
@@ -46,6 +38,23 @@ func TestStatusShowsWindowsDriftAndWhereTheTimeWent(t *testing.T) {
 	if line := lineWith(chart, "main.go - editor"); !strings.HasPrefix(strings.TrimSpace(line), "Editor") {
 		t.Errorf("no Editor bucket in:\n%s", text)
 	}
+}
+
+// onDesktop is a daemon with a drift grace of 1 s on a virtual desktop
+// (Xvfb, openbox) with two xterms, an Editor ("main.go - editor"), which
+// has focus, and another of class and title.
+func onDesktop(t *testing.T, class, title string) (x *testenv.Display, editor, other uint32, s *session) {
+	t.Helper()
+	testenv.Need(t, "dbus-daemon", "dbus-send", "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	x = testenv.StartX(t)
+	editor = x.XTerm(t, "Editor", "main.go - editor")
+	other = x.XTerm(t, class, title)
+	x.Activate(t, editor)
+	s = startDaemon(t, "drift_grace = \"1s\"\n", "DISPLAY="+x.Name)
+	testenv.WaitUntil(t, wait, "antidriftd to see the Editor window", func() bool {
+		return s.status(t)["current_class"] == "Editor"
+	})
+	return x, editor, other, s
 }
 
 // lineWith is the first line of text containing substr, or "".

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/service"
 
 	"bytes"
@@ -133,6 +134,7 @@ type textOpts struct {
 // where your time went. It is for the person's own terminal, so it shows
 // the current window title too.
 func statusText(s *status, now time.Time, o textOpts) string {
+	s = s.forTerminal()
 	p := painter(o.colour)
 	left := span
 	if o.minutes {
@@ -292,8 +294,7 @@ func statusLine(format string, s *status, now time.Time) string {
 	case "waybar":
 		return waybarLine(s, now)
 	case "polybar":
-		// %{ opens a polybar formatting tag; %%{ is the literal text.
-		return strings.ReplaceAll(panelText(s, now), "%{", "%%{")
+		return inert.Polybar(panelText(s, now))
 	}
 	return textLine(s, now)
 }
@@ -303,6 +304,7 @@ func textLine(s *status, now time.Time) string {
 	if s == nil {
 		return "offline: antidriftd is not running"
 	}
+	s = s.forTerminal()
 	parts := []string{s.State}
 	switch s.State {
 	case "locked":
@@ -321,6 +323,7 @@ func panelText(s *status, now time.Time) string {
 	if s == nil {
 		return "antidrift offline"
 	}
+	s = s.forTerminal()
 	switch s.State {
 	case "locked":
 		return "no session"
@@ -338,7 +341,7 @@ func panelText(s *status, now time.Time) string {
 
 // waybarLine is one JSON object for a waybar custom module with
 // "return-type": "json". Waybar reads text and tooltip as Pango markup, so
-// both are escaped.
+// both are escaped (inert.Markup), after the text views made the rest inert.
 func waybarLine(s *status, now time.Time) string {
 	class := []string{"offline"}
 	tooltip := "antidriftd is not running.\n" + howToStart
@@ -351,8 +354,8 @@ func waybarLine(s *status, now time.Time) string {
 	}
 	var b bytes.Buffer
 	writeJSON(&b, map[string]any{
-		"text":       pangoEscape(panelText(s, now)),
-		"tooltip":    pangoEscape(tooltip),
+		"text":       inert.Markup(panelText(s, now)),
+		"tooltip":    inert.Markup(tooltip),
 		"class":      class,
 		"percentage": percentOf(s, now),
 	})
@@ -366,13 +369,10 @@ func percentOf(s *status, now time.Time) int {
 	return s.percentElapsed(now)
 }
 
-func pangoEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
 // confirmation is what a command that changed the session prints: the
 // change as the daemon now reports it.
 func confirmation(method string, s *status, now time.Time) string {
+	s = s.forTerminal()
 	switch method {
 	case "Plan":
 		return "Planning: nothing is committed yet. Set a level with 'antidrift enforce LEVEL', then 'antidrift start'."
@@ -428,8 +428,8 @@ func historyText(entries []map[string]dbus.Variant) string {
 			}
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", seq, time.Unix(ended, 0).Format("2006-01-02 15:04"),
-			short(time.Duration(ended-started)*time.Second), outcome, level, switches,
-			short(time.Duration(drift)*time.Second), truncate(nextAction, 50))
+			short(time.Duration(ended-started)*time.Second), inert.Terminal(outcome), inert.Terminal(level), switches,
+			short(time.Duration(drift)*time.Second), truncate(inert.Terminal(nextAction), 50))
 	}
 	tw.Flush()
 	return b.String()

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
 )
@@ -113,7 +114,9 @@ func chainHeads(path string) (map[uint64]string, error) {
 // missingHeads says, for every head the journal recorded that the file
 // does not hold (no line with its seq, or one with another hash), what is
 // missing. Seals recorded under the same seq more than once (a chain cut
-// and continued) are each checked.
+// and continued) are each checked. The hashes and session ids are the
+// files' and the journal's, whatever was written there: made inert, as a
+// line of verify's message.
 func missingHeads(journal []journalHead, file map[uint64]string) []string {
 	var out []string
 	for _, h := range journal {
@@ -121,16 +124,18 @@ func missingHeads(journal []journalHead, file map[uint64]string) []string {
 		switch {
 		case !ok:
 			out = append(out, fmt.Sprintf("the journal recorded seq %d (hash %s…, session %s) sealed at %s, but audit.jsonl has no seq %d",
-				h.Seq, short8(h.Hash), h.SessionID, h.At.Format("2006-01-02 15:04"), h.Seq))
+				h.Seq, short8(h.Hash), inert.Terminal(h.SessionID), h.At.Format("2006-01-02 15:04"), h.Seq))
 		case have != h.Hash:
 			out = append(out, fmt.Sprintf("the journal recorded seq %d with hash %s… (session %s, sealed at %s), but audit.jsonl's seq %d has hash %s…",
-				h.Seq, short8(h.Hash), h.SessionID, h.At.Format("2006-01-02 15:04"), h.Seq, short8(have)))
+				h.Seq, short8(h.Hash), inert.Terminal(h.SessionID), h.At.Format("2006-01-02 15:04"), h.Seq, short8(have)))
 		}
 	}
 	return out
 }
 
-func short8(hash string) string { return hash[:min(len(hash), 8)] }
+func short8(hash string) string {
+	return inert.Terminal(string([]rune(hash)[:min(len([]rune(hash)), 8)]))
+}
 
 // auditPath is audit.jsonl in stateDir, or in the daemon's default state
 // directory.

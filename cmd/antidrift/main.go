@@ -17,6 +17,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/antidrift/antidrift/internal/inert"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -102,7 +104,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		e = &exitError{code: exitRefused, msg: "antidrift: " + err.Error()}
 	}
 	if e.msg != "" {
-		fmt.Fprintln(stderr, strings.TrimRight(e.msg, "\n"))
+		// The daemon's words, and what was typed, quoted in them: a
+		// message of lines, made inert for the terminal.
+		fmt.Fprintln(stderr, inert.TerminalLines(strings.TrimRight(e.msg, "\n")))
 	}
 	return e.code
 }

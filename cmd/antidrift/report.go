@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/antidrift/antidrift/config"
+	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/report"
 )
@@ -59,14 +60,14 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 				why = "cannot be read: " + err.Error()
 			}
 			if *stateDir != "" {
-				return x.cmd.usageError("--state-dir %s %s", dir, why)
+				return x.cmd.usageError("--state-dir %s %s", inert.Terminal(dir), why)
 			}
-			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", dir, why)}
+			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", inert.Terminal(dir), why)}
 		}
 		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
 		r, err := report.Build(persist.NewReader(dir), span, opts)
 		if err != nil {
-			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", dir, err)}
+			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", inert.Terminal(dir), inert.Terminal(err.Error()))}
 		}
 		loc := span.Since.Location()
 		switch {
@@ -118,7 +119,7 @@ func reportConfig(path string) config.Config {
 	}
 	cfg, problems := config.Load(path)
 	for _, p := range problems {
-		fmt.Fprintln(os.Stderr, "antidrift report:", p)
+		fmt.Fprintln(os.Stderr, "antidrift report:", inert.TerminalLines(p.String()))
 	}
 	return cfg
 }
@@ -133,7 +134,7 @@ func writeHTML(x *invocation, r *report.Report, loc *time.Location, path string,
 	if err := os.WriteFile(path, page.Bytes(), 0o600); err != nil {
 		return &exitError{code: exitRefused, msg: "antidrift report: " + err.Error()}
 	}
-	fmt.Fprintf(x.stdout, "Wrote %s.\n", path)
+	fmt.Fprintf(x.stdout, "Wrote %s.\n", inert.Terminal(path))
 	if !open {
 		return nil
 	}

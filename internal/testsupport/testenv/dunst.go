@@ -36,6 +36,9 @@ const dunstrc = `[global]
     follow = none
     show_indicators = no
     startup_notification = false
+# As Debian's /etc/xdg/dunst/dunstrc: the body is Pango markup, and dunst
+# advertises body-markup.
+    markup = full
 # Notifications stay until acted on, so a slow test still finds them.
 [urgency_low]
     timeout = 0

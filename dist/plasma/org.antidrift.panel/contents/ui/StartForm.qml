@@ -65,6 +65,7 @@ ColumnLayout {
         }
     }
     PlasmaComponents.Label {
+        textFormat: Text.PlainText
         visible: form.error !== ""
         Layout.fillWidth: true
         wrapMode: Text.Wrap

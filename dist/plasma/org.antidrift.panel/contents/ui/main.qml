@@ -51,6 +51,11 @@ PlasmoidItem {
     Plasmoid.status: active ? PlasmaCore.Types.ActiveStatus : PlasmaCore.Types.PassiveStatus
     toolTipMainText: running && st.next_action ? st.next_action : "antidrift"
     toolTipSubText: statusLine()
+    // Text from outside (the next action, titles, classes, the drift
+    // reason a model wrote, the daemon's errors) is shown as text: every
+    // label here is plain text, never rich text that would load an
+    // <img src> or draw an <a href> (Text.AutoText is the default).
+    toolTipTextFormat: Text.PlainText
     // In a panel the applet is small and shows the compact form; given
     // room (on the desktop, in plasmawindowed) it shows the full one.
     switchWidth: Kirigami.Units.gridUnit * 12
@@ -245,6 +250,7 @@ PlasmoidItem {
                 Layout.preferredHeight: Kirigami.Units.iconSizes.smallMedium
             }
             PlasmaComponents.Label {
+                textFormat: Text.PlainText
                 visible: root.active && !compact.vertical
                 text: Format.shortLeft(root.secsLeft)
                 font.features: { "tnum": 1 }
@@ -275,6 +281,7 @@ PlasmoidItem {
                     Layout.preferredHeight: Kirigami.Units.iconSizes.medium
                 }
                 Kirigami.Heading {
+                    textFormat: Text.PlainText
                     level: 3
                     Layout.fillWidth: true
                     wrapMode: Text.Wrap
@@ -282,6 +289,7 @@ PlasmoidItem {
                 }
             }
             PlasmaComponents.Label {
+                textFormat: Text.PlainText
                 visible: root.running && !!root.st.success_condition
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
@@ -297,11 +305,13 @@ PlasmoidItem {
                     Accessible.name: timeLeft.text
                 }
                 PlasmaComponents.Label {
+                    textFormat: Text.PlainText
                     id: timeLeft
                     text: i18n("%1 left of %2", Format.shortLeft(root.secsLeft), Format.duration(root.st.timebox_seconds || 0))
                 }
             }
             PlasmaComponents.Label {
+                textFormat: Text.PlainText
                 visible: root.st.state === "active"
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
@@ -309,11 +319,13 @@ PlasmoidItem {
                 text: [root.driftWord(root.st.drift), root.st.drift_reason].filter(x => x).join(" — ")
             }
             PlasmaComponents.Label {
+                textFormat: Text.PlainText
                 visible: root.st.state === "active"
                 text: i18n("Enforcement: %1", root.st.enforcement || "") + ((root.st.minimize_count || 0) > 0
                     ? " · " + i18np("%1 window minimized", "%1 windows minimized", root.st.minimize_count) : "")
             }
             Kirigami.Heading {
+                textFormat: Text.PlainText
                 level: 5
                 visible: bucketRows.count > 0
                 text: i18n("Where the time went")
@@ -322,6 +334,7 @@ PlasmoidItem {
                 id: bucketRows
                 model: (root.st.state === "active" || root.st.state === "review") ? root.buckets.slice(0, 3) : []
                 delegate: PlasmaComponents.Label {
+                    textFormat: Text.PlainText
                     required property var modelData
                     Layout.fillWidth: true
                     elide: Text.ElideRight
@@ -330,6 +343,7 @@ PlasmoidItem {
             }
 
             PlasmaComponents.Label {
+                textFormat: Text.PlainText
                 visible: root.today !== ""
                 opacity: 0.7
                 text: root.today
@@ -405,6 +419,7 @@ PlasmoidItem {
             }
 
             PlasmaComponents.Label {
+                textFormat: Text.PlainText
                 visible: root.st.state === "not-installed"
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
@@ -418,6 +433,7 @@ PlasmoidItem {
             }
 
             PlasmaComponents.Label {
+                textFormat: Text.PlainText
                 visible: root.error !== "" && !startForm.visible
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
