@@ -193,7 +193,7 @@ func TestBehindTheRememberedHead(t *testing.T) {
 	if !ok || seen.Seq != 3 {
 		t.Fatalf("remembered %+v %v", seen, ok)
 	}
-	if b := Behind(devs[0], seen); !containsAll(b, "ends at seq 2", "up to seq 3", "truncated") {
+	if b, _ := Behind(devs[0], seen); !containsAll(b, "ends at seq 2", "up to seq 3", "truncated") {
 		t.Fatalf("behind: %q", b)
 	}
 	// A shorter copy must not lower the mark.

@@ -77,24 +77,26 @@ func (s *Store) RememberDevices(devices []SharedDevice) error {
 }
 
 // Behind says, for a copy that verified, whether it ends before the head
-// remembered for it or holds another line at that seq: "" when neither.
-func Behind(d SharedDevice, seen SeenHead) string {
+// remembered for it (truncated: what is left still counts) or holds
+// another line at that seq (rewritten: nothing of it can be trusted);
+// "" when neither.
+func Behind(d SharedDevice, seen SeenHead) (problem string, rewritten bool) {
 	if !d.OK || seen.Seq == 0 {
-		return ""
+		return "", false
 	}
 	when := time.Unix(seen.SeenUnix, 0).UTC().Format("2006-01-02 15:04 UTC")
 	if d.Head.Seq < seen.Seq {
 		return fmt.Sprintf("device %s: its copy ends at seq %d, but this machine read it up to seq %d (hash %s…) on %s: the copy was truncated or rolled back (a restored backup, a Syncthing folder reset). "+
 			"Its sessions are shown as far as they go. Look on that machine: if its own chain is longer, its next seal publishes it again",
-			quoteLabel(d), d.Head.Seq, seen.Seq, short(seen.Hash), when)
+			quoteLabel(d), d.Head.Seq, seen.Seq, short(seen.Hash), when), false
 	}
 	for _, s := range d.Summaries {
 		if s.Seq == seen.Seq && s.Hash != seen.Hash {
-			return fmt.Sprintf("device %s: seq %d of its copy has hash %s…, but this machine read hash %s… there on %s: the copy was rewritten from that point. Run antidrift verify on that machine",
-				quoteLabel(d), seen.Seq, short(s.Hash), short(seen.Hash), when)
+			return fmt.Sprintf("device %s: seq %d of its copy has hash %s…, but this machine read hash %s… there on %s: the copy was rewritten from that point, so its sessions are left out. Run antidrift verify on that machine",
+				quoteLabel(d), seen.Seq, short(s.Hash), short(seen.Hash), when), true
 		}
 	}
-	return ""
+	return "", false
 }
 
 func quoteLabel(d SharedDevice) string { return fmt.Sprintf("%q (%s)", d.Label(), d.Folder) }
