@@ -209,3 +209,47 @@ func (w *windowTally) addWindowTime(wt WindowTime) {
 		c.titles[b.Title] += time.Duration(b.Seconds) * time.Second
 	}
 }
+
+// deviceRow is a machine's line in the Devices table of the text and the
+// HTML page.
+type deviceRow struct {
+	Name, Active, OnTask, Chain string
+	Sessions                    int
+	This                        bool
+}
+
+func deviceRows(r *Report) []deviceRow {
+	out := make([]deviceRow, 0, len(r.Devices))
+	for _, d := range r.Devices {
+		chain := fmt.Sprintf("%s, %d verified", d.Form, d.Entries)
+		if !d.OK {
+			chain = "does not verify: left out"
+		}
+		out = append(out, deviceRow{Name: d.Name, Active: dur(d.Totals.ActiveSeconds), OnTask: dur(d.Totals.OnTaskSeconds),
+			Chain: chain, Sessions: d.Totals.Sessions, This: d.ThisDevice})
+	}
+	return out
+}
+
+// ManyDevices and Devices feed the HTML page's device column and table.
+func (v htmlView) ManyDevices() bool    { return len(v.r.Devices) > 0 }
+func (v htmlView) Devices() []deviceRow { return deviceRows(v.r) }
+
+// devices writes the text report's Devices table, when it covers many.
+func (t *textWriter) devices(r *Report) {
+	if len(r.Devices) == 0 {
+		return
+	}
+	t.line("%s", t.paint("1", fmt.Sprintf("%-34s%10s%10s%10s  %s", "Devices", "sessions", "active", "on task", "chain")))
+	for _, d := range deviceRows(r) {
+		name := d.Name
+		if d.This {
+			name += " (this machine)"
+		}
+		t.line("  %-32s%10d%10s%10s  %s", clip(name, 32), d.Sessions, d.Active, d.OnTask, d.Chain)
+	}
+	if r.Totals.OverlapSeconds > 0 {
+		t.line("  time active counts %s once: sessions ran on two machines at the same time", dur(r.Totals.OverlapSeconds))
+	}
+	t.line("")
+}

@@ -202,10 +202,10 @@ func (v htmlView) Days() chart {
 
 // htmlSession is a session's row.
 type htmlSession struct {
-	When, NextAction, Outcome, Level, Active, Drift string
-	Pending                                         bool
-	Strip                                           *chart
-	Top                                             string
+	When, Device, NextAction, Outcome, Level, Active, Drift string
+	Pending                                                 bool
+	Strip                                                   *chart
+	Top                                                     string
 }
 
 const htmlStripCells = 240
@@ -216,7 +216,7 @@ const pageWidth = 752
 func (v htmlView) Sessions() []htmlSession {
 	out := make([]htmlSession, len(v.r.Sessions))
 	for i, s := range v.r.Sessions {
-		h := htmlSession{When: sessionWhen(s, v.loc), NextAction: s.NextAction, Outcome: s.Outcome, Level: s.Enforcement,
+		h := htmlSession{When: sessionWhen(s, v.loc), Device: s.Device, NextAction: s.NextAction, Outcome: s.Outcome, Level: s.Enforcement,
 			Active: dur(s.ActiveSeconds), Drift: pct(s.DriftShare), Pending: s.Pending}
 		if s.Timeline != nil {
 			h.Strip = stripChart(s, v.loc)

@@ -16,6 +16,7 @@ func Text(w io.Writer, r *Report, loc *time.Location, colour bool) error {
 	t := &textWriter{colour: colour, loc: loc}
 	t.header(r)
 	t.totals(r)
+	t.devices(r)
 	t.days(r)
 	t.sessions(r)
 	t.windows(r)
@@ -180,6 +181,9 @@ func (t *textWriter) sessions(r *Report) {
 		extra := ""
 		if s.Pending {
 			extra = "  pending"
+		}
+		if s.Device != "" {
+			extra += "  " + clip(s.Device, 12)
 		}
 		t.line("  %-22s  %-9s  %-7s %7s  drift %s%s", sessionWhen(s, t.loc), s.Outcome, s.Enforcement, dur(s.ActiveSeconds), pct(s.DriftShare), extra)
 		t.line("    %s", clip(s.NextAction, textWidth-4))
