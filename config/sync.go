@@ -70,3 +70,15 @@ func deviceName(c *Config, v any) error {
 	c.DeviceName = s
 	return nil
 }
+
+// DeviceLabel is this machine's name in reports over many machines:
+// device_name, else the hostname.
+func (c Config) DeviceLabel() string {
+	if c.DeviceName != "" {
+		return c.DeviceName
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "this machine"
+}

@@ -101,7 +101,27 @@ func (p *Publisher) PublishNow() string {
 	if err := p.publish(); err != nil {
 		return fmt.Sprintf("This machine's record could not be published to sync_dir (%v); the record itself is safe in the state directory, and the copy is brought up to date after the next seal.", err)
 	}
+	p.rememberOthers()
 	return ""
+}
+
+// rememberOthers records the furthest head of every other device's copy
+// that verifies (seen.go), so a copy that later falls behind it is
+// noticed. Only heads are kept: no other device's data enters the state
+// directory. A failure costs only that memory, and is logged by nobody:
+// the next pass tries again.
+func (p *Publisher) rememberOthers() {
+	devs, _, err := ReadShared(p.syncDir)
+	if err != nil {
+		return
+	}
+	others := devs[:0]
+	for _, d := range devs {
+		if d.ID != p.id {
+			others = append(others, d)
+		}
+	}
+	_ = p.store.RememberDevices(others)
 }
 
 func (p *Publisher) publish() error {

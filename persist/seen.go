@@ -59,8 +59,10 @@ func (s *Store) RememberDevices(devices []SharedDevice) error {
 			continue
 		}
 		k := seenKey(d.ID, d.Form)
-		if old, ok := f.Heads[k]; ok && old.Seq >= d.Head.Seq {
-			continue
+		if old, ok := f.Heads[k]; ok {
+			if _, rewritten := Behind(d, old); rewritten || old.Seq >= d.Head.Seq {
+				continue // a rewritten copy keeps the old mark, so it stays reported
+			}
 		}
 		f.Heads[k] = SeenHead{Seq: d.Head.Seq, Hash: d.Head.Hash, SeenUnix: s.now().Unix()}
 		changed = true

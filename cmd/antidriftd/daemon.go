@@ -52,6 +52,8 @@ type Main struct {
 	notifier *systemdNotifier
 	stop     context.CancelFunc
 	workers  sync.WaitGroup
+
+	publish *persist.Publisher // the copy in sync_dir; nil without one
 }
 
 // Run opens the state directory, recovers the core, serves it on the bus
@@ -129,7 +131,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
 		Notifier:       m.notes,
-		Reporter: report.DirReporter{Dir: store.Dir(), DayStart: cfg.DayStarts,
+		Reporter: report.DirReporter{Dir: store.Dir(), DayStart: cfg.DayStarts, SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(),
 			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
 	}
 	if m.judge != nil {
@@ -139,6 +141,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := m.svc.Recover(snap); err != nil {
 		return err
 	}
+	m.startPublisher(cfg, store)
 	m.notifier = newSystemdNotifier(m.svc, m.log)
 	m.svc.AddListener(m.notifier)
 	server, err := dbusapi.Serve(m.conn, m.svc, m.log)
@@ -264,6 +267,9 @@ func (m *Main) Close() error {
 	}
 	if m.svc != nil {
 		m.svc.Shutdown()
+	}
+	if m.publish != nil {
+		m.publish.Close() // after the last seal; before the store goes
 	}
 	if m.notes != nil {
 		m.notes.Shutdown()
