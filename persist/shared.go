@@ -227,3 +227,41 @@ func duplicateClaims(devices []SharedDevice) []string {
 	}
 	return out
 }
+
+// CopyIsOurs reports whether dev, a copy in sync_dir under this
+// directory's device id, is this machine's own: every line it holds is
+// the line this machine's chain has at that seq, in the copy's form. A
+// copy that is not was written by another machine using the same device
+// id (a copied state directory).
+func (r *Reader) CopyIsOurs(dev SharedDevice) bool {
+	if !dev.OK {
+		return true // not read at all: its own problem says so
+	}
+	source, err := ReadStateFile(r.s.audit.path)
+	if err != nil {
+		return len(dev.Summaries) == 0
+	}
+	ours, _, _, _ := publishedForm(source, dev.Form == formChain)
+	hashes := map[uint64]string{}
+	_ = eachLine(bytes.NewReader(ours), func(line []byte, complete bool) error {
+		var k auditKeys
+		if complete && decodeAuditKeys(line, &k) == nil {
+			hashes[k.Seq] = k.Hash
+		}
+		return nil
+	})
+	for _, s := range dev.Summaries {
+		if hashes[s.Seq] != s.Hash {
+			return false
+		}
+	}
+	return true
+}
+
+// SameIDProblem is what a report says of a copy under this machine's
+// device id that this machine did not write.
+func SameIDProblem(dev SharedDevice) string {
+	return fmt.Sprintf("the copy in sync_dir under this machine's device id (%s/%s, named %s) holds sessions this machine never sealed: another machine uses the same device id (a copied state directory), and its sessions are not shown. "+
+		"Fix: on one of the two machines, stop antidriftd, move %s out of its state directory and start it again (it makes a new id)",
+		LayoutFolder, dev.Folder, service.Quote(dev.Label()), deviceFileName)
+}

@@ -72,7 +72,11 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 	}
 	for _, dev := range shared {
 		if thisID != "" && dev.ID == thisID {
-			continue // this machine: counted from its state directory
+			// This machine: counted from its state directory, once.
+			if !local.CopyIsOurs(dev) {
+				rep.Problems = append(rep.Problems, persist.SameIDProblem(dev))
+			}
+			continue
 		}
 		dt := DeviceTotals{DeviceID: dev.ID, Name: dev.Label(), Form: dev.Form, OK: dev.OK, Entries: dev.Entries, Problem: dev.Problem,
 			Totals: Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}}

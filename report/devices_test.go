@@ -140,3 +140,27 @@ func TestActiveUnion(t *testing.T) {
 		}
 	}
 }
+
+// A second machine with this machine's device id: its copy is not taken
+// for this machine's, and the report says what to do.
+func TestTheSameDeviceIDOnTwoMachines(t *testing.T) {
+	sync := t.TempDir()
+	at := func(h int) time.Time { return time.Date(2026, 11, 30, h, 0, 0, 0, time.Local) }
+	desk, _ := machine(t, sync, "desk", true, [2]time.Time{at(9), at(10)})
+	clone, _ := machine(t, t.TempDir(), "clone", true, [2]time.Time{at(11), at(12)})
+	id := persist.NewReader(desk.Dir()).DeviceID()
+	// The clone, with desk's device.json, publishes into desk's folder
+	// (its publisher would refuse; a copy from before the clone would not).
+	data, _ := os.ReadFile(filepath.Join(clone.Dir(), "audit.jsonl"))
+	os.WriteFile(filepath.Join(sync, persist.LayoutFolder, id, persist.PublishedChain), data, 0o600)
+	r, err := BuildAll(persist.NewReader(desk.Dir()), LastDays(at(20), 1, 0), Options{}, Devices{SyncDir: sync, ThisName: "desk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Join(r.Problems, "\n"); !strings.Contains(all, "another machine uses the same device id") {
+		t.Fatalf("problems:\n%s", all)
+	}
+	if r.Totals.Sessions != 1 {
+		t.Fatalf("sessions %d, want desk's own, once", r.Totals.Sessions)
+	}
+}
