@@ -194,8 +194,12 @@ func (p *Publisher) deviceFileCurrent(dir *os.File, form string) bool {
 // seq, or more lines than this chain has — was written by another machine
 // using the same device id (a cloned state directory), and overwriting it
 // would make two writers of one file, each undoing the other.
+//
+// A copy that does not verify at all was damaged (or edited) after it was
+// written, not sealed by anyone: it is repaired, since this machine is
+// its one writer.
 func notAnotherWriter(old, now []byte, id, file string) error {
-	if len(old) == 0 || bytes.HasPrefix(now, old) {
+	if len(old) == 0 || bytes.HasPrefix(now, old) || !verifyChainBytes(old).OK {
 		return nil
 	}
 	return fmt.Errorf("the copy in %s/%s/%s holds sessions this machine never sealed: another machine publishes under the same device id %s (a copied state directory), or this machine's audit.jsonl was rewritten. "+

@@ -235,3 +235,22 @@ func FuzzReadDeviceFolder(f *testing.F) {
 		}
 	})
 }
+
+// A copy damaged after it was written (an edited line) is repaired by its
+// one writer at the next pass, not taken for another machine's.
+func TestPublisherRepairsADamagedCopy(t *testing.T) {
+	st := openStore(t, newStateDir(t))
+	sync := t.TempDir()
+	sealSome(t, st, 2, time.Unix(1_800_000_000, 0))
+	p := publisherFor(t, st, sync, true)
+	p.PublishNow()
+	path := filepath.Join(p.Folder(), PublishedChain)
+	good := readFile(t, path)
+	writeFile(t, path, []byte(strings.Replace(string(good), "write", "wrote", 1)))
+	if problem := p.PublishNow(); problem != "" {
+		t.Fatal(problem)
+	}
+	if got := readFile(t, path); string(got) != string(good) {
+		t.Fatal("the damaged copy was not repaired")
+	}
+}
