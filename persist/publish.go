@@ -147,14 +147,28 @@ func (p *Publisher) publish() error {
 		return err
 	}
 	defer dir.Close()
-	old, err := readIn(dir, file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	// Both forms are checked: a machine with this id that publishes the
+	// other form would otherwise have its file removed below.
+	var old []byte
+	for _, f := range []string{PublishedChain, PublishedTotals} {
+		there, err := readIn(dir, f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ours := content
+		if f != file {
+			ours, _, _, _ = publishedForm(source, f == PublishedChain)
+		} else {
+			old = there
+		}
+		if err := notAnotherWriter(there, ours, p.id, f); err != nil {
+			return err
+		}
 	}
-	if err := notAnotherWriter(old, content, p.id, file); err != nil {
-		return err
-	}
-	if err == nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form) {
+	if old != nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form) {
 		return nil
 	}
 	if err := replaceIn(dir, file, content); err != nil {

@@ -114,6 +114,13 @@ func TestPublisherRefusesAnotherWritersCopy(t *testing.T) {
 	if after := readFile(t, filepath.Join(pa.Folder(), PublishedChain)); string(after) != string(before) {
 		t.Fatal("the other machine's copy was overwritten")
 	}
+	// Nor by publishing the other form, which would remove its file.
+	if problem := publisherFor(t, b, sync, false).PublishNow(); !strings.Contains(problem, "another machine publishes under the same device id") {
+		t.Fatalf("the totals form: problem %q", problem)
+	}
+	if after := readFile(t, filepath.Join(pa.Folder(), PublishedChain)); string(after) != string(before) {
+		t.Fatal("the other machine's copy was overwritten by the other form")
+	}
 	sealSome(t, a, 1, time.Unix(1_850_000_000, 0))
 	if problem := pa.PublishNow(); problem != "" {
 		t.Fatalf("the rightful writer is refused: %s", problem)

@@ -124,7 +124,11 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 		}
 		return nil, fmt.Errorf("no machine is named %s (the machines are %s)", service.Quote(d.Only), strings.Join(names, ", "))
 	}
-	slices.SortStableFunc(sessions, func(a, b Session) int { return cmp.Compare(a.StartedUnix, b.StartedUnix) })
+	// Ties in the second go by session id (a UUIDv7: finer time, then
+	// random), so every machine lists the same sessions in the same order.
+	slices.SortStableFunc(sessions, func(a, b Session) int {
+		return cmp.Or(cmp.Compare(a.StartedUnix, b.StartedUnix), cmp.Compare(a.SessionID, b.SessionID))
+	})
 	rep.Sessions = sessions
 	if rep.Sessions == nil {
 		rep.Sessions = []Session{}
