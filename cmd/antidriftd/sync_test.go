@@ -221,6 +221,18 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 	if !slices.Equal(reports[0].sessionsBy(), reports[1].sessionsBy()) || reports[0].Totals != reports[1].Totals {
 		t.Fatalf("the two machines' reports differ:\n%v %+v\n%v %+v", reports[0].sessionsBy(), reports[0].Totals, reports[1].sessionsBy(), reports[1].Totals)
 	}
+	// The daemon's Report, where the GNOME indicator and the Plasma applet
+	// read today's figures, covers both machines too.
+	now := time.Now()
+	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
+	var doc string
+	if err := desk.d.Bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Report", 0, midnight.Unix(), midnight.AddDate(0, 0, 1).Unix()).Store(&doc); err != nil {
+		t.Fatalf("Report: %v", err)
+	}
+	var overBus syncReport
+	if err := json.Unmarshal([]byte(doc), &overBus); err != nil || overBus.Totals != reports[0].Totals || len(overBus.Devices) != 2 {
+		t.Fatalf("the daemon's Report: %v %+v, want the totals of both machines %+v", err, overBus.Totals, reports[0].Totals)
+	}
 	// --this-device is the machine alone; --device narrows to one.
 	if r := desk.report(t, "--this-device"); r.Totals.Sessions != 2 || len(r.Devices) != 0 {
 		t.Errorf("--this-device on the desk: %v", r.sessionsBy())
