@@ -196,7 +196,7 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		sorted := slices.Clone(got)
 		slices.Sort(sorted)
 		if !slices.Equal(sorted, want) {
-			t.Fatalf("%s's report shows %v, want every session of both machines once: %v", m.name, got, want)
+			t.Fatalf("%s's report shows %v, want every session of both machines once: %v\n%+v", m.name, got, want, r)
 		}
 		ids := map[string]bool{}
 		var sum uint64
