@@ -164,3 +164,39 @@ func TestTheSameDeviceIDOnTwoMachines(t *testing.T) {
 		t.Fatalf("sessions %d, want desk's own, once", r.Totals.Sessions)
 	}
 }
+
+// The text and the HTML page name each session's machine and list the
+// machines, with the overlap said; a report of one machine has neither.
+func TestTextAndHTMLNameTheDevices(t *testing.T) {
+	sync := t.TempDir()
+	at := func(h, m int) time.Time { return time.Date(2026, 11, 30, h, m, 0, 0, time.Local) }
+	desk, _ := machine(t, sync, "desk", true, [2]time.Time{at(10, 0), at(11, 0)})
+	machine(t, sync, "laptop", false, [2]time.Time{at(10, 30), at(11, 30)})
+	span := LastDays(at(23, 0), 1, 0)
+	r, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, page strings.Builder
+	Text(&text, r, time.Local, false)
+	HTML(&page, r, time.Local)
+	for _, want := range []string{"Devices", "desk (this machine)", "laptop", "time active counts 30m once", "completed  warn"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(text.String(), "drift 2%  laptop") {
+		t.Errorf("the laptop's session line does not name it:\n%s", text.String())
+	}
+	for _, want := range []string{"<h2>Devices</h2>", "<th>device</th>", "<td>laptop</td>", "this machine"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	one, _ := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{})
+	var alone strings.Builder
+	HTML(&alone, one, time.Local)
+	if strings.Contains(alone.String(), "<th>device</th>") || one.Devices != nil {
+		t.Error("a report of one machine has a device column")
+	}
+}

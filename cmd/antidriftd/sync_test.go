@@ -362,3 +362,42 @@ func copyDir(t *testing.T, from, to string) {
 		os.WriteFile(filepath.Join(to, e.Name()), data, 0o600)
 	}
 }
+
+// A sync_dir that is not there (Syncthing has not made the folder yet)
+// never holds up or loses a seal: End returns the hash, the chain
+// verifies, Problems says why nothing was published and what to do; once
+// the folder is there, the next seal publishes and the sentence goes.
+func TestPublishingNeverHoldsUpASeal(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "busctl")
+	root := t.TempDir()
+	syncDir, cfgHome := filepath.Join(root, "Sync"), filepath.Join(root, "config")
+	os.MkdirAll(filepath.Join(cfgHome, "antidrift"), 0o700)
+	os.WriteFile(filepath.Join(cfgHome, "antidrift", "config.toml"), []byte("sync_dir = \""+syncDir+"\"\n"), 0o600)
+	d := testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(root, "state"), "XDG_CONFIG_HOME="+cfgHome)
+	problems := func() string {
+		out, err := d.Busctl(t, "get-property", "Problems")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	call(t, d, "Start", "sstsas", "write", "done", "600", "observe", "0")
+	call(t, d, "Complete")
+	if hash := unquote(t, call(t, d, "End")); len(hash) != 64 {
+		t.Fatalf("End returned %q", hash)
+	}
+	if out := call(t, d, "VerifyAudit"); out != `bus true 1 ""` {
+		t.Fatalf("VerifyAudit: %s", out)
+	}
+	waitForSync(t, "the publishing problem", func() bool { return strings.Contains(problems(), "could not be published to sync_dir") }, d.Output)
+	if !strings.Contains(problems(), "create it as the folder Syncthing shares") {
+		t.Errorf("Problems: %s", problems())
+	}
+	os.MkdirAll(syncDir, 0o700)
+	call(t, d, "Start", "sstsas", "write more", "done", "600", "observe", "0")
+	call(t, d, "Complete")
+	call(t, d, "End")
+	id := persist.NewReader(filepath.Join(root, "state")).DeviceID()
+	waitForSync(t, "the copy", func() bool { return holdsChainOf(syncDir, id, persist.PublishedTotals, 2) }, d.Output)
+	waitForSync(t, "the problem to go", func() bool { return !strings.Contains(problems(), "sync_dir") }, d.Output)
+}
