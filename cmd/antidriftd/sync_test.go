@@ -233,6 +233,14 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 	if err := json.Unmarshal([]byte(doc), &overBus); err != nil || overBus.Totals != reports[0].Totals || len(overBus.Devices) != 2 {
 		t.Fatalf("the daemon's Report: %v %+v, want the totals of both machines %+v", err, overBus.Totals, reports[0].Totals)
 	}
+	// history lists both machines' sessions, newest first, each named;
+	// verify checks the other machine's copy too.
+	if out, code := desk.cli(t, "history"); code != 0 || !containsEvery(out, "DEVICE", "laptop", "answer mail on the train", "desk", "plan tomorrow") {
+		t.Errorf("history on the desk: exit %d\n%s", code, out)
+	}
+	if out, code := desk.cli(t, "verify"); code != 0 || !containsEvery(out, "The audit log is intact: 2 entries", `Device "laptop" (totals copy): intact, 2 entries.`) {
+		t.Errorf("verify on the desk: exit %d\n%s", code, out)
+	}
 	// --this-device is the machine alone; --device narrows to one.
 	if r := desk.report(t, "--this-device"); r.Totals.Sessions != 2 || len(r.Devices) != 0 {
 		t.Errorf("--this-device on the desk: %v", r.sessionsBy())
