@@ -36,6 +36,19 @@ func publisherFor(t *testing.T, st *Store, syncDir string, titles bool) *Publish
 	return NewPublisher(st, syncDir, id, "laptop", titles, func(string) {})
 }
 
+// publishedStore is a store with n sealed sessions, published into a
+// fresh sync_dir (p.syncDir).
+func publishedStore(t *testing.T, n int, titles bool) (*Store, *Publisher) {
+	t.Helper()
+	st := openStore(t, newStateDir(t))
+	sealSome(t, st, n, time.Unix(1_800_000_000, 0))
+	p := publisherFor(t, st, t.TempDir(), titles)
+	if problem := p.PublishNow(); problem != "" {
+		t.Fatal(problem)
+	}
+	return st, p
+}
+
 // Both forms publish, read back as verified copies with the sessions'
 // figures, and the totals form carries no window title.
 func TestPublishAndReadBack(t *testing.T) {
@@ -77,11 +90,8 @@ func TestPublishAndReadBack(t *testing.T) {
 // An edited line is caught by the reader, named with the device and the
 // line, and the device left out.
 func TestAnEditedCopyIsLeftOut(t *testing.T) {
-	st := openStore(t, newStateDir(t))
-	sync := t.TempDir()
-	sealSome(t, st, 3, time.Unix(1_800_000_000, 0))
-	p := publisherFor(t, st, sync, false)
-	p.PublishNow()
+	_, p := publishedStore(t, 3, false)
+	sync := p.syncDir
 	path := filepath.Join(p.Folder(), PublishedTotals)
 	writeFile(t, path, []byte(strings.Replace(string(readFile(t, path)), `"switch_count":0`, `"switch_count":1`, 1)))
 	devs, _, _ := ReadShared(sync)
@@ -147,11 +157,8 @@ func TestPublisherFollowsNoLink(t *testing.T) {
 // Folder-level trouble is each named with what to do: a conflict copy, a
 // duplicated folder, a later layout.
 func TestSharedProblems(t *testing.T) {
-	st := openStore(t, newStateDir(t))
-	sync := t.TempDir()
-	sealSome(t, st, 2, time.Unix(1_800_000_000, 0))
-	p := publisherFor(t, st, sync, true)
-	p.PublishNow()
+	_, p := publishedStore(t, 2, true)
+	sync := p.syncDir
 	chain := filepath.Join(p.Folder(), PublishedChain)
 	writeFile(t, filepath.Join(p.Folder(), "chain.sync-conflict-20261201-101010-ABCDEFG.jsonl"), readFile(t, chain))
 	dup := filepath.Join(sync, LayoutFolder, "0192aaaa-0000-7000-8000-000000000000")
@@ -182,11 +189,8 @@ func TestSharedProblems(t *testing.T) {
 
 // A copy that ends before the head this machine once read is behind.
 func TestBehindTheRememberedHead(t *testing.T) {
-	st := openStore(t, newStateDir(t))
-	sync := t.TempDir()
-	sealSome(t, st, 3, time.Unix(1_800_000_000, 0))
-	p := publisherFor(t, st, sync, true)
-	p.PublishNow()
+	_, p := publishedStore(t, 3, true)
+	sync := p.syncDir
 	reader := openStore(t, newStateDir(t))
 	devs, _, _ := ReadShared(sync)
 	if err := reader.RememberDevices(devs); err != nil {
@@ -246,11 +250,7 @@ func FuzzReadDeviceFolder(f *testing.F) {
 // A copy damaged after it was written (an edited line) is repaired by its
 // one writer at the next pass, not taken for another machine's.
 func TestPublisherRepairsADamagedCopy(t *testing.T) {
-	st := openStore(t, newStateDir(t))
-	sync := t.TempDir()
-	sealSome(t, st, 2, time.Unix(1_800_000_000, 0))
-	p := publisherFor(t, st, sync, true)
-	p.PublishNow()
+	_, p := publishedStore(t, 2, true)
 	path := filepath.Join(p.Folder(), PublishedChain)
 	good := readFile(t, path)
 	writeFile(t, path, []byte(strings.Replace(string(good), "write", "wrote", 1)))
