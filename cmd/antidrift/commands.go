@@ -343,7 +343,7 @@ func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 		broken := &exitError{code: exitRefused, msg: fmt.Sprintf("The audit log is broken (%d good entries before the problem): %s", entries, problem)}
 		if ok && !othersOK {
 			report["ok"] = false
-			broken.msg = "Another machine's copy in sync_dir does not verify (see above)."
+			broken.msg = "Not everything in sync_dir verifies: see the lines marked ! above."
 		}
 		if x.json {
 			if err := x.printJSON(report); err != nil {

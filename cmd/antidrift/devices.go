@@ -64,12 +64,18 @@ func otherDevices(which report.Devices) (devices []persist.SharedDevice, problem
 	if err != nil {
 		return nil, nil, err
 	}
+	var local *persist.Reader
 	thisID := ""
 	if dir, err := persist.DefaultDir(); err == nil {
-		thisID = persist.NewReader(dir).DeviceID()
+		local = persist.NewReader(dir)
+		thisID = local.DeviceID()
 	}
 	for _, d := range all {
 		if d.ID != "" && d.ID == thisID {
+			// This machine comes from the daemon; its copy is only checked.
+			if !local.CopyIsOurs(d) {
+				problems = append(problems, persist.SameIDProblem(d))
+			}
 			continue
 		}
 		if which.Only == "" || which.Only == d.ID || which.Only == d.Label() {

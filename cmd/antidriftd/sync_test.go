@@ -341,6 +341,9 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		if r := laptop.report(t); !problemWith(r, "another machine uses the same device id") {
 			t.Errorf("the laptop's report: %v", r.Problems)
 		}
+		if out, code := laptop.cli(t, "verify"); code != 1 || !strings.Contains(out, "another machine uses the same device id") {
+			t.Errorf("verify on the laptop: exit %d\n%s", code, out)
+		}
 	})
 }
 
