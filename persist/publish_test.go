@@ -261,3 +261,17 @@ func TestPublisherRepairsADamagedCopy(t *testing.T) {
 		t.Fatal("the damaged copy was not repaired")
 	}
 }
+
+// sync_dir itself may be a symbolic link (a folder on another disk), for
+// the publisher and the reader alike.
+func TestSyncDirMayBeALink(t *testing.T) {
+	_, p := publishedStore(t, 1, true)
+	link := filepath.Join(t.TempDir(), "Sync")
+	if err := os.Symlink(p.syncDir, link); err != nil {
+		t.Fatal(err)
+	}
+	devs, problems, err := ReadShared(link)
+	if err != nil || len(problems) != 0 || len(devs) != 1 || !devs[0].OK {
+		t.Fatalf("%v %v %+v", err, problems, devs)
+	}
+}

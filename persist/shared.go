@@ -50,7 +50,15 @@ func (d SharedDevice) Label() string {
 // conflict copy; each says what to do. A sync_dir holding no layout
 // folder yet reads as no devices.
 func ReadShared(syncDir string) (devices []SharedDevice, problems []string, err error) {
-	root, err := openDir(syncDir)
+	// sync_dir itself is the person's choice and may be a link, as the
+	// state directory's own path may; nothing below it is followed.
+	root, err := os.Open(syncDir)
+	if err == nil {
+		if info, serr := root.Stat(); serr != nil || !info.IsDir() {
+			root.Close()
+			root, err = nil, fmt.Errorf("%s is not a directory", syncDir)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, []string{fmt.Sprintf("sync_dir %s does not exist: no other machine's record is read. Create it as the folder Syncthing shares (docs/sync.md)", syncDir)}, nil
