@@ -261,3 +261,18 @@ func (t *textWriter) devices(r *Report) {
 	}
 	t.line("")
 }
+
+// partsSeconds is the time the parts (on task, drift, away, no evidence)
+// split: each machine's active time, so over many machines the time
+// active plus the overlap it counts once. Shares of "active time" are of
+// this, so they add up to 100%.
+func (t Totals) partsSeconds() uint64 { return t.ActiveSeconds + t.OverlapSeconds }
+
+// overlapNote says, beside time active, how much of it ran on two or more
+// machines at once and is counted once.
+func overlapNote(t Totals) string {
+	if t.OverlapSeconds == 0 {
+		return ""
+	}
+	return " · " + dur(t.OverlapSeconds) + " on 2+ machines at once, counted once"
+}

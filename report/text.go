@@ -113,6 +113,9 @@ func (t *textWriter) totals(r *Report) {
 	row("completion rate", pct(c.CompletionRate), pct(p.CompletionRate), pointsDelta(c.CompletionRate, p.CompletionRate))
 	row("time committed", dur(c.CommittedSeconds), dur(p.CommittedSeconds), durDelta(c.CommittedSeconds, p.CommittedSeconds))
 	row("time active", dur(c.ActiveSeconds), dur(p.ActiveSeconds), durDelta(c.ActiveSeconds, p.ActiveSeconds))
+	if c.OverlapSeconds > 0 {
+		t.line("  %-22s%14s", "  overlap counted once", dur(c.OverlapSeconds))
+	}
 	row("  on task", dur(c.OnTaskSeconds), dur(p.OnTaskSeconds), durDelta(c.OnTaskSeconds, p.OnTaskSeconds))
 	row("  drift", dur(c.DriftSeconds), dur(p.DriftSeconds), durDelta(c.DriftSeconds, p.DriftSeconds))
 	row("  away", dur(c.AwaySeconds), dur(p.AwaySeconds), durDelta(c.AwaySeconds, p.AwaySeconds))
