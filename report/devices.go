@@ -231,7 +231,7 @@ func deviceRows(r *Report) []deviceRow {
 	for _, d := range r.Devices {
 		chain := fmt.Sprintf("%s, %d verified", d.Form, d.Entries)
 		if !d.OK {
-			chain = "does not verify: left out"
+			chain = "broken: left out"
 		}
 		out = append(out, deviceRow{Name: d.Name, Active: dur(d.Totals.ActiveSeconds), OnTask: dur(d.Totals.OnTaskSeconds),
 			Chain: chain, Sessions: d.Totals.Sessions, This: d.ThisDevice})
@@ -248,13 +248,13 @@ func (t *textWriter) devices(r *Report) {
 	if len(r.Devices) == 0 {
 		return
 	}
-	t.line("%s", t.paint("1", fmt.Sprintf("%-34s%10s%10s%10s  %s", "Devices", "sessions", "active", "on task", "chain")))
+	t.line("%s", t.paint("1", fmt.Sprintf("%-28s%10s%10s%10s  %s", "Devices", "sessions", "active", "on task", "chain")))
 	for _, d := range deviceRows(r) {
 		name := d.Name
 		if d.This {
 			name += " (this machine)"
 		}
-		t.line("  %-32s%10d%10s%10s  %s", clip(name, 32), d.Sessions, d.Active, d.OnTask, d.Chain)
+		t.line("  %-26s%10d%10s%10s  %s", clip(name, 26), d.Sessions, d.Active, d.OnTask, d.Chain)
 	}
 	if r.Totals.OverlapSeconds > 0 {
 		t.line("  time active counts %s once: sessions ran on two machines at the same time", dur(r.Totals.OverlapSeconds))
