@@ -185,6 +185,11 @@ func TestTextAndHTMLNameTheDevices(t *testing.T) {
 			t.Errorf("the text lacks %q:\n%s", want, text.String())
 		}
 	}
+	for _, l := range strings.Split(text.String(), "\n") {
+		if n := len([]rune(l)); n > textWidth {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
 	if !strings.Contains(text.String(), "drift 2%  laptop") {
 		t.Errorf("the laptop's session line does not name it:\n%s", text.String())
 	}
