@@ -2,8 +2,10 @@ package persist
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/antidrift/antidrift/service"
 )
@@ -70,6 +72,8 @@ func totalsOf(sum service.Summary) service.Summary {
 		at[b.Class] = len(out)
 		out = append(out, service.Bucket{Class: b.Class, Seconds: b.Seconds})
 	}
+	// Longest first, as the chain's own buckets are; ties keep their order.
+	slices.SortStableFunc(out, func(a, b service.Bucket) int { return cmp.Compare(b.Seconds, a.Seconds) })
 	sum.Buckets = out
 	return sum
 }
