@@ -269,7 +269,7 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 		if *limit > math.MaxUint32 {
 			return x.cmd.usageError("--limit %d is too large", *limit)
 		}
-		which, err := devices.select_(syncConfig())
+		which, err := devices.pick(syncConfig())
 		if err != nil {
 			return x.cmd.usageError("%s", err)
 		}
@@ -307,7 +307,7 @@ func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 	stateDir := fs.String("state-dir", "", "read audit.jsonl in `DIR`, for --journal (default the daemon's, $XDG_STATE_HOME/antidrift)")
 	devices := deviceFlags(fs)
 	return func(x *invocation) error {
-		which, err := devices.select_(syncConfig())
+		which, err := devices.pick(syncConfig())
 		if err != nil {
 			return x.cmd.usageError("%s", err)
 		}

@@ -32,8 +32,8 @@ func deviceFlags(fs *flag.FlagSet) deviceChoice {
 	}
 }
 
-// select_ is which machines the flags and the config name.
-func (c deviceChoice) select_(cfg config.Config) (report.Devices, error) {
+// pick is which machines the flags and the config name.
+func (c deviceChoice) pick(cfg config.Config) (report.Devices, error) {
 	if *c.this && *c.only != "" {
 		return report.Devices{}, errors.New("give --device NAME or --this-device, not both")
 	}

@@ -65,7 +65,7 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", dir, why)}
 		}
 		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
-		which, err := devices.select_(cfg)
+		which, err := devices.pick(cfg)
 		if err != nil {
 			return x.cmd.usageError("%s", err)
 		}
