@@ -42,6 +42,19 @@ type Config struct {
 	Evidence       string           // evidence: one of EvidenceSources
 	DayStarts      time.Duration    // day_starts: when a report's day begins, after midnight
 	Judge          Judge            // [judge]: who judges the windows no rule decides
+	// SyncDir is sync_dir: the folder Syncthing shares between this
+	// person's machines, where the daemon publishes a copy of its sealed
+	// chain and the report reads the other machines' ("" means off).
+	// Absolute, with a leading ~/ expanded.
+	SyncDir string
+	// SyncTitles is sync_titles: whether the published copy keeps the
+	// sealed summaries' window titles (the chain itself, byte for byte)
+	// or only totals per window class (off by default: titles leave this
+	// machine only when the person says so).
+	SyncTitles bool
+	// DeviceName is device_name: this machine's label in reports of many
+	// machines; "" means the hostname.
+	DeviceName string
 }
 
 // Judge is the [judge] table: "rules" (a window no rule decides is off
@@ -239,6 +252,9 @@ var fields = map[string]field{
 	"redact_titles":    redactTitles,
 	"evidence":         evidence,
 	"day_starts":       dayStarts,
+	"sync_dir":         syncDir,
+	"sync_titles":      syncTitles,
+	"device_name":      deviceName,
 }
 
 // dayStarts is a time of day, "HH:MM": a report's days begin then rather

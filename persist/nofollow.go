@@ -147,7 +147,7 @@ func checkPrivateDir(what, path string, info os.FileInfo) error {
 // renamed (a read-only disk) is named too, and stays refused by every open.
 func (s *Store) setAsideLinks() (problems []string) {
 	sessions := filepath.Join(s.dir, sessionsDirName)
-	paths := []string{s.statePath(), s.audit.path, s.spare.path, sessions}
+	paths := []string{s.statePath(), s.audit.path, s.spare.path, sessions, filepath.Join(s.dir, deviceFileName), filepath.Join(s.dir, seenFileName)}
 	if entries, err := os.ReadDir(sessions); err == nil && !isSymlink(sessions) {
 		for _, e := range entries {
 			if e.Type()&os.ModeSymlink != 0 {

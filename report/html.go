@@ -62,10 +62,10 @@ func (v htmlView) Cards() []card {
 		newCard("sessions", fmt.Sprint(c.Sessions), fmt.Sprintf("%d completed · %d expired · %d abandoned", c.Completed, c.Expired, c.Abandoned),
 			countDelta(uint64(c.Sessions), uint64(p.Sessions)), false),
 		newCard("completion rate", pct(c.CompletionRate), "completed of all sessions", pointsDelta(c.CompletionRate, p.CompletionRate), false),
-		newCard("on task", dur(c.OnTaskSeconds), pct(share(c.OnTaskSeconds, c.ActiveSeconds))+" of active time", durDelta(c.OnTaskSeconds, p.OnTaskSeconds), false),
-		newCard("drift", dur(c.DriftSeconds), pct(share(c.DriftSeconds, c.ActiveSeconds))+" of active time", durDelta(c.DriftSeconds, p.DriftSeconds), true),
-		newCard("away", dur(c.AwaySeconds), pct(share(c.AwaySeconds, c.ActiveSeconds))+" of active time", durDelta(c.AwaySeconds, p.AwaySeconds), true),
-		newCard("time active", dur(c.ActiveSeconds), "of "+dur(c.CommittedSeconds)+" committed", durDelta(c.ActiveSeconds, p.ActiveSeconds), false),
+		newCard("on task", dur(c.OnTaskSeconds), pct(share(c.OnTaskSeconds, c.partsSeconds()))+" of active time", durDelta(c.OnTaskSeconds, p.OnTaskSeconds), false),
+		newCard("drift", dur(c.DriftSeconds), pct(share(c.DriftSeconds, c.partsSeconds()))+" of active time", durDelta(c.DriftSeconds, p.DriftSeconds), true),
+		newCard("away", dur(c.AwaySeconds), pct(share(c.AwaySeconds, c.partsSeconds()))+" of active time", durDelta(c.AwaySeconds, p.AwaySeconds), true),
+		newCard("time active", dur(c.ActiveSeconds), "of "+dur(c.CommittedSeconds)+" committed"+overlapNote(c), durDelta(c.ActiveSeconds, p.ActiveSeconds), false),
 		newCard("switches per hour", fmt.Sprintf("%.1f", c.SwitchesPerHour), fmt.Sprintf("%d context switches", c.Switches), rateDelta(c.SwitchesPerHour, p.SwitchesPerHour), true),
 		newCard("windows iconified", fmt.Sprint(c.Minimized), "by block and locked", countDelta(c.Minimized, p.Minimized), true),
 		// Neither good nor bad: the way out is the person's to take.
@@ -117,12 +117,12 @@ func (v htmlView) Split() chart {
 		kind string
 		secs uint64
 	}{{"on_task", c.OnTaskSeconds}, {"drift", c.DriftSeconds}, {"away", c.AwaySeconds}, {"unavailable", c.UnavailableSeconds}} {
-		if c.ActiveSeconds == 0 || p.secs == 0 {
+		if c.partsSeconds() == 0 || p.secs == 0 {
 			continue
 		}
-		w := float64(p.secs) / float64(c.ActiveSeconds) * ch.W
+		w := float64(p.secs) / float64(c.partsSeconds()) * ch.W
 		ch.Rects = append(ch.Rects, rect{X: x, W: w, H: ch.H, Class: p.kind,
-			Tip: fmt.Sprintf("%s: %s (%s)", kindName(p.kind), dur(p.secs), pct(share(p.secs, c.ActiveSeconds)))})
+			Tip: fmt.Sprintf("%s: %s (%s)", kindName(p.kind), dur(p.secs), pct(share(p.secs, c.partsSeconds())))})
 		x += w
 	}
 	return ch
@@ -202,10 +202,10 @@ func (v htmlView) Days() chart {
 
 // htmlSession is a session's row.
 type htmlSession struct {
-	When, NextAction, Outcome, Level, Active, Drift string
-	Pending                                         bool
-	Strip                                           *chart
-	Top                                             string
+	When, Device, NextAction, Outcome, Level, Active, Drift string
+	Pending                                                 bool
+	Strip                                                   *chart
+	Top                                                     string
 }
 
 const htmlStripCells = 240
@@ -216,7 +216,7 @@ const pageWidth = 752
 func (v htmlView) Sessions() []htmlSession {
 	out := make([]htmlSession, len(v.r.Sessions))
 	for i, s := range v.r.Sessions {
-		h := htmlSession{When: sessionWhen(s, v.loc), NextAction: s.NextAction, Outcome: s.Outcome, Level: s.Enforcement,
+		h := htmlSession{When: sessionWhen(s, v.loc), Device: s.Device, NextAction: s.NextAction, Outcome: s.Outcome, Level: s.Enforcement,
 			Active: dur(s.ActiveSeconds), Drift: pct(s.DriftShare), Pending: s.Pending}
 		if s.Timeline != nil {
 			h.Strip = stripChart(s, v.loc)

@@ -22,11 +22,12 @@ func hostileReport(text string) *Report {
 		Problems: []string{text},
 		Totals:   Totals{Sessions: 2},
 		Sessions: []Session{
-			{Seq: 1, StartedUnix: start, EndedUnix: start + 1500, NextAction: text, Outcome: text, Enforcement: text, ActiveSeconds: 1500, Top: top},
+			{Seq: 1, Device: text, StartedUnix: start, EndedUnix: start + 1500, NextAction: text, Outcome: text, Enforcement: text, ActiveSeconds: 1500, Top: top},
 			{Seq: 2, StartedUnix: start + 1600, EndedUnix: start + 3100, NextAction: text, Outcome: "completed", Enforcement: "warn", ActiveSeconds: 1500,
 				Timeline: []Stretch{{FromUnixMillis: 0, ToUnixMillis: 1000, Kind: "on_task", Class: text}}},
 		},
 		Windows: []WindowTime{{Class: text, OnTaskSeconds: 600, Titles: top}},
+		Devices: []DeviceTotals{{DeviceID: "d1", Name: text, OK: true, Form: "chain"}, {DeviceID: "d2", Name: "desk", ThisDevice: true, OK: true, Form: "state"}},
 	}
 }
 

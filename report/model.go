@@ -32,6 +32,10 @@ type Report struct {
 	Days     []Day        `json:"days"`
 	Sessions []Session    `json:"sessions"`
 	Windows  []WindowTime `json:"windows"`
+	// Devices is each machine's figures when the report covers the
+	// machines sharing sync_dir (absent when it covers this one alone);
+	// Totals is then all of them together.
+	Devices []DeviceTotals `json:"devices,omitempty"`
 }
 
 // Period is the time reported on: sessions that started in
@@ -77,6 +81,11 @@ type Totals struct {
 	SwitchesPerHour float64 `json:"switches_per_hour"`
 	Minimized       uint64  `json:"minimized"`   // windows iconified
 	BreakGlass      int     `json:"break_glass"` // sessions abandoned through a break-glass hold
+	// OverlapSeconds is, over many machines, the active time during which
+	// sessions ran on two or more at once: ActiveSeconds counts it once
+	// (the union of the sessions' time), the parts (on task, drift, …)
+	// are each machine's and add up to ActiveSeconds + OverlapSeconds.
+	OverlapSeconds uint64 `json:"overlap_seconds,omitempty"`
 }
 
 // Day is one local calendar day of the period; a session counts on the
@@ -115,6 +124,27 @@ type Session struct {
 	Timeline []Stretch `json:"timeline"`
 	// Top is the session's longest buckets from its summary (at most 5).
 	Top []Bucket `json:"top"`
+	// Device and DeviceID name the machine the session ran on, when the
+	// report covers the machines sharing sync_dir.
+	Device   string `json:"device,omitempty"`
+	DeviceID string `json:"device_id,omitempty"`
+}
+
+// DeviceTotals is one machine's part of a report over many: its chain's
+// verification and its figures. A machine whose copy does not verify is
+// listed with OK false and its Problem, and counts in no figure.
+type DeviceTotals struct {
+	DeviceID   string `json:"device_id"`
+	Name       string `json:"name"`
+	ThisDevice bool   `json:"this_device"`
+	// Form is "chain" (its sealed summaries with titles), "totals" (titles
+	// kept on that machine) or "state" (this machine, read from its state
+	// directory).
+	Form    string `json:"form"`
+	OK      bool   `json:"ok"`
+	Entries uint32 `json:"entries"`
+	Problem string `json:"problem"`
+	Totals  Totals `json:"totals"`
 }
 
 // Stretch is a span of a session's active time in one kind and window

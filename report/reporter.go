@@ -15,12 +15,16 @@ type DirReporter struct {
 	Dir      string
 	Options  Options
 	DayStart time.Duration // day_starts
+	// SyncDir and ThisName make the report cover every machine sharing
+	// sync_dir (see BuildAll); SyncDir "" is this machine alone.
+	SyncDir, ThisName string
 }
 
 var _ service.Reporter = DirReporter{}
 
 func (d DirReporter) Report(since, until time.Time) ([]byte, error) {
-	r, err := Build(persist.NewReader(d.Dir), Between(since, until, d.DayStart), d.Options)
+	r, err := BuildAll(persist.NewReader(d.Dir), Between(since, until, d.DayStart), d.Options,
+		Devices{SyncDir: d.SyncDir, ThisName: d.ThisName, Now: time.Now()})
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ func Text(w io.Writer, r *Report, loc *time.Location, colour bool) error {
 	t := &textWriter{colour: colour, loc: loc}
 	t.header(r)
 	t.totals(r)
+	t.devices(r)
 	t.days(r)
 	t.sessions(r)
 	t.windows(r)
@@ -115,6 +116,9 @@ func (t *textWriter) totals(r *Report) {
 	row("completion rate", pct(c.CompletionRate), pct(p.CompletionRate), pointsDelta(c.CompletionRate, p.CompletionRate))
 	row("time committed", dur(c.CommittedSeconds), dur(p.CommittedSeconds), durDelta(c.CommittedSeconds, p.CommittedSeconds))
 	row("time active", dur(c.ActiveSeconds), dur(p.ActiveSeconds), durDelta(c.ActiveSeconds, p.ActiveSeconds))
+	if c.OverlapSeconds > 0 {
+		t.line("  %-22s%14s", "  overlap counted once", dur(c.OverlapSeconds))
+	}
 	row("  on task", dur(c.OnTaskSeconds), dur(p.OnTaskSeconds), durDelta(c.OnTaskSeconds, p.OnTaskSeconds))
 	row("  drift", dur(c.DriftSeconds), dur(p.DriftSeconds), durDelta(c.DriftSeconds, p.DriftSeconds))
 	row("  away", dur(c.AwaySeconds), dur(p.AwaySeconds), durDelta(c.AwaySeconds, p.AwaySeconds))
@@ -183,6 +187,9 @@ func (t *textWriter) sessions(r *Report) {
 		extra := ""
 		if s.Pending {
 			extra = "  pending"
+		}
+		if s.Device != "" {
+			extra += "  " + clip(inert.Terminal(s.Device), 12)
 		}
 		t.line("  %-22s  %-9s  %-7s %7s  drift %s%s", sessionWhen(s, t.loc), inert.Terminal(s.Outcome), inert.Terminal(s.Enforcement), dur(s.ActiveSeconds), pct(s.DriftShare), extra)
 		t.line("    %s", clip(inert.Terminal(s.NextAction), textWidth-4))

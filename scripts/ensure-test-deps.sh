@@ -16,6 +16,10 @@ here=$(dirname "$0")
 	dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian mmdebstrap:mmdebstrap \
 	man:man-db nroff:groff-base || [ "$(id -u)" != 0 ]
 
+# Two real Syncthing instances carry the sync_dir tests' copies between two
+# daemons (cmd/antidriftd/sync_test.go): Debian's package, on loopback only.
+"$here/install-missing.sh" "the sync_dir tests" syncthing:syncthing || [ "$(id -u)" != 0 ]
+
 # The Wayland compositors run from a Debian 13 rootfs, built once and cached
 # outside the checkout (scripts/desktop-rootfs.sh says how and where).
 if [ "$(id -u)" = 0 ]; then

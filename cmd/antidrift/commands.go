@@ -266,13 +266,31 @@ func setupBreakGlass(*flag.FlagSet) func(*invocation) error {
 
 func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 	limit := fs.Uint("limit", 0, "show at most `N` sessions (default 50, at most 1000)")
+	devices := deviceFlags(fs)
 	return func(x *invocation) error {
 		if *limit > math.MaxUint32 {
 			return x.cmd.usageError("--limit %d is too large", *limit)
 		}
+		which, err := devices.pick(syncConfig())
+		if err != nil {
+			return x.cmd.usageError("%s", err)
+		}
 		var entries []map[string]dbus.Variant
 		if err := x.call("History", []any{uint32(*limit)}, &entries); err != nil {
 			return err
+		}
+		if which.SyncDir != "" {
+			shown := int(*limit)
+			if shown == 0 {
+				shown = 50
+			}
+			var problems []string
+			if entries, problems, err = withOtherDevices(entries, which, shown); err != nil {
+				return &exitError{code: exitRefused, msg: "antidrift history: " + err.Error()}
+			}
+			for _, p := range problems {
+				fmt.Fprintln(os.Stderr, "antidrift history: !", p)
+			}
 		}
 		if x.json {
 			out := make([]map[string]any, len(entries))
@@ -289,7 +307,12 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 	withJournal := fs.Bool("journal", false, "also check every head the journal recorded at a seal (journalctl) against audit.jsonl; when no journal is reachable it says so, and the exit code is the rest's")
 	stateDir := fs.String("state-dir", "", "read audit.jsonl in `DIR`, for --journal (default the daemon's, $XDG_STATE_HOME/antidrift)")
+	devices := deviceFlags(fs)
 	return func(x *invocation) error {
+		which, err := devices.pick(syncConfig())
+		if err != nil {
+			return x.cmd.usageError("%s", err)
+		}
 		var (
 			ok      bool
 			entries uint32
@@ -299,6 +322,12 @@ func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 			return err
 		}
 		report := map[string]any{"ok": ok, "entries": entries, "problem": problem}
+		othersOK, othersText := true, ""
+		if which.SyncDir != "" {
+			if othersOK, othersText, err = verifyOtherDevices(which, report); err != nil {
+				return err
+			}
+		}
 		var journalNote string
 		if *withJournal {
 			missing, reached, note, err := checkJournal(*stateDir)
@@ -314,6 +343,10 @@ func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 			}
 		}
 		broken := &exitError{code: exitRefused, msg: fmt.Sprintf("The audit log is broken (%d good entries before the problem): %s", entries, problem)}
+		if ok && !othersOK {
+			report["ok"] = false
+			broken.msg = "Not everything in sync_dir verifies: see the lines marked ! above."
+		}
 		if x.json {
 			if err := x.printJSON(report); err != nil {
 				return err
@@ -326,8 +359,9 @@ func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 			if ok {
 				fmt.Fprintf(x.stdout, "The audit log is intact: %d %s, every hash checks out.\n", entries, plural(int(entries), "entry", "entries"))
 			}
+			fmt.Fprint(x.stdout, othersText)
 		}
-		if !ok {
+		if !ok || !othersOK {
 			return broken
 		}
 		return nil

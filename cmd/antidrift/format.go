@@ -413,8 +413,18 @@ func historyText(entries []map[string]dbus.Variant) string {
 	}
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	// With sync_dir the entries come from many machines, each named.
+	_, many := entries[0]["device"]
+	if many {
+		fmt.Fprint(tw, "DEVICE\t")
+	}
 	fmt.Fprintln(tw, "SEQ\tENDED\tTOOK\tOUTCOME\tLEVEL\tSWITCHES\tDRIFT\tNEXT ACTION")
 	for _, e := range entries {
+		if many {
+			var device string
+			_ = e["device"].Store(&device)
+			fmt.Fprintf(tw, "%s\t", truncate(inert.Terminal(device), 16))
+		}
 		var (
 			seq, switches              uint32
 			started, ended             int64

@@ -147,7 +147,7 @@ func TestJSONKeepsTheTextExact(t *testing.T) {
 func TestHistoryTableIsInert(t *testing.T) {
 	for _, h := range hostile.Texts {
 		v := dbus.MakeVariant
-		out := historyText([]map[string]dbus.Variant{{"seq": v(uint32(1)), "next_action": v(h.Text), "outcome": v(h.Text), "enforcement": v(h.Text)}})
+		out := historyText([]map[string]dbus.Variant{{"device": v(h.Text), "seq": v(uint32(1)), "next_action": v(h.Text), "outcome": v(h.Text), "enforcement": v(h.Text)}})
 		if err := hostile.CheckTerminal(out); err != nil {
 			t.Errorf("%s: %v", h.Name, err)
 		}

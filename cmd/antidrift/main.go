@@ -76,10 +76,10 @@ func init() {
 		{name: "allow", method: "Allow", synopsis: "CLASS[:TITLE-GLOB]", summary: "count a window class (or its matching titles) as on task for this session", minArgs: 1, maxArgs: 1, setup: voidCmd(textArg)},
 		{name: "enforce", method: "SetEnforcement", synopsis: "LEVEL", summary: "set the enforcement level: " + strings.Join(levels, ", "), minArgs: 1, maxArgs: 1, setup: voidCmd(levelArg)},
 		{name: "break-glass", method: "BreakGlass", synopsis: "REASON", summary: "at level locked: start the hold after which abandon is permitted", minArgs: 1, maxArgs: -1, setup: setupBreakGlass},
-		{name: "history", method: "History", synopsis: "[--limit N]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},
-		{name: "report", method: "Report", synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--state-dir DIR]",
+		{name: "history", method: "History", synopsis: "[--limit N] [--device NAME|--this-device]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},
+		{name: "report", method: "Report", synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--device NAME|--this-device] [--state-dir DIR]",
 			summary: "see the week: totals, days, sessions and windows, as text, JSON or an HTML page (reads the state directory; no daemon needed)", setup: setupReport},
-		{name: "verify", method: "VerifyAudit", synopsis: "[--journal [--state-dir DIR]]", summary: "check the audit log's hash chain; exits 1 if it is broken", setup: setupVerify},
+		{name: "verify", method: "VerifyAudit", synopsis: "[--journal [--state-dir DIR]] [--device NAME|--this-device]", summary: "check the audit log's hash chain; exits 1 if it is broken", setup: setupVerify},
 		{name: "help", synopsis: "[COMMAND]", summary: "show this help, or a command's", maxArgs: 1, setup: setupHelp},
 	}
 }

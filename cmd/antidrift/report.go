@@ -31,6 +31,7 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 	open := fs.Bool("open", false, "with --html FILE: open the page with xdg-open")
 	stateDir := fs.String("state-dir", "", "read `DIR` instead of $XDG_STATE_HOME/antidrift")
 	configPath := fs.String("config", "", "take private_classes and redact_titles from `FILE` instead of the default config")
+	devices := deviceFlags(fs)
 	return func(x *invocation) error {
 		cfg := reportConfig(*configPath)
 		span, err := reportSpan(*today, *week, *month, *since, *until, reportNow(), cfg.DayStarts)
@@ -65,7 +66,15 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", inert.Terminal(dir), why)}
 		}
 		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
-		r, err := report.Build(persist.NewReader(dir), span, opts)
+		which, err := devices.pick(cfg)
+		if err != nil {
+			return x.cmd.usageError("%s", err)
+		}
+		which.Now = reportNow()
+		r, err := report.BuildAll(persist.NewReader(dir), span, opts, which)
+		if err != nil && which.Only != "" {
+			return &exitError{code: exitRefused, msg: "antidrift report: " + err.Error()}
+		}
 		if err != nil {
 			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", inert.Terminal(dir), inert.Terminal(err.Error()))}
 		}

@@ -51,6 +51,8 @@ type Main struct {
 	notifier *systemdNotifier
 	stop     context.CancelFunc
 	workers  sync.WaitGroup
+
+	publish *persist.Publisher // the copy in sync_dir; nil without one
 }
 
 // Run opens the state directory, recovers the core, serves it on the bus
@@ -165,6 +167,7 @@ func (m *Main) startCore(cfg config.Config, snap service.Snapshot, problems []st
 	if err := m.svc.Recover(snap); err != nil {
 		return err
 	}
+	m.startPublisher(cfg, m.store)
 	m.notifier = newSystemdNotifier(m.svc, m.log)
 	m.svc.AddListener(m.notifier)
 	return nil
@@ -297,6 +300,9 @@ func (m *Main) Close() error {
 	}
 	if m.svc != nil {
 		m.svc.Shutdown()
+	}
+	if m.publish != nil {
+		m.publish.Close() // after the last seal; before the store goes
 	}
 	if m.notes != nil {
 		m.notes.Shutdown()

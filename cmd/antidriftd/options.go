@@ -28,7 +28,7 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 		IdleAfter:      cfg.IdleAfter,
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
-		Reporter: report.DirReporter{Dir: m.store.Dir(), DayStart: cfg.DayStarts,
+		Reporter: report.DirReporter{Dir: m.store.Dir(), DayStart: cfg.DayStarts, SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(),
 			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
 	}
 	// Each port is set only when its adapter exists: a nil pointer in an

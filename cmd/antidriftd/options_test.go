@@ -27,6 +27,7 @@ type optionsSeen struct {
 	ReportDayStart                                     time.Duration
 	ReportPrivate                                      []string
 	ReportRedacts                                      []string
+	ReportSyncDir, ReportThisName                      string
 	HasJudge, HasNotifier, HasGuard                    bool
 }
 
@@ -38,6 +39,7 @@ func seen(o service.Options) optionsSeen {
 		PrivateClasses: o.PrivateClasses, RedactTitles: patterns(o.RedactTitles),
 		BreakGlassHold: o.BreakGlassHold, DriftGrace: o.DriftGrace, NudgeRepeat: o.NudgeRepeat, IdleAfter: o.IdleAfter,
 		ReportDir: r.Dir, ReportDayStart: r.DayStart, ReportPrivate: r.Options.PrivateClasses, ReportRedacts: patterns(r.Options.RedactTitles),
+		ReportSyncDir: r.SyncDir, ReportThisName: r.ThisName,
 		HasJudge: o.Judge != nil, HasNotifier: o.Notifier != nil, HasGuard: o.Guard != nil,
 	}
 }
@@ -54,6 +56,7 @@ func TestServiceOptionsFromConfig(t *testing.T) {
 		EvidenceSource: "x11", Version: "1.2.3", Problems: []string{"a problem"},
 		DefaultLevel: service.LevelWarn, BreakGlassHold: 5 * time.Minute, DriftGrace: 5 * time.Second,
 		NudgeRepeat: 2 * time.Minute, IdleAfter: 3 * time.Minute, ReportDir: store.Dir(),
+		ReportThisName: config.Default().DeviceLabel(),
 	}
 	with := func(f func(*optionsSeen)) optionsSeen { o := base; f(&o); return o }
 	for _, c := range []struct {
@@ -76,6 +79,8 @@ func TestServiceOptionsFromConfig(t *testing.T) {
 				o.RedactTitles, o.ReportRedacts = []string{`\d{4}-\d{4}`}, []string{`\d{4}-\d{4}`}
 			})},
 		{"day_starts reaches the report", `day_starts = "04:00"`, with(func(o *optionsSeen) { o.ReportDayStart = 4 * time.Hour })},
+		{"sync_dir and device_name reach the report", "sync_dir = \"/srv/sync/antidrift\"\ndevice_name = \"laptop\"",
+			with(func(o *optionsSeen) { o.ReportSyncDir, o.ReportThisName = "/srv/sync/antidrift", "laptop" })},
 	} {
 		cfg, problems := config.Parse("config.toml", []byte(c.toml))
 		if len(problems) > 0 {

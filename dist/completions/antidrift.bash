@@ -28,7 +28,7 @@ _antidrift() {
         --enforce) COMPREPLY=($(compgen -W "$levels" -- "$cur")); return ;;
         --format)  COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
         --for)     COMPREPLY=($(compgen -W "$durations" -- "$cur")); return ;;
-        --done-when|--allow|--limit|--since|--until) return ;;
+        --done-when|--allow|--limit|--since|--until|--device) return ;;
         --html|--state-dir|--config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 
@@ -41,9 +41,9 @@ _antidrift() {
     case $cmd in
         start)   flags+=" --done-when --for --allow --enforce" ;;
         status)  flags+=" --follow --format --wait-change" ;;
-        history) flags+=" --limit" ;;
-        report)  flags+=" --today --week --month --since --until --html --open --state-dir --config" ;;
-        verify)  flags+=" --journal --state-dir" ;;
+        history) flags+=" --limit --device --this-device" ;;
+        report)  flags+=" --today --week --month --since --until --html --open --state-dir --config --device --this-device" ;;
+        verify)  flags+=" --journal --state-dir --device --this-device" ;;
         enforce) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$levels" -- "$cur")); return; } ;;
         extend)  [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m 25m 30m 1h" -- "$cur")); return; } ;;
         help)    COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;

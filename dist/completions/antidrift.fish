@@ -64,3 +64,10 @@ complete -c antidrift -n '__fish_seen_subcommand_from report' -l config -r -F -d
 # verify
 complete -c antidrift -n '__fish_seen_subcommand_from verify' -l journal -d 'Also check the heads the journal recorded'
 complete -c antidrift -n '__fish_seen_subcommand_from verify' -l state-dir -r -a '(__fish_complete_directories)' -d 'Where audit.jsonl is'
+# --device, --this-device (with sync_dir)
+complete -c antidrift -n '__fish_seen_subcommand_from history' -l device -x -d 'Only the machine NAME (sync_dir)'
+complete -c antidrift -n '__fish_seen_subcommand_from history' -l this-device -d 'This machine alone (sync_dir)'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l device -x -d 'Only the machine NAME (sync_dir)'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l this-device -d 'This machine alone (sync_dir)'
+complete -c antidrift -n '__fish_seen_subcommand_from verify' -l device -x -d 'Only the machine NAME (sync_dir)'
+complete -c antidrift -n '__fish_seen_subcommand_from verify' -l this-device -d 'This machine alone (sync_dir)'

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/config"
+	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/report"
+	"github.com/antidrift/antidrift/service"
+)
+
+// deviceChoice is --device and --this-device, which report, history and
+// verify share: with sync_dir set they cover every machine publishing
+// there, unless told otherwise.
+type deviceChoice struct {
+	only *string
+	this *bool
+}
+
+func deviceFlags(fs *flag.FlagSet) deviceChoice {
+	return deviceChoice{
+		only: fs.String("device", "", "with sync_dir set: only the machine named `NAME` (its device_name, hostname or device id)"),
+		this: fs.Bool("this-device", false, "with sync_dir set: this machine alone, as without sync_dir"),
+	}
+}
+
+// pick is which machines the flags and the config name.
+func (c deviceChoice) pick(cfg config.Config) (report.Devices, error) {
+	if *c.this && *c.only != "" {
+		return report.Devices{}, errors.New("give --device NAME or --this-device, not both")
+	}
+	if *c.this || cfg.SyncDir == "" {
+		if *c.only != "" {
+			return report.Devices{}, errors.New("--device needs sync_dir set in config.toml: without it there is only this machine")
+		}
+		return report.Devices{}, nil
+	}
+	return report.Devices{SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(), Only: *c.only}, nil
+}
+
+// syncConfig is the config file's sync settings for history and verify;
+// its problems are the daemon's and the report's to say.
+func syncConfig() config.Config {
+	path, err := config.DefaultPath()
+	if err != nil {
+		return config.Default()
+	}
+	cfg, _ := config.Load(path)
+	return cfg
+}
+
+// otherDevices reads every other machine's copy under sync_dir (this
+// machine's comes from the daemon), narrowed to only when it is set.
+func otherDevices(which report.Devices) (devices []persist.SharedDevice, problems []string, err error) {
+	all, problems, err := persist.ReadShared(which.SyncDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var local *persist.Reader
+	thisID := ""
+	if dir, err := persist.DefaultDir(); err == nil {
+		local = persist.NewReader(dir)
+		thisID = local.DeviceID()
+	}
+	for _, d := range all {
+		if d.ID != "" && d.ID == thisID {
+			// This machine comes from the daemon; its copy is only checked.
+			if !local.CopyIsOurs(d) {
+				problems = append(problems, persist.SameIDProblem(d))
+			}
+			continue
+		}
+		if which.Only == "" || which.Only == d.ID || which.Only == d.Label() {
+			devices = append(devices, d)
+		}
+	}
+	return devices, problems, nil
+}
+
+// withOtherDevices merges other machines' verified sessions into the
+// daemon's History entries, newest first, each named with its machine,
+// and keeps the newest limit. Copies that do not verify add no entry;
+// their problems are returned to be said.
+func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, limit int) ([]map[string]dbus.Variant, []string, error) {
+	others, problems, err := otherDevices(which)
+	if err != nil {
+		return nil, nil, err
+	}
+	if which.Only != "" && which.Only != which.ThisName {
+		entries = nil
+	}
+	for _, e := range entries {
+		e["device"] = dbus.MakeVariant(which.ThisName)
+	}
+	for _, d := range others {
+		if !d.OK {
+			problems = append(problems, d.Problem)
+			continue
+		}
+		for _, s := range d.Summaries {
+			e := dbusapi.HistoryEntry(s)
+			e["device"] = dbus.MakeVariant(d.Label())
+			entries = append(entries, e)
+		}
+	}
+	ended := func(e map[string]dbus.Variant) int64 {
+		var t int64
+		if v, ok := e["ended_unix"]; ok {
+			_ = v.Store(&t)
+		}
+		return t
+	}
+	slices.SortStableFunc(entries, func(a, b map[string]dbus.Variant) int { return cmp.Compare(ended(b), ended(a)) })
+	if limit > 0 && len(entries) > limit {
+		entries = entries[:limit]
+	}
+	return entries, problems, nil
+}
+
+// verifyOtherDevices verifies every other machine's copy under sync_dir,
+// each on its own, and adds them to verify's JSON report ("devices",
+// "problems"). ok is false when any copy does not verify or sync_dir
+// shows a problem (a conflict copy, a duplicated folder); text says it for
+// a person.
+func verifyOtherDevices(which report.Devices, out map[string]any) (ok bool, text string, err error) {
+	others, problems, err := otherDevices(which)
+	if err != nil {
+		return false, "", &exitError{code: exitRefused, msg: "antidrift verify: " + err.Error()}
+	}
+	ok = len(problems) == 0
+	var b strings.Builder
+	list := make([]map[string]any, 0, len(others))
+	for _, d := range others {
+		list = append(list, map[string]any{"device_id": d.ID, "name": d.Label(), "form": d.Form, "ok": d.OK, "entries": d.Entries, "problem": d.Problem})
+		if d.OK {
+			fmt.Fprintf(&b, "Device %s (%s copy): intact, %d %s.\n", service.Quote(d.Label()), d.Form, d.Entries, plural(int(d.Entries), "entry", "entries"))
+		} else {
+			ok = false
+			fmt.Fprintf(&b, "! %s\n", d.Problem)
+		}
+	}
+	for _, p := range problems {
+		fmt.Fprintf(&b, "! %s\n", p)
+	}
+	out["devices"], out["problems"] = list, nonNilStrings(problems)
+	return ok, b.String(), nil
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// --device and --this-device: contradictions and a --device without
+// sync_dir are usage errors naming the fix; a machine that is not there
+// is refused with the machines that are.
+func TestDeviceFlags(t *testing.T) {
+	dir := reportFixture(t)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	sync := t.TempDir()
+	writeFile(t, cfg, "sync_dir = \""+sync+"\"\ndevice_name = \"desk\"\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--device", "laptop"}, exitUsage, "--device needs sync_dir set in config.toml"},
+		{[]string{"--config", cfg, "--device", "laptop", "--this-device"}, exitUsage, "give --device NAME or --this-device, not both"},
+		{[]string{"--config", cfg, "--device", "laptop"}, exitRefused, `no machine is named "laptop" (the machines are "desk")`},
+	} {
+		r := cli(t, noBus(), append([]string{"report", "--state-dir", dir}, c.args...)...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("report %v: want exit %d saying %q: %v", c.args, c.code, c.want, r)
+		}
+	}
+	// With sync_dir and no other machine yet: this one, in a Devices table.
+	r := cli(t, noBus(), "report", "--state-dir", dir, "--config", cfg, "--since", "2000-01-01")
+	if r.code != 0 || !strings.Contains(r.stdout, "desk (this machine)") {
+		t.Errorf("report with sync_dir: %v", r)
+	}
+	if r := cli(t, noBus(), "report", "--state-dir", dir, "--config", cfg, "--this-device", "--since", "2000-01-01"); r.code != 0 || strings.Contains(r.stdout, "Devices") {
+		t.Errorf("--this-device: %v", r)
+	}
+	if entries, _ := os.ReadDir(sync); len(entries) != 0 {
+		t.Errorf("a report wrote into sync_dir: %v", entries)
+	}
+}

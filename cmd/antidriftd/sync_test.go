@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+	"github.com/antidrift/antidrift/persist"
+)
+
+// syncMachine is one of the person's machines: a daemon with its own state
+// and config, on its own bus, publishing into its own Syncthing's copy of
+// the shared folder.
+type syncMachine struct {
+	name, xdgState, xdgConfig, syncDir string
+	st                                 *testenv.Syncthing
+	d                                  *testenv.Daemon
+}
+
+func (m *syncMachine) stateDir() string { return filepath.Join(m.xdgState, "antidrift") }
+
+func (m *syncMachine) env() []string {
+	return []string{"XDG_STATE_HOME=" + m.xdgState, "XDG_CONFIG_HOME=" + m.xdgConfig}
+}
+
+func newSyncMachine(t *testing.T, name string, titles bool) *syncMachine {
+	t.Helper()
+	root := t.TempDir()
+	m := &syncMachine{name: name, xdgState: filepath.Join(root, "state"), xdgConfig: filepath.Join(root, "config"), syncDir: filepath.Join(root, "Sync")}
+	for _, dir := range []string{m.xdgState, filepath.Join(m.xdgConfig, "antidrift"), m.syncDir} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := "sync_dir = \"" + m.syncDir + "\"\ndevice_name = \"" + name + "\"\n"
+	if titles {
+		cfg += "sync_titles = true\n"
+	}
+	if err := os.WriteFile(filepath.Join(m.xdgConfig, "antidrift", "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m.st = testenv.StartSyncthing(t, name)
+	m.d = testenv.StartDaemon(t, testenv.StartBus(t), m.stateDir(), m.env()...)
+	return m
+}
+
+// session runs one whole session of about secs seconds and seals it.
+func (m *syncMachine) session(t *testing.T, what string, secs int) {
+	t.Helper()
+	call(t, m.d, "Start", "sstsas", what, "done", "600", "observe", "0")
+	time.Sleep(time.Duration(secs) * time.Second)
+	call(t, m.d, "Complete")
+	call(t, m.d, "End")
+}
+
+// cli runs antidrift as this machine's person would.
+func (m *syncMachine) cli(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(testenv.Binary(t, "antidrift"), args...)
+	cmd.Env = append(append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS="+m.d.Bus.Address, "NO_COLOR=1"), m.env()...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	return stdout.String() + stderr.String(), code
+}
+
+type syncReport struct {
+	Problems []string `json:"problems"`
+	Totals   struct {
+		Sessions       int    `json:"sessions"`
+		ActiveSeconds  uint64 `json:"active_seconds"`
+		OverlapSeconds uint64 `json:"overlap_seconds"`
+	} `json:"totals"`
+	Sessions []struct {
+		SessionID     string `json:"session_id"`
+		Device        string `json:"device"`
+		NextAction    string `json:"next_action"`
+		ActiveSeconds uint64 `json:"active_seconds"`
+	} `json:"sessions"`
+	Devices []struct {
+		Name       string `json:"name"`
+		ThisDevice bool   `json:"this_device"`
+		OK         bool   `json:"ok"`
+		Totals     struct {
+			Sessions      int    `json:"sessions"`
+			ActiveSeconds uint64 `json:"active_seconds"`
+		} `json:"totals"`
+	} `json:"devices"`
+}
+
+func (m *syncMachine) report(t *testing.T, extra ...string) syncReport {
+	t.Helper()
+	out, code := m.cli(t, append([]string{"report", "--today", "--json"}, extra...)...)
+	var r syncReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
+		t.Fatalf("%s: antidrift report --json exit %d (%v):\n%s", m.name, code, err, out)
+	}
+	return r
+}
+
+// sessionsBy is the report's sessions as "device: next action", in order.
+func (r syncReport) sessionsBy() []string {
+	var out []string
+	for _, s := range r.Sessions {
+		out = append(out, s.Device+": "+s.NextAction)
+	}
+	return out
+}
+
+// waitForSync polls until ok holds (Syncthing moves the files when it will).
+func waitForSync(t *testing.T, what string, ok func() bool, logs ...func() string) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			var all []string
+			for _, l := range logs {
+				all = append(all, l())
+			}
+			t.Fatalf("timed out waiting for %s\n%s", what, strings.Join(all, "\n"))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// holdsChainOf reports whether sync holds device's copy with n entries.
+func holdsChainOf(sync, id, file string, n int) bool {
+	data, err := os.ReadFile(filepath.Join(sync, persist.LayoutFolder, id, file))
+	return err == nil && bytes.Count(data, []byte("\n")) == n
+}
+
+func deviceID(t *testing.T, m *syncMachine) string {
+	t.Helper()
+	id := persist.NewReader(m.stateDir()).DeviceID()
+	if id == "" {
+		t.Fatalf("%s has no device id", m.name)
+	}
+	return id
+}
+
+// Two machines, each with its own daemon, state and Syncthing; one folder
+// shared send-receive between the two Syncthings over loopback. Sessions on
+// both (two at the same time); once Syncthing has moved the copies, the
+// report on each machine shows every session of both exactly once, named
+// with its machine, with each machine's totals and time active counted
+// once through the overlap. Then what goes wrong in a shared folder: an
+// edited line, a truncated copy, a duplicated device folder, a conflict
+// copy, the same device id on two machines — each caught, named and kept
+// out of the figures.
+func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "busctl", "syncthing")
+	desk := newSyncMachine(t, "desk", true)
+	laptop := newSyncMachine(t, "laptop", false)
+	desk.st.Introduce(t, laptop.st)
+	laptop.st.Introduce(t, desk.st)
+	desk.st.Share(t, "antidrift", desk.syncDir, laptop.st)
+	laptop.st.Share(t, "antidrift", laptop.syncDir, desk.st)
+	deskID, laptopID := deviceID(t, desk), deviceID(t, laptop)
+
+	// A session on each machine at the same time, then one more on the laptop.
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); desk.session(t, "write the budget", 3) }()
+	go func() { defer wg.Done(); laptop.session(t, "answer mail on the train", 3) }()
+	wg.Wait()
+	laptop.session(t, "read the paper", 1)
+	logs := []func() string{desk.st.Output, laptop.st.Output}
+	waitForSync(t, "the laptop's copy on the desk", func() bool { return holdsChainOf(desk.syncDir, laptopID, persist.PublishedTotals, 2) }, logs...)
+	// A seal on the desk after the laptop's copy arrived: the desk now
+	// remembers how far the laptop's copy reached.
+	desk.session(t, "plan tomorrow", 1)
+	waitForSync(t, "the desk's copy on the laptop", func() bool { return holdsChainOf(laptop.syncDir, deskID, persist.PublishedChain, 2) }, logs...)
+
+	want := []string{"desk: write the budget", "laptop: answer mail on the train", "laptop: read the paper", "desk: plan tomorrow"}
+	slices.Sort(want)
+	var reports []syncReport
+	for _, m := range []*syncMachine{desk, laptop} {
+		r := m.report(t)
+		got := r.sessionsBy()
+		sorted := slices.Clone(got)
+		slices.Sort(sorted)
+		if !slices.Equal(sorted, want) {
+			t.Fatalf("%s's report shows %v, want every session of both machines once: %v\n%+v", m.name, got, want, r)
+		}
+		ids := map[string]bool{}
+		var sum uint64
+		for _, s := range r.Sessions {
+			if ids[s.SessionID] {
+				t.Fatalf("%s's report shows session %s twice", m.name, s.SessionID)
+			}
+			ids[s.SessionID] = true
+			sum += s.ActiveSeconds
+		}
+		if len(r.Problems) != 0 {
+			t.Errorf("%s's report has problems: %v", m.name, r.Problems)
+		}
+		if r.Totals.Sessions != 4 || len(r.Devices) != 2 || r.Devices[0].Totals.Sessions+r.Devices[1].Totals.Sessions != 4 {
+			t.Fatalf("%s's totals: %+v", m.name, r)
+		}
+		if r.Totals.OverlapSeconds == 0 || r.Totals.ActiveSeconds != sum-r.Totals.OverlapSeconds {
+			t.Errorf("%s: time active %d with overlap %d; the sessions add up to %d and two of them ran at once", m.name, r.Totals.ActiveSeconds, r.Totals.OverlapSeconds, sum)
+		}
+		reports = append(reports, r)
+	}
+	if !slices.Equal(reports[0].sessionsBy(), reports[1].sessionsBy()) || reports[0].Totals != reports[1].Totals {
+		t.Fatalf("the two machines' reports differ:\n%v %+v\n%v %+v", reports[0].sessionsBy(), reports[0].Totals, reports[1].sessionsBy(), reports[1].Totals)
+	}
+	// The daemon's Report, where the GNOME indicator and the Plasma applet
+	// read today's figures, covers both machines too.
+	now := time.Now()
+	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
+	var doc string
+	if err := desk.d.Bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Report", 0, midnight.Unix(), midnight.AddDate(0, 0, 1).Unix()).Store(&doc); err != nil {
+		t.Fatalf("Report: %v", err)
+	}
+	var overBus syncReport
+	if err := json.Unmarshal([]byte(doc), &overBus); err != nil || overBus.Totals != reports[0].Totals || len(overBus.Devices) != 2 {
+		t.Fatalf("the daemon's Report: %v %+v, want the totals of both machines %+v", err, overBus.Totals, reports[0].Totals)
+	}
+	// history lists both machines' sessions, newest first, each named;
+	// verify checks the other machine's copy too.
+	if out, code := desk.cli(t, "history"); code != 0 || !containsEvery(out, "DEVICE", "laptop", "answer mail on the train", "desk", "plan tomorrow") {
+		t.Errorf("history on the desk: exit %d\n%s", code, out)
+	}
+	if out, code := desk.cli(t, "verify"); code != 0 || !containsEvery(out, "The audit log is intact: 2 entries", `Device "laptop" (totals copy): intact, 2 entries.`) {
+		t.Errorf("verify on the desk: exit %d\n%s", code, out)
+	}
+	// --this-device is the machine alone; --device narrows to one.
+	if r := desk.report(t, "--this-device"); r.Totals.Sessions != 2 || len(r.Devices) != 0 {
+		t.Errorf("--this-device on the desk: %v", r.sessionsBy())
+	}
+	if r := desk.report(t, "--device", "laptop"); r.Totals.Sessions != 2 || r.Sessions[0].Device != "laptop" {
+		t.Errorf("--device laptop on the desk: %v", r.sessionsBy())
+	}
+
+	// Each trouble is made in the desk's copy of the laptop's folder, read
+	// by the desk's report, and undone.
+	laptopDir := filepath.Join(desk.syncDir, persist.LayoutFolder, laptopID)
+	totals := filepath.Join(laptopDir, persist.PublishedTotals)
+	good, err := os.ReadFile(totals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore := func() {
+		t.Helper()
+		if err := os.WriteFile(totals, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	problemWith := func(r syncReport, parts ...string) bool {
+		for _, p := range r.Problems {
+			if containsEvery(p, parts...) {
+				return true
+			}
+		}
+		return false
+	}
+	laptopSessions := func(r syncReport) int {
+		n := 0
+		for _, s := range r.Sessions {
+			if s.Device == "laptop" {
+				n++
+			}
+		}
+		return n
+	}
+
+	t.Run("an edited line", func(t *testing.T) {
+		os.WriteFile(totals, bytes.Replace(good, []byte("answer mail"), []byte("answer post"), 1), 0o600)
+		r := desk.report(t)
+		if !problemWith(r, `device "laptop"`, "line 1 (seq 1)", "altered", "left out of every figure") || laptopSessions(r) != 0 || r.Totals.Sessions != 2 {
+			t.Errorf("problems %v, laptop's sessions %d, sessions %d", r.Problems, laptopSessions(r), r.Totals.Sessions)
+		}
+		if out, code := desk.cli(t, "verify"); code != 1 || !strings.Contains(out, `"laptop"`) {
+			t.Errorf("verify: exit %d\n%s", code, out)
+		}
+		restore()
+	})
+	t.Run("a copy truncated by a line", func(t *testing.T) {
+		os.WriteFile(totals, good[:bytes.IndexByte(good, '\n')+1], 0o600)
+		r := desk.report(t)
+		if !problemWith(r, `"laptop"`, "ends at seq 1", "up to seq 2", "truncated") || laptopSessions(r) != 1 {
+			t.Errorf("problems %v, laptop's sessions %d", r.Problems, laptopSessions(r))
+		}
+		restore()
+	})
+	t.Run("a duplicated device folder", func(t *testing.T) {
+		dup := filepath.Join(desk.syncDir, persist.LayoutFolder, laptopID+" (copy)")
+		copyDir(t, laptopDir, dup)
+		r := desk.report(t)
+		if !problemWith(r, "2 folders claim device id "+laptopID) || laptopSessions(r) != 2 {
+			t.Errorf("problems %v, laptop's sessions %d, want 2 (once)", r.Problems, laptopSessions(r))
+		}
+		os.RemoveAll(dup)
+	})
+	t.Run("a conflict copy", func(t *testing.T) {
+		conflict := filepath.Join(laptopDir, "totals.sync-conflict-20261201-101500-ABCDEFG.jsonl")
+		os.WriteFile(conflict, good, 0o600)
+		r := desk.report(t)
+		if !problemWith(r, "totals.sync-conflict-20261201-101500-ABCDEFG.jsonl", "conflict copy", "give one machine a new id") || laptopSessions(r) != 2 {
+			t.Errorf("problems %v, laptop's sessions %d", r.Problems, laptopSessions(r))
+		}
+		os.Remove(conflict)
+	})
+	t.Run("the same device id on two machines", func(t *testing.T) {
+		// The laptop gets the desk's device.json, as a copied state
+		// directory would give it, and seals a session.
+		laptop.d.Stop(t)
+		data, err := os.ReadFile(filepath.Join(desk.stateDir(), "device.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(laptop.stateDir(), "device.json"), data, 0o600)
+		deskCopy := filepath.Join(laptop.syncDir, persist.LayoutFolder, deskID, persist.PublishedChain)
+		before, _ := os.ReadFile(deskCopy)
+		laptop.d.Start(t)
+		laptop.session(t, "a session on the clone", 1)
+		problems, err := laptop.d.Busctl(t, "get-property", "Problems")
+		if err != nil || !strings.Contains(problems, "another machine publishes under the same device id") {
+			t.Errorf("the laptop's Problems: %v %s\n%s", err, problems, laptop.d.Output())
+		}
+		if after, _ := os.ReadFile(deskCopy); !bytes.Equal(before, after) {
+			t.Error("the laptop overwrote the desk's copy")
+		}
+		if r := laptop.report(t); !problemWith(r, "another machine uses the same device id") {
+			t.Errorf("the laptop's report: %v", r.Problems)
+		}
+		if out, code := laptop.cli(t, "verify"); code != 1 || !strings.Contains(out, "another machine uses the same device id") {
+			t.Errorf("verify on the laptop: exit %d\n%s", code, out)
+		}
+	})
+}
+
+func containsEvery(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(to, e.Name()), data, 0o600)
+	}
+}
+
+// A sync_dir that is not there (Syncthing has not made the folder yet)
+// never holds up or loses a seal: End returns the hash, the chain
+// verifies, Problems says why nothing was published and what to do; once
+// the folder is there, the next seal publishes and the sentence goes.
+func TestPublishingNeverHoldsUpASeal(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "busctl")
+	root := t.TempDir()
+	syncDir, cfgHome := filepath.Join(root, "Sync"), filepath.Join(root, "config")
+	os.MkdirAll(filepath.Join(cfgHome, "antidrift"), 0o700)
+	os.WriteFile(filepath.Join(cfgHome, "antidrift", "config.toml"), []byte("sync_dir = \""+syncDir+"\"\n"), 0o600)
+	d := testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(root, "state"), "XDG_CONFIG_HOME="+cfgHome)
+	problems := func() string {
+		out, err := d.Busctl(t, "get-property", "Problems")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	call(t, d, "Start", "sstsas", "write", "done", "600", "observe", "0")
+	call(t, d, "Complete")
+	if hash := unquote(t, call(t, d, "End")); len(hash) != 64 {
+		t.Fatalf("End returned %q", hash)
+	}
+	if out := call(t, d, "VerifyAudit"); out != `bus true 1 ""` {
+		t.Fatalf("VerifyAudit: %s", out)
+	}
+	waitForSync(t, "the publishing problem", func() bool { return strings.Contains(problems(), "could not be published to sync_dir") }, d.Output)
+	if !strings.Contains(problems(), "create it as the folder Syncthing shares") {
+		t.Errorf("Problems: %s", problems())
+	}
+	os.MkdirAll(syncDir, 0o700)
+	call(t, d, "Start", "sstsas", "write more", "done", "600", "observe", "0")
+	call(t, d, "Complete")
+	call(t, d, "End")
+	id := persist.NewReader(filepath.Join(root, "state")).DeviceID()
+	waitForSync(t, "the copy", func() bool { return holdsChainOf(syncDir, id, persist.PublishedTotals, 2) }, d.Output)
+	waitForSync(t, "the problem to go", func() bool { return !strings.Contains(problems(), "sync_dir") }, d.Output)
+}

@@ -1,0 +1,303 @@
+package persist
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+// Publisher keeps this device's copy of its sealed chain in sync_dir (see
+// layout.go): after each seal, and once at start, it rewrites the copy
+// from audit.jsonl, atomically, in the device's own folder and nowhere
+// else. Syncthing moves the folder to the other machines.
+//
+// It runs in a goroutine of its own, woken by Poke, so a slow or failing
+// sync_dir (a full disk, a folder Syncthing has not created yet) never
+// holds up a seal: the chain in the state directory is the record, the
+// copy only follows it. Pokes that come while it works coalesce into one
+// more pass. Idle, it waits on a channel and costs nothing.
+type Publisher struct {
+	store   *Store
+	syncDir string
+	id      string
+	name    string
+	titles  bool
+	now     func() time.Time
+	// report hears the outcome of every pass: "" when the copy is up to
+	// date, else a sentence for Problems.
+	report func(problem string)
+
+	wake chan struct{}
+	stop chan struct{}
+	done sync.WaitGroup
+}
+
+// NewPublisher publishes store's chain under device id, labelled name,
+// into syncDir (which must exist: it is Syncthing's folder, and creating
+// it where the person did not mean would publish to nowhere).
+func NewPublisher(store *Store, syncDir, id, name string, titles bool, report func(string)) *Publisher {
+	return &Publisher{store: store, syncDir: syncDir, id: id, name: name, titles: titles, now: time.Now, report: report,
+		wake: make(chan struct{}, 1), stop: make(chan struct{})}
+}
+
+// Start runs the publisher until Close, with a first pass right away.
+func (p *Publisher) Start() {
+	p.Poke()
+	p.done.Add(1)
+	go func() {
+		defer p.done.Done()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-p.wake:
+				p.report(p.PublishNow())
+			}
+		}
+	}()
+}
+
+// Poke asks for a pass; it never blocks.
+func (p *Publisher) Poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the publisher after the pass under way, if any.
+func (p *Publisher) Close() {
+	close(p.stop)
+	p.done.Wait()
+}
+
+// Changed, SessionEnded and Nudged make the publisher a service.Listener:
+// a sealed session pokes it (a summary sealed later, from pending, is
+// sealed at the next End or start, each of which pokes it too).
+func (p *Publisher) Changed()              {}
+func (p *Publisher) Nudged(string, string) {}
+func (p *Publisher) SessionEnded(_ string, _ service.Outcome, hash string) {
+	if hash != "" {
+		p.Poke()
+	}
+}
+
+// Folder is the device's folder in sync_dir.
+func (p *Publisher) Folder() string { return filepath.Join(p.syncDir, LayoutFolder, p.id) }
+
+// PublishNow brings the copy up to date and returns "" or what is wrong,
+// as a sentence for Problems.
+func (p *Publisher) PublishNow() string {
+	if err := p.publish(); err != nil {
+		return fmt.Sprintf("This machine's record could not be published to sync_dir (%v); the record itself is safe in the state directory, and the copy is brought up to date after the next seal.", err)
+	}
+	p.rememberOthers()
+	return ""
+}
+
+// rememberOthers records the furthest head of every other device's copy
+// that verifies (seen.go), so a copy that later falls behind it is
+// noticed. Only heads are kept: no other device's data enters the state
+// directory. A failure costs only that memory, and is logged by nobody:
+// the next pass tries again.
+func (p *Publisher) rememberOthers() {
+	devs, _, err := ReadShared(p.syncDir)
+	if err != nil {
+		return
+	}
+	others := devs[:0]
+	for _, d := range devs {
+		if d.ID != p.id {
+			others = append(others, d)
+		}
+	}
+	_ = p.store.RememberDevices(others)
+}
+
+func (p *Publisher) publish() error {
+	source, err := ReadStateFile(p.store.audit.path)
+	if errors.Is(err, os.ErrNotExist) {
+		source, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	content, entries, head, problem := publishedForm(source, p.titles)
+	form, file, other := formTotals, PublishedTotals, PublishedChain
+	if p.titles {
+		form, file, other = formChain, PublishedChain, PublishedTotals
+	}
+	v := p.store.VerifyAudit()
+	if problem != "" && v.OK {
+		v.OK, v.Problem = false, problem
+	}
+
+	dir, err := p.openFolder()
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	// Both forms are checked: a machine with this id that publishes the
+	// other form would otherwise have its file removed below.
+	var old []byte
+	for _, f := range []string{PublishedChain, PublishedTotals} {
+		there, err := readIn(dir, f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ours := content
+		if f != file {
+			ours, _, _, _ = publishedForm(source, f == PublishedChain)
+		} else {
+			old = there
+		}
+		if err := notAnotherWriter(there, ours, p.id, f); err != nil {
+			return err
+		}
+	}
+	if old != nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form) {
+		return nil
+	}
+	if err := replaceIn(dir, file, content); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), file), err)
+	}
+	meta, _ := json.Marshal(publishedDevice{
+		Layout: LayoutVersion, DeviceID: p.id, DeviceName: p.name, Form: form, File: file,
+		Entries: entries, HeadSeq: head.Seq, HeadHash: head.Hash, PublishedUnix: p.now().Unix(),
+		SourceOK: v.OK, SourceProblem: v.Problem,
+	})
+	if err := replaceIn(dir, PublishedDevice, append(meta, '\n')); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), PublishedDevice), err)
+	}
+	// The other form, from before sync_titles changed, would read as a
+	// second chain of this device.
+	if err := unix.Unlinkat(int(dir.Fd()), other, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("removing the old %s: %w", other, err)
+	}
+	return nil
+}
+
+// deviceFileCurrent reports whether the folder's device.json already says
+// what this publisher would (its name and form): then an unchanged chain
+// needs no write at all, and a restart touches nothing.
+func (p *Publisher) deviceFileCurrent(dir *os.File, form string) bool {
+	data, err := readIn(dir, PublishedDevice)
+	if err != nil {
+		return false
+	}
+	var d publishedDevice
+	return json.Unmarshal(data, &d) == nil && d.Layout == LayoutVersion && d.DeviceID == p.id && d.DeviceName == p.name && d.Form == form
+}
+
+// notAnotherWriter refuses to overwrite a copy this machine did not
+// write. This device's copy is a prefix of what it publishes now (the
+// chain only grows); a copy that is not — that holds another line at some
+// seq, or more lines than this chain has — was written by another machine
+// using the same device id (a cloned state directory), and overwriting it
+// would make two writers of one file, each undoing the other.
+//
+// A copy that does not verify at all was damaged (or edited) after it was
+// written, not sealed by anyone: it is repaired, since this machine is
+// its one writer.
+func notAnotherWriter(old, now []byte, id, file string) error {
+	if len(old) == 0 || bytes.HasPrefix(now, old) || !verifyChainBytes(old).OK {
+		return nil
+	}
+	return fmt.Errorf("the copy in %s/%s/%s holds sessions this machine never sealed: another machine publishes under the same device id %s (a copied state directory), or this machine's audit.jsonl was rewritten. "+
+		"Nothing was overwritten. Fix: on one of the two machines, stop antidriftd, move %s out of its state directory and start it again (it makes a new id), then delete the folder it used to publish in",
+		LayoutFolder, id, file, id, deviceFileName)
+}
+
+// openFolder opens <sync_dir>/antidrift-v1/<id>, creating the two levels
+// below sync_dir 0700 as needed, and following no symbolic link below
+// sync_dir: a link planted there would have the daemon write wherever it
+// points.
+func (p *Publisher) openFolder() (*os.File, error) {
+	root, err := os.Open(p.syncDir)
+	if err != nil {
+		return nil, fmt.Errorf("sync_dir %s cannot be opened (%v): create it as the folder Syncthing shares, see docs/sync.md", p.syncDir, err)
+	}
+	if info, err := root.Stat(); err != nil || !info.IsDir() {
+		root.Close()
+		return nil, fmt.Errorf("sync_dir %s is not a directory", p.syncDir)
+	}
+	dir := root
+	for _, name := range []string{LayoutFolder, p.id} {
+		err := unix.Mkdirat(int(dir.Fd()), name, uint32(privateDirMode))
+		if err != nil && !errors.Is(err, unix.EEXIST) {
+			dir.Close()
+			return nil, fmt.Errorf("creating %s: %w", filepath.Join(dir.Name(), name), err)
+		}
+		next, err := openIn(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		dir.Close()
+		if err != nil {
+			return nil, err
+		}
+		dir = next
+	}
+	return dir, nil
+}
+
+// readIn reads name in dir, never through a link, at most maxPublishedFile.
+func readIn(dir *os.File, name string) ([]byte, error) {
+	f, err := openIn(dir, name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPublishedFile+1))
+	if err == nil && len(data) > maxPublishedFile {
+		err = fmt.Errorf("%s is larger than %d MiB", f.Name(), maxPublishedFile>>20)
+	}
+	return data, err
+}
+
+// replaceIn replaces name in dir with data atomically, relative to dir:
+// a fresh temp file (O_EXCL, so never a planted one), fsynced, renamed
+// over name, and the rename made durable. A rename replaces a link in
+// name's place without following it.
+func replaceIn(dir *os.File, name string, data []byte) error {
+	dfd := int(dir.Fd())
+	var tmp string
+	var fd int
+	for n := 0; ; n++ {
+		tmp = fmt.Sprintf(".%s.tmp-%d-%d", name, os.Getpid(), n)
+		var err error
+		fd, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(privateFileMode))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, unix.EEXIST) || n > 100 {
+			return err
+		}
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = unix.Renameat(dfd, tmp, dfd, name)
+	}
+	if err != nil {
+		unix.Unlinkat(dfd, tmp, 0)
+		return err
+	}
+	return dir.Sync()
+}

@@ -1,0 +1,279 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/inert"
+	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/service"
+)
+
+// Devices says which machines a report covers.
+type Devices struct {
+	// SyncDir is sync_dir: "" reports on this machine alone, as Build does.
+	SyncDir string
+	// ThisName is this machine's label (device_name, else the hostname).
+	ThisName string
+	// Only narrows the report to one machine, by its name or device id
+	// ("" is every machine).
+	Only string
+	// Now is when the report is made: a machine whose sessions end after
+	// it by more than ClockSlack has a clock far off.
+	Now time.Time
+}
+
+// ClockSlack is how far ahead of this machine's clock another machine's
+// record may reach before its clock is called far off: more than the
+// time Syncthing takes, and than a clock that NTP has not yet corrected.
+const ClockSlack = 10 * time.Minute
+
+// StateForm is a DeviceTotals.Form: this machine, read from its state
+// directory rather than from its published copy.
+const StateForm = "state"
+
+// BuildAll is Build over every machine that publishes into d.SyncDir:
+// this machine's sessions from its state directory (counted once: its own
+// copy in sync_dir is not read again), every other machine's from its
+// copy, each verified on its own. A copy that does not verify is named and
+// left out of every figure; sessions are merged by start time, each named
+// with its machine; Totals is all machines together, with time active
+// counted once where sessions on two machines overlap.
+func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, error) {
+	rep, err := Build(local, span, o)
+	if err != nil || d.SyncDir == "" {
+		return rep, err
+	}
+	thisID := local.DeviceID()
+	shared, problems, err := persist.ReadShared(d.SyncDir)
+	if err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+	}
+	rep.Problems = append(rep.Problems, problems...)
+
+	this := DeviceTotals{DeviceID: thisID, Name: d.ThisName, ThisDevice: true, Form: StateForm,
+		OK: rep.Chain.OK, Entries: rep.Chain.Entries, Problem: rep.Chain.Problem, Totals: rep.Totals}
+	sessions := slices.Clone(rep.Sessions)
+	for i := range sessions {
+		sessions[i].Device, sessions[i].DeviceID = d.ThisName, thisID
+	}
+	rep.Devices = []DeviceTotals{this}
+	previous := rep.Previous
+	windows := newWindowTally(o)
+	for _, w := range rep.Windows {
+		windows.addWindowTime(w)
+	}
+	include := func(id, name string) bool { return d.Only == "" || d.Only == id || d.Only == name }
+	if !include(thisID, d.ThisName) {
+		rep.Devices[0].Totals = Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}
+		sessions, previous, windows = nil, Totals{SinceUnix: rep.Previous.SinceUnix, UntilUnix: rep.Previous.UntilUnix}, newWindowTally(o)
+	}
+	for _, dev := range shared {
+		if thisID != "" && dev.ID == thisID {
+			// This machine: counted from its state directory, once.
+			if !local.CopyIsOurs(dev) {
+				rep.Problems = append(rep.Problems, persist.SameIDProblem(dev))
+			}
+			continue
+		}
+		dt := DeviceTotals{DeviceID: dev.ID, Name: dev.Label(), Form: dev.Form, OK: dev.OK, Entries: dev.Entries, Problem: dev.Problem,
+			Totals: Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}}
+		if dev.OK {
+			if seen, ok := local.SeenHead(dev.ID, dev.Form); ok {
+				if behind, rewritten := persist.Behind(dev, seen); behind != "" {
+					rep.Problems = append(rep.Problems, behind)
+					if rewritten {
+						dev.OK, dt.OK, dt.Problem = false, false, behind
+					}
+				}
+			}
+			if off := clockOff(dev, d.Now); off != "" {
+				rep.Problems = append(rep.Problems, off)
+			}
+		}
+		if !dev.OK || !include(dev.ID, dev.Label()) {
+			if !dev.OK && dt.Problem == dev.Problem {
+				rep.Problems = append(rep.Problems, dev.Problem)
+			}
+			dt.Totals.finish()
+			rep.Devices = append(rep.Devices, dt)
+			continue
+		}
+		since, until, prev := span.Since.Unix(), span.Until.Unix(), span.Prev.Unix()
+		for _, sum := range dev.Summaries {
+			switch {
+			case sum.StartedUnix >= prev && sum.StartedUnix < since:
+				previous.add(sessionOf(sum, o))
+			case sum.StartedUnix >= since && sum.StartedUnix < until:
+				s := sessionOf(sum, o)
+				s.Device, s.DeviceID = dev.Label(), dev.ID
+				dt.Totals.add(s)
+				windows.addSummary(sum)
+				sessions = append(sessions, s)
+			}
+		}
+		dt.Totals.finish()
+		rep.Devices = append(rep.Devices, dt)
+	}
+	if d.Only != "" && !slices.ContainsFunc(rep.Devices, func(x DeviceTotals) bool { return include(x.DeviceID, x.Name) }) {
+		names := make([]string, len(rep.Devices))
+		for i, x := range rep.Devices {
+			names[i] = service.Quote(x.Name)
+		}
+		return nil, fmt.Errorf("no machine is named %s (the machines are %s)", service.Quote(d.Only), strings.Join(names, ", "))
+	}
+	// Ties in the second go by session id (a UUIDv7: finer time, then
+	// random), so every machine lists the same sessions in the same order.
+	slices.SortStableFunc(sessions, func(a, b Session) int {
+		return cmp.Or(cmp.Compare(a.StartedUnix, b.StartedUnix), cmp.Compare(a.SessionID, b.SessionID))
+	})
+	rep.Sessions = sessions
+	if rep.Sessions == nil {
+		rep.Sessions = []Session{}
+	}
+	rep.Totals = Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}
+	rep.Days = emptyDays(span)
+	for _, s := range sessions {
+		rep.Totals.add(s)
+		if n := daysBetween(span.day(span.Since), span.day(time.Unix(s.StartedUnix, 0))); n >= 0 && n < len(rep.Days) {
+			rep.Days[n].add(s)
+		}
+	}
+	union := activeUnion(sessions)
+	rep.Totals.OverlapSeconds = sub(rep.Totals.ActiveSeconds, union)
+	rep.Totals.ActiveSeconds = union
+	rep.Totals.finish()
+	previous.finish()
+	rep.Previous = previous
+	rep.Windows = windows.top(topWindows)
+	return rep, nil
+}
+
+// activeUnion is the time at least one of sessions was active, each
+// counted as its start plus its active time (never past its end): two
+// machines' sessions at once are an hour active, not two.
+func activeUnion(sessions []Session) uint64 {
+	type span struct{ from, to int64 }
+	spans := make([]span, 0, len(sessions))
+	for _, s := range sessions {
+		to := min(s.StartedUnix+int64(s.ActiveSeconds), max(s.EndedUnix, s.StartedUnix))
+		if s.EndedUnix <= s.StartedUnix {
+			to = s.StartedUnix + int64(s.ActiveSeconds)
+		}
+		if to > s.StartedUnix {
+			spans = append(spans, span{s.StartedUnix, to})
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	var total uint64
+	var cur span
+	for i, sp := range spans {
+		switch {
+		case i == 0:
+			cur = sp
+		case sp.from <= cur.to:
+			cur.to = max(cur.to, sp.to)
+		default:
+			total += uint64(cur.to - cur.from)
+			cur = sp
+		}
+	}
+	if len(spans) > 0 {
+		total += uint64(cur.to - cur.from)
+	}
+	return total
+}
+
+// clockOff says when a machine's sessions end past now by more than
+// ClockSlack: its clock (or this one) is far off, and its sessions sit in
+// the future. (A clock far behind cannot be told from old sessions.)
+func clockOff(dev persist.SharedDevice, now time.Time) string {
+	if now.IsZero() {
+		return ""
+	}
+	var latest int64
+	for _, s := range dev.Summaries {
+		latest = max(latest, s.EndedUnix)
+	}
+	ahead := time.Unix(latest, 0).Sub(now)
+	if ahead <= ClockSlack {
+		return ""
+	}
+	return fmt.Sprintf("device %q: its record reaches %s past this machine's clock (to %s UTC), so one of the two clocks is far off and its sessions are placed on the wrong days. "+
+		"Fix: turn on network time on both (timedatectl set-ntp true) and compare `date -u` on each",
+		dev.Label(), ahead.Round(time.Minute), time.Unix(latest, 0).UTC().Format("2006-01-02 15:04"))
+}
+
+// addWindowTime adds a class's figures already tallied (this machine's,
+// from Build) to a tally over many machines.
+func (w *windowTally) addWindowTime(wt WindowTime) {
+	c := w.class(wt.Class)
+	c.on += time.Duration(wt.OnTaskSeconds) * time.Second
+	c.drift += time.Duration(wt.DriftSeconds) * time.Second
+	c.unsplit += time.Duration(wt.UnsplitSeconds) * time.Second
+	for _, b := range wt.Titles {
+		c.titles[b.Title] += time.Duration(b.Seconds) * time.Second
+	}
+}
+
+// deviceRow is a machine's line in the Devices table of the text and the
+// HTML page.
+type deviceRow struct {
+	Name, Active, OnTask, Chain string
+	Sessions                    int
+	This                        bool
+}
+
+func deviceRows(r *Report) []deviceRow {
+	out := make([]deviceRow, 0, len(r.Devices))
+	for _, d := range r.Devices {
+		chain := fmt.Sprintf("%s, %d verified", d.Form, d.Entries)
+		if !d.OK {
+			chain = "broken: left out"
+		}
+		out = append(out, deviceRow{Name: d.Name, Active: dur(d.Totals.ActiveSeconds), OnTask: dur(d.Totals.OnTaskSeconds),
+			Chain: chain, Sessions: d.Totals.Sessions, This: d.ThisDevice})
+	}
+	return out
+}
+
+// ManyDevices and Devices feed the HTML page's device column and table.
+func (v htmlView) ManyDevices() bool    { return len(v.r.Devices) > 0 }
+func (v htmlView) Devices() []deviceRow { return deviceRows(v.r) }
+
+// devices writes the text report's Devices table, when it covers many.
+func (t *textWriter) devices(r *Report) {
+	if len(r.Devices) == 0 {
+		return
+	}
+	t.line("%s", t.paint("1", fmt.Sprintf("%-28s%10s%10s%10s  %s", "Devices", "sessions", "active", "on task", "chain")))
+	for _, d := range deviceRows(r) {
+		name := inert.Terminal(d.Name)
+		if d.This {
+			name += " (this machine)"
+		}
+		t.line("  %-26s%10d%10s%10s  %s", clip(name, 26), d.Sessions, d.Active, d.OnTask, d.Chain)
+	}
+	if r.Totals.OverlapSeconds > 0 {
+		t.line("  time active counts %s once: sessions ran on two machines at the same time", dur(r.Totals.OverlapSeconds))
+	}
+	t.line("")
+}
+
+// partsSeconds is the time the parts (on task, drift, away, no evidence)
+// split: each machine's active time, so over many machines the time
+// active plus the overlap it counts once. Shares of "active time" are of
+// this, so they add up to 100%.
+func (t Totals) partsSeconds() uint64 { return t.ActiveSeconds + t.OverlapSeconds }
+
+// overlapNote says, beside time active, how much of it ran on two or more
+// machines at once and is counted once.
+func overlapNote(t Totals) string {
+	if t.OverlapSeconds == 0 {
+		return ""
+	}
+	return " · " + dur(t.OverlapSeconds) + " on 2+ machines at once, counted once"
+}

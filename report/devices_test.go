@@ -1,0 +1,209 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/persist"
+	"github.com/antidrift/antidrift/service"
+)
+
+// machine is a state directory with sealed sessions that publishes into
+// sync (a test stands in for the daemon).
+func machine(t *testing.T, sync, name string, titles bool, sessions ...[2]time.Time) (*persist.Store, *persist.Publisher) {
+	t.Helper()
+	st, _, err := persist.Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for i, s := range sessions {
+		secs := uint64(s[1].Sub(s[0]) / time.Second)
+		if _, err := st.AppendAudit(service.Summary{
+			SessionID: name + "-" + string(rune('a'+i)), NextAction: "work on " + name, Outcome: service.OutcomeCompleted, Enforcement: service.LevelWarn,
+			StartedUnix: s[0].Unix(), EndedUnix: s[1].Unix(), TimeboxSecs: secs, DriftSeconds: 60,
+			Buckets: []service.Bucket{{Class: "Emacs", Title: "plan.org", Seconds: secs}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, _, err := st.DeviceID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := persist.NewPublisher(st, sync, id, name, titles, func(string) {})
+	if problem := p.PublishNow(); problem != "" {
+		t.Fatal(problem)
+	}
+	return st, p
+}
+
+// A laptop session while the desktop's runs: both are shown, each named
+// with its machine, once; each machine's figures are its own; time active
+// overall counts the overlap once.
+func TestMergeOverlappingSessions(t *testing.T) {
+	sync := t.TempDir()
+	at := func(h, m int) time.Time { return time.Date(2026, 11, 30, h, m, 0, 0, time.Local) }
+	desk, _ := machine(t, sync, "desk", true, [2]time.Time{at(10, 0), at(11, 0)}, [2]time.Time{at(14, 0), at(14, 30)})
+	machine(t, sync, "laptop", false, [2]time.Time{at(10, 30), at(11, 30)})
+	span := LastDays(at(23, 0), 1, 0)
+	r, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk", Now: at(23, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range r.Sessions {
+		got = append(got, s.Device+" "+time.Unix(s.StartedUnix, 0).Format("15:04"))
+	}
+	if strings.Join(got, ", ") != "desk 10:00, laptop 10:30, desk 14:00" {
+		t.Fatalf("sessions: %v", got)
+	}
+	tot := r.Totals
+	if tot.Sessions != 3 || tot.ActiveSeconds != 2*3600 || tot.OverlapSeconds != 1800 || tot.OnTaskSeconds != 2.5*3600-180 {
+		t.Fatalf("totals: sessions %d active %d overlap %d on task %d; want 3, 7200 (10:00–11:30 and 14:00–14:30), 1800, 8820",
+			tot.Sessions, tot.ActiveSeconds, tot.OverlapSeconds, tot.OnTaskSeconds)
+	}
+	if len(r.Devices) != 2 || !r.Devices[0].ThisDevice || r.Devices[0].Totals.ActiveSeconds != 5400 || r.Devices[1].Name != "laptop" || r.Devices[1].Totals.ActiveSeconds != 3600 {
+		t.Fatalf("devices: %+v", r.Devices)
+	}
+	if r.Days[0].Sessions != 3 {
+		t.Fatalf("days: %+v", r.Days)
+	}
+	if len(r.Problems) != 0 {
+		t.Fatalf("problems: %v", r.Problems)
+	}
+	// --device laptop: the laptop alone.
+	only, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk", Only: "laptop"})
+	if err != nil || len(only.Sessions) != 1 || only.Sessions[0].Device != "laptop" || only.Totals.ActiveSeconds != 3600 {
+		t.Fatalf("--device laptop: %v %+v", err, only)
+	}
+	if _, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk", Only: "tablet"}); err == nil || !strings.Contains(err.Error(), `the machines are "desk", "laptop"`) {
+		t.Fatalf("--device tablet: %v", err)
+	}
+}
+
+// A copy that does not verify is named and counts in no figure; a clock
+// far ahead is said.
+func TestAnUnverifiedDeviceIsLeftOutLoudly(t *testing.T) {
+	sync := t.TempDir()
+	at := func(h int) time.Time { return time.Date(2026, 11, 30, h, 0, 0, 0, time.Local) }
+	desk, _ := machine(t, sync, "desk", true, [2]time.Time{at(9), at(10)})
+	_, laptop := machine(t, sync, "laptop", true, [2]time.Time{at(11), at(12)})
+	machine(t, sync, "tablet", true, [2]time.Time{at(22), at(23)})
+	chain := filepath.Join(laptop.Folder(), persist.PublishedChain)
+	data, _ := os.ReadFile(chain)
+	os.WriteFile(chain, []byte(strings.Replace(string(data), "work on laptop", "work on nothing", 1)), 0o600)
+	r, err := BuildAll(persist.NewReader(desk.Dir()), LastDays(at(20), 1, 0), Options{}, Devices{SyncDir: sync, ThisName: "desk", Now: at(20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(r.Problems, "\n")
+	if !strings.Contains(all, `device "laptop"`) || !strings.Contains(all, "line 1 (seq 1)") || !strings.Contains(all, "left out of every figure") {
+		t.Fatalf("problems:\n%s", all)
+	}
+	if !strings.Contains(all, `device "tablet": its record reaches 3h0m0s past this machine's clock`) {
+		t.Fatalf("no clock problem:\n%s", all)
+	}
+	for _, s := range r.Sessions {
+		if s.Device == "laptop" {
+			t.Fatal("a session of the broken copy was merged")
+		}
+	}
+	if r.Totals.Sessions != 2 {
+		t.Fatalf("sessions %d, want desk's and tablet's", r.Totals.Sessions)
+	}
+}
+
+func TestActiveUnion(t *testing.T) {
+	s := func(from, active int64) Session {
+		return Session{StartedUnix: from, EndedUnix: from + active, ActiveSeconds: uint64(active)}
+	}
+	for _, c := range []struct {
+		in   []Session
+		want uint64
+	}{
+		{nil, 0},
+		{[]Session{s(0, 100)}, 100},
+		{[]Session{s(0, 100), s(50, 100)}, 150},
+		{[]Session{s(0, 100), s(10, 20)}, 100},
+		{[]Session{s(0, 100), s(100, 100)}, 200},
+		{[]Session{s(200, 10), s(0, 100), s(50, 10)}, 110},
+		// A session that was active for less than its span counts its
+		// active time, from its start.
+		{[]Session{{StartedUnix: 0, EndedUnix: 1000, ActiveSeconds: 100}, s(500, 100)}, 200},
+	} {
+		if got := activeUnion(c.in); got != c.want {
+			t.Errorf("activeUnion(%v) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
+
+// A second machine with this machine's device id: its copy is not taken
+// for this machine's, and the report says what to do.
+func TestTheSameDeviceIDOnTwoMachines(t *testing.T) {
+	sync := t.TempDir()
+	at := func(h int) time.Time { return time.Date(2026, 11, 30, h, 0, 0, 0, time.Local) }
+	desk, _ := machine(t, sync, "desk", true, [2]time.Time{at(9), at(10)})
+	clone, _ := machine(t, t.TempDir(), "clone", true, [2]time.Time{at(11), at(12)})
+	id := persist.NewReader(desk.Dir()).DeviceID()
+	// The clone, with desk's device.json, publishes into desk's folder
+	// (its publisher would refuse; a copy from before the clone would not).
+	data, _ := os.ReadFile(filepath.Join(clone.Dir(), "audit.jsonl"))
+	os.WriteFile(filepath.Join(sync, persist.LayoutFolder, id, persist.PublishedChain), data, 0o600)
+	r, err := BuildAll(persist.NewReader(desk.Dir()), LastDays(at(20), 1, 0), Options{}, Devices{SyncDir: sync, ThisName: "desk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Join(r.Problems, "\n"); !strings.Contains(all, "another machine uses the same device id") {
+		t.Fatalf("problems:\n%s", all)
+	}
+	if r.Totals.Sessions != 1 {
+		t.Fatalf("sessions %d, want desk's own, once", r.Totals.Sessions)
+	}
+}
+
+// The text and the HTML page name each session's machine and list the
+// machines, with the overlap said; a report of one machine has neither.
+func TestTextAndHTMLNameTheDevices(t *testing.T) {
+	sync := t.TempDir()
+	at := func(h, m int) time.Time { return time.Date(2026, 11, 30, h, m, 0, 0, time.Local) }
+	desk, _ := machine(t, sync, "desk", true, [2]time.Time{at(10, 0), at(11, 0)})
+	machine(t, sync, "laptop", false, [2]time.Time{at(10, 30), at(11, 30)})
+	span := LastDays(at(23, 0), 1, 0)
+	r, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, page strings.Builder
+	Text(&text, r, time.Local, false)
+	HTML(&page, r, time.Local)
+	for _, want := range []string{"Devices", "desk (this machine)", "laptop", "time active counts 30m once", "overlap counted once           30m", "completed  warn"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text lacks %q:\n%s", want, text.String())
+		}
+	}
+	for _, l := range strings.Split(text.String(), "\n") {
+		if n := len([]rune(l)); n > textWidth {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	if !strings.Contains(text.String(), "drift 2%  laptop") {
+		t.Errorf("the laptop's session line does not name it:\n%s", text.String())
+	}
+	// Shares of active time are of each machine's time, so they never pass
+	// 100% when time active counts an overlap once.
+	for _, want := range []string{"<h2>Devices</h2>", "<th>device</th>", "<td>laptop</td>", "this machine", "98% of active time", "machines at once, counted once"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	one, _ := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{})
+	var alone strings.Builder
+	HTML(&alone, one, time.Local)
+	if strings.Contains(alone.String(), "<th>device</th>") || one.Devices != nil {
+		t.Error("a report of one machine has a device column")
+	}
+}

@@ -1,0 +1,24 @@
+package service
+
+import (
+	"slices"
+	"testing"
+)
+
+// An adapter's problem shows in Problems, the listeners hear of it (so
+// the property changes on the bus), and it goes when cleared.
+func TestNoteProblem(t *testing.T) {
+	h := newHarness(t)
+	before := len(h.rec.views)
+	h.NoteProblem("publish", "the copy in sync_dir could not be written")
+	if v := h.View(); !slices.Contains(v.Problems, "the copy in sync_dir could not be written") {
+		t.Fatalf("Problems: %q", v.Problems)
+	}
+	if len(h.rec.views) == before {
+		t.Fatal("the listeners were not told")
+	}
+	h.NoteProblem("publish", "")
+	if v := h.View(); len(v.Problems) != 0 {
+		t.Fatalf("Problems after clearing: %q", v.Problems)
+	}
+}
