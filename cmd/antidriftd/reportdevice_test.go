@@ -39,12 +39,26 @@ func startTwoMachines(t *testing.T) twoMachines {
 	if err := os.WriteFile(filepath.Join(m.xdgConfig, "antidrift", "config.toml"), []byte("sync_dir = \""+m.syncDir+"\"\ndevice_name = \"desk\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	laptopID := otherMachine(t, filepath.Join(root, "laptop-state"), m.syncDir)
+	// The daemon's state is not under $XDG_STATE_HOME, which the CLI sees.
+	m.d = testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(root, "desk-state"), "XDG_CONFIG_HOME="+m.xdgConfig)
+	m.session(t, "write the intro on the desk", 1)
+	id := deskID(t, m)
+	waitForSync(t, "desk's copy", func() bool { return holdsChainOf(m.syncDir, id, "totals.jsonl", 1) }, m.d.Output)
+	return twoMachines{syncMachine: m, laptopID: laptopID}
+}
+
+// otherMachine publishes, into syncDir, the copy of a machine "laptop"
+// whose state is at stateDir, with one ten-minute session of today, on
+// task throughout; it returns its device id.
+func otherMachine(t *testing.T, stateDir, syncDir string) string {
+	t.Helper()
 	now := time.Now()
 	start := now.Add(-30 * time.Minute)
 	if day := midnightOf(now).Add(time.Second); start.Before(day) {
 		start = day // today, whenever the test runs
 	}
-	laptopID, err := statefixture.Machine(filepath.Join(root, "laptop-state"), m.syncDir, "laptop", false, service.Summary{
+	id, err := statefixture.Machine(stateDir, syncDir, "laptop", false, service.Summary{
 		SessionID: "0197a3c4-0000-7000-8000-000000000001", NextAction: "answer mail on the laptop", SuccessCondition: "inbox zero",
 		Outcome: service.OutcomeCompleted, Enforcement: service.LevelWarn, TimeboxSecs: 1200,
 		StartedUnix: start.Unix(), EndedUnix: start.Add(10 * time.Minute).Unix(),
@@ -53,12 +67,7 @@ func startTwoMachines(t *testing.T) twoMachines {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The daemon's state is not under $XDG_STATE_HOME, which the CLI sees.
-	m.d = testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(root, "desk-state"), "XDG_CONFIG_HOME="+m.xdgConfig)
-	m.session(t, "write the intro on the desk", 1)
-	id := deskID(t, m)
-	waitForSync(t, "desk's copy", func() bool { return holdsChainOf(m.syncDir, id, "totals.jsonl", 1) }, m.d.Output)
-	return twoMachines{syncMachine: m, laptopID: laptopID}
+	return id
 }
 
 func deskID(t *testing.T, m *syncMachine) string {
