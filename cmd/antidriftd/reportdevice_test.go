@@ -13,7 +13,6 @@ import (
 
 	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
-	"github.com/antidrift/antidrift/service"
 )
 
 // twoMachines is a daemon ("desk", run with --state-dir away from
@@ -53,17 +52,8 @@ func startTwoMachines(t *testing.T) twoMachines {
 // task throughout; it returns its device id.
 func otherMachine(t *testing.T, stateDir, syncDir string) string {
 	t.Helper()
-	now := time.Now()
-	start := now.Add(-30 * time.Minute)
-	if day := midnightOf(now).Add(time.Second); start.Before(day) {
-		start = day // today, whenever the test runs
-	}
-	id, err := statefixture.Machine(stateDir, syncDir, "laptop", false, service.Summary{
-		SessionID: "0197a3c4-0000-7000-8000-000000000001", NextAction: "answer mail on the laptop", SuccessCondition: "inbox zero",
-		Outcome: service.OutcomeCompleted, Enforcement: service.LevelWarn, TimeboxSecs: 1200,
-		StartedUnix: start.Unix(), EndedUnix: start.Add(10 * time.Minute).Unix(),
-		Buckets: []service.Bucket{{Class: "Thunderbird", Title: "Inbox", Seconds: 600}},
-	})
+	id, err := statefixture.Machine(stateDir, syncDir, "laptop", false,
+		statefixture.TodaySession(time.Now(), "0197a3c4-0000-7000-8000-000000000001", "answer mail on the laptop"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package statefixture
 
 import (
 	"errors"
+	"time"
 
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
@@ -34,4 +35,22 @@ func Machine(stateDir, syncDir, name string, titles bool, sessions ...service.Su
 		return "", errors.New(problem)
 	}
 	return id, nil
+}
+
+// TodaySession is a sealed-to-be session of ten minutes on task, today
+// by now's clock (started half an hour before now, or just after midnight
+// when the day is younger than that), for a machine's copy a panel counts
+// in today's total.
+func TodaySession(now time.Time, id, nextAction string) service.Summary {
+	y, m, d := now.Date()
+	start := now.Add(-30 * time.Minute)
+	if day := time.Date(y, m, d, 0, 0, 1, 0, now.Location()); start.Before(day) {
+		start = day
+	}
+	return service.Summary{
+		SessionID: id, NextAction: nextAction, SuccessCondition: "done",
+		Outcome: service.OutcomeCompleted, Enforcement: service.LevelWarn, TimeboxSecs: 1200,
+		StartedUnix: start.Unix(), EndedUnix: start.Add(10 * time.Minute).Unix(),
+		Buckets: []service.Bucket{{Class: "Thunderbird", Title: "Inbox", Seconds: 600}},
+	}
 }
