@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // With sync_dir holding another machine's copy (a laptop's session of
 // today, written by its publisher), the applet's popup shows today's total
 // across both machines and says it ran on two: the laptop's ten minutes
-// and this machine's session, two sessions, as a screen reader reads it;
+// and this machine's session, two sessions, as a screen reader reads it, in English and in German;
 // photographed.
 func TestPlasmaAppletTodayAcrossMachines(t *testing.T) {
 	r := testenv.NeedRootfs(t)
@@ -56,5 +57,14 @@ func TestPlasmaAppletTodayAcrossMachines(t *testing.T) {
 	window := roomyWindow(t, x, applet, 420, 240)
 	today := regexp.MustCompile(`^Today on 2 machines: (\d+h )?\d+m focused, 2 sessions$`)
 	a11y.WaitForNode(t, "plasmawindowed", "the applet counting both machines' sessions", showing("label", today.MatchString))
-	photograph(t, x, applet, window, filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-machines.png"), 1, white)
+	shots := testenv.ArtifactsDir(t)
+	photograph(t, x, applet, window, filepath.Join(shots, "plasma-applet-machines.png"), 1, white)
+	applet.Stop()
+
+	// In German, from the .plasmoid's catalogue.
+	applet = startApplet(t, r, dir, append(slices.Clone(env), testenv.GermanLocale(t)...))
+	window = roomyWindow(t, x, applet, 420, 240)
+	heute := regexp.MustCompile(`^Heute auf 2 Rechnern: (\d+h )?\d+m konzentriert, 2 Sitzungen$`)
+	a11y.WaitForNode(t, "plasmawindowed", "the applet counting both machines' sessions in German", showing("label", heute.MatchString))
+	photograph(t, x, applet, window, filepath.Join(shots, "plasma-applet-machines-de.png"), 1, white)
 }

@@ -12,7 +12,8 @@ import (
 // With sync_dir holding another machine's copy (a laptop's session of
 // today, written by its publisher), the indicator's menu on this machine
 // shows today's total across both and says it ran on two machines: the
-// laptop's ten minutes and this machine's session, two sessions. Photographed.
+// laptop's ten minutes and this machine's session, two sessions; in English
+// and in German. Photographed.
 func TestGnomeIndicatorTodayAcrossMachines(t *testing.T) {
 	k := startGnomeDesktop(t)
 	g := k.g
@@ -49,6 +50,22 @@ func TestGnomeIndicatorTodayAcrossMachines(t *testing.T) {
 		return today.MatchString(g.EvalString(t, indicator+"._today.visible ? "+indicator+"._today.label.text : ''"))
 	})
 	quietTray(t, g)
-	menuShot(t, g, filepath.Join(testenv.ArtifactsDir(t), "gnome-menu-machines.png"))
+	shots := testenv.ArtifactsDir(t)
+	menuShot(t, g, filepath.Join(shots, "gnome-menu-machines.png"))
 	mustEval(t, g, indicator+".menu.close()")
+
+	// In German: the Shell started again in a German locale.
+	g.Stop()
+	g.ExtraEnv = testenv.GermanLocale(t)
+	g.Start(t)
+	testenv.WaitUntil(t, wait, "the indicator in German", func() bool {
+		return g.EvalString(t, indicator+"?._icon.icon_name ?? ''") == "changes-prevent-symbolic"
+	})
+	mustEval(t, g, indicator+".menu.open()")
+	heute := regexp.MustCompile(`^Heute auf 2 Rechnern: (\d+h )?\d+m konzentriert, 2 Sitzungen$`)
+	testenv.WaitUntil(t, wait, "the menu to count both machines' sessions in German", func() bool {
+		return heute.MatchString(g.EvalString(t, indicator+"._today.visible ? "+indicator+"._today.label.text : ''"))
+	})
+	quietTray(t, g)
+	menuShot(t, g, filepath.Join(shots, "gnome-menu-machines-de.png"))
 }
