@@ -82,7 +82,7 @@ func textArg(x *invocation) (any, error) { return x.arg(), nil }
 func durationArg(x *invocation) (any, error) {
 	secs, err := parseSeconds(x.arg())
 	if err != nil {
-		return nil, x.cmd.usageError("DURATION %s: %v", x.arg(), err)
+		return nil, x.cmd.usageError("DURATION %s: %v", inert.Terminal(x.arg()), err)
 	}
 	return secs, nil
 }
@@ -153,7 +153,7 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 		}
 		secs, err := parseSeconds(*timebox)
 		if err != nil {
-			return x.cmd.usageError("--for %s: %v", *timebox, err)
+			return x.cmd.usageError("--for %s: %v", inert.Terminal(*timebox), err)
 		}
 		if *level != "" {
 			if err := checkLevel(*level); err != nil {

@@ -186,3 +186,30 @@ func TestMissingHeadsAreInert(t *testing.T) {
 		}
 	}
 }
+
+// What was typed and is quoted back in a usage error (a duration, a flag's
+// name) is one line of the message, made inert: a pasted argument with a
+// newline forges no line of antidrift's own, and an escape reaches the
+// terminal as text. No bus is needed: these are refused before any call.
+func TestTypedTextInUsageErrorsForgesNoLine(t *testing.T) {
+	const forged = "antidrift: all good"
+	for _, h := range hostile.Texts {
+		for _, args := range [][]string{
+			{"extend", "5m\n" + forged + h.Text},
+			{"start", "x", "--done-when", "y", "--for", "1\n" + forged + h.Text},
+			{"status", "--fo\n" + forged + h.Text},
+		} {
+			var stderr strings.Builder
+			code := run(args, io.Discard, &stderr)
+			if code != exitUsage {
+				t.Errorf("%s: %q: got exit %d, want %d:\n%s", h.Name, args, code, exitUsage, stderr.String())
+			}
+			if err := hostile.CheckTerminal(stderr.String()); err != nil {
+				t.Errorf("%s: %q: %v", h.Name, args, err)
+			}
+			if strings.Contains(stderr.String(), "\n"+forged) {
+				t.Errorf("%s: %q: a typed newline starts a line of its own:\n%s", h.Name, args, stderr.String())
+			}
+		}
+	}
+}
