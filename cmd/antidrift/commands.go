@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -415,9 +416,16 @@ func checkLevel(level string) error {
 }
 
 // writeJSON prints v as one line of JSON. HTML characters are left alone:
-// the reader is a script or a panel, not a browser.
+// the reader is a script or a panel, not a browser. What a terminal would
+// act on is \u-escaped (inert.JSON): --json is often read in one, and a
+// script decodes the same text.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(inert.JSON(b.Bytes()))
+	return err
 }

@@ -137,6 +137,11 @@ func TestJSONKeepsTheTextExact(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &obj); err != nil {
 			t.Fatalf("%s: %v", h.Name, err)
 		}
+		// Exact once decoded, and inert as printed: --json is read in a
+		// terminal too, and encoding/json writes DEL, C1 and bidi raw.
+		if err := hostile.CheckTerminal(line); err != nil {
+			t.Errorf("%s: --format json: %v", h.Name, err)
+		}
 		if obj.CurrentTitle != h.Text || obj.NextAction != h.Text || len(obj.Buckets) == 0 || obj.Buckets[0].Title != h.Text {
 			t.Errorf("%s: JSON changed the text: %+v", h.Name, obj)
 		}
