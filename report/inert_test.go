@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -54,6 +55,28 @@ func TestTextReportIsInert(t *testing.T) {
 			if n := strings.Count(out, string([]rune(shown)[:min(8, len([]rune(shown)))])); n < 9 {
 				t.Errorf("%s (colour %v): the text is shown %d times, want 9:\n%s", h.Name, colour, n, out)
 			}
+		}
+	}
+}
+
+// antidrift report --json, read in a terminal, holds nothing the terminal
+// acts on, and a script decodes every text exactly.
+func TestJSONReportIsInertAndExact(t *testing.T) {
+	for _, h := range hostile.Texts {
+		var b bytes.Buffer
+		if err := JSON(&b, hostileReport(h.Text)); err != nil {
+			t.Fatal(err)
+		}
+		if err := hostile.CheckTerminal(b.String()); err != nil {
+			t.Errorf("%s: %v", h.Name, err)
+		}
+		var back struct {
+			Sessions []struct {
+				NextAction string `json:"next_action"`
+			}
+		}
+		if err := json.Unmarshal(b.Bytes(), &back); err != nil || len(back.Sessions) == 0 || back.Sessions[0].NextAction != h.Text {
+			t.Errorf("%s: decodes as %+v (%v), want the next action %q", h.Name, back, err, h.Text)
 		}
 	}
 }

@@ -293,7 +293,7 @@ func (s *Service) driftNotification(class string) Notification {
 	hint := "Run `antidrift refocus` to go back to work"
 	if s.level != LevelLocked {
 		n.Actions = append(n.Actions, Action{Key: "allow", Label: "Allow " + class}, Action{Key: "not_distraction", Label: "Not a distraction"})
-		hint += fmt.Sprintf(", or `antidrift allow %s` to allow it", class)
+		hint += fmt.Sprintf(", or `antidrift allow %s` to allow it", shellWord(LiteralRule(class)))
 	}
 	n.NoActionsHint = hint + "."
 	return n
@@ -392,7 +392,7 @@ func (s *Service) NotificationAction(id uint32, key string) {
 	case kind == "drift" && key == "refocus":
 		err = s.Refocus()
 	case kind == "drift" && key == "allow":
-		err = s.Allow(about.class)
+		err = s.Allow(LiteralRule(about.class))
 	case kind == "drift" && key == "not_distraction":
 		err = s.notDistraction(about.class, about.title)
 	case kind == "deadline" && key == "complete":

@@ -3,6 +3,8 @@ package service
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -42,4 +44,18 @@ func clip(s string, n int) string {
 		return s + "…"
 	}
 	return s
+}
+
+// shellWord is s as one word a POSIX shell reads back exactly, for a
+// command a person is told to run: as it is when it holds only characters
+// no shell treats specially, else in single quotes. A window's class in
+// "antidrift allow CLASS" must not run $(…) or expand * when pasted.
+func shellWord(s string) string {
+	plain := func(r rune) bool {
+		return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_./:@%+,", r))
+	}
+	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !plain(r) }) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

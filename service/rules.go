@@ -45,7 +45,7 @@ func ParseRule(text string) (Rule, error) {
 	case strings.IndexFunc(text, unicode.IsControl) >= 0:
 		return Rule{}, errors.New("it contains control characters")
 	}
-	classPart, titlePart, narrowed := strings.Cut(text, ":")
+	classPart, titlePart, narrowed := cutRule(text)
 	r := Rule{Text: text}
 	var err error
 	switch {
@@ -63,6 +63,42 @@ func ParseRule(text string) (Rule, error) {
 		}
 	}
 	return r, nil
+}
+
+// cutRule splits an entry at its first ':' that no \ escapes, so a class
+// that holds a ':' can be written (LiteralRule). Only a rule that did not
+// parse before reads differently: its class half ended in a lone \.
+func cutRule(text string) (class, title string, narrowed bool) {
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\\':
+			i++
+		case ':':
+			return text[:i], text[i+1:], true
+		}
+	}
+	return text, "", false
+}
+
+// LiteralRule is the entry that allows class itself, whatever it spells. A
+// window's class is its program's choice: "Allow" on a nudge must not read
+// a class of "*" as every class, or "a:b" as class a narrowed to titles b.
+// Every character the syntax reads (\ * ? [ :) is escaped, and white space
+// at either end, which ParseRule trims, is written as a set of itself.
+func LiteralRule(class string) string {
+	var b strings.Builder
+	for i, r := range class {
+		switch {
+		case strings.ContainsRune(`\*?[:`, r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case unicode.IsSpace(r) && (i == 0 || strings.TrimRightFunc(class[i:], unicode.IsSpace) == ""):
+			b.WriteString("[" + string(r) + "]")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Narrowed reports whether the rule names titles, not just a class.

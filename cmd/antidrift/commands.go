@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -82,7 +83,7 @@ func textArg(x *invocation) (any, error) { return x.arg(), nil }
 func durationArg(x *invocation) (any, error) {
 	secs, err := parseSeconds(x.arg())
 	if err != nil {
-		return nil, x.cmd.usageError("DURATION %s: %v", x.arg(), err)
+		return nil, x.cmd.usageError("DURATION %s: %v", inert.Terminal(x.arg()), err)
 	}
 	return secs, nil
 }
@@ -153,7 +154,7 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 		}
 		secs, err := parseSeconds(*timebox)
 		if err != nil {
-			return x.cmd.usageError("--for %s: %v", *timebox, err)
+			return x.cmd.usageError("--for %s: %v", inert.Terminal(*timebox), err)
 		}
 		if *level != "" {
 			if err := checkLevel(*level); err != nil {
@@ -450,9 +451,16 @@ func checkLevel(level string) error {
 }
 
 // writeJSON prints v as one line of JSON. HTML characters are left alone:
-// the reader is a script or a panel, not a browser.
+// the reader is a script or a panel, not a browser. What a terminal would
+// act on is \u-escaped (inert.JSON): --json is often read in one, and a
+// script decodes the same text.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(inert.JSON(b.Bytes()))
+	return err
 }

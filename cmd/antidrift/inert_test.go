@@ -137,6 +137,11 @@ func TestJSONKeepsTheTextExact(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &obj); err != nil {
 			t.Fatalf("%s: %v", h.Name, err)
 		}
+		// Exact once decoded, and inert as printed: --json is read in a
+		// terminal too, and encoding/json writes DEL, C1 and bidi raw.
+		if err := hostile.CheckTerminal(line); err != nil {
+			t.Errorf("%s: --format json: %v", h.Name, err)
+		}
 		if obj.CurrentTitle != h.Text || obj.NextAction != h.Text || len(obj.Buckets) == 0 || obj.Buckets[0].Title != h.Text {
 			t.Errorf("%s: JSON changed the text: %+v", h.Name, obj)
 		}
@@ -182,6 +187,33 @@ func TestMissingHeadsAreInert(t *testing.T) {
 		for _, line := range missingHeads(journal, map[uint64]string{2: h.Text}) {
 			if err := hostile.CheckTerminal(line); err != nil || strings.Contains(line, "\n") {
 				t.Errorf("%s: %q: %v", h.Name, line, err)
+			}
+		}
+	}
+}
+
+// What was typed and is quoted back in a usage error (a duration, a flag's
+// name) is one line of the message, made inert: a pasted argument with a
+// newline forges no line of antidrift's own, and an escape reaches the
+// terminal as text. No bus is needed: these are refused before any call.
+func TestTypedTextInUsageErrorsForgesNoLine(t *testing.T) {
+	const forged = "antidrift: all good"
+	for _, h := range hostile.Texts {
+		for _, args := range [][]string{
+			{"extend", "5m\n" + forged + h.Text},
+			{"start", "x", "--done-when", "y", "--for", "1\n" + forged + h.Text},
+			{"status", "--fo\n" + forged + h.Text},
+		} {
+			var stderr strings.Builder
+			code := run(args, io.Discard, &stderr)
+			if code != exitUsage {
+				t.Errorf("%s: %q: got exit %d, want %d:\n%s", h.Name, args, code, exitUsage, stderr.String())
+			}
+			if err := hostile.CheckTerminal(stderr.String()); err != nil {
+				t.Errorf("%s: %q: %v", h.Name, args, err)
+			}
+			if strings.Contains(stderr.String(), "\n"+forged) {
+				t.Errorf("%s: %q: a typed newline starts a line of its own:\n%s", h.Name, args, stderr.String())
 			}
 		}
 	}

@@ -217,7 +217,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // may have meant: a near spelling, or a flag other tools use for the same
 // thing (--timebox for --for).
 func unknownFlag(fs *flag.FlagSet, name string) error {
-	msg := "unknown flag --" + name
+	msg := "unknown flag --" + inert.Terminal(name)
 	if guess := closestFlag(fs, name); guess != "" {
 		msg += " (did you mean --" + guess + "?)"
 	} else {

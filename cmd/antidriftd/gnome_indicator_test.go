@@ -59,7 +59,7 @@ func TestGnomeIndicator(t *testing.T) {
 	icon := func() string { return g.EvalString(t, indicator+"?._icon.icon_name ?? ''") }
 	waitIcon := func(want string) {
 		t.Helper()
-		testenv.WaitUntil(t, wait, "the indicator's icon to be "+want, func() bool { return icon() == want })
+		testenv.WaitForValue(t, wait, "the indicator's icon", want, icon)
 	}
 	waitIcon("changes-prevent-symbolic") // locked: a padlock
 	if bad := regexp.MustCompile(`(?m)^.*(JS ERROR|JS WARNING|Extension antidrift@).*$`).FindAllString(g.Log(), -1); len(bad) > 0 {

@@ -45,7 +45,7 @@ func startPlasmaDesktop(t *testing.T, withDunst bool, configTOML string) *plasma
 
 func (p *plasmaDesktop) waitProp(t *testing.T, name, want string) {
 	t.Helper()
-	testenv.WaitUntil(t, wait, name+" to be "+want, func() bool { return mustProp(t, p.d, name) == want })
+	testenv.WaitForValue(t, wait, name, busctlText(want), func() busctlText { return busctlText(mustProp(t, p.d, name)) })
 }
 
 // focusScriptLoaded asks KWin whether antidrift's script is loaded.

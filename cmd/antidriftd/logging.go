@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/coreos/go-systemd/v22/journal"
+
+	"github.com/antidrift/antidrift/internal/inert"
 )
 
 // newLogger logs to the journal with structured fields when stderr is the
@@ -35,19 +37,29 @@ type journalHandler struct {
 func (h *journalHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
 
 func (h *journalHandler) Handle(_ context.Context, r slog.Record) error {
+	text, vars := h.entry(r)
+	return journal.Send(text, priority(r.Level), vars)
+}
+
+// entry is r as the journal gets it: MESSAGE, the line journalctl prints,
+// with each attribute as key=value, and each attribute as its own field.
+// An attribute may be text from outside (a window class is its program's
+// choice), and journalctl -o cat or -a prints MESSAGE as it is: there it is
+// made inert (inert.Terminal, one line), while its field keeps it exact.
+func (h *journalHandler) entry(r slog.Record) (string, map[string]string) {
 	vars := map[string]string{"SYSLOG_IDENTIFIER": "antidriftd"}
 	var text strings.Builder
-	text.WriteString(r.Message)
+	text.WriteString(inert.TerminalLines(r.Message))
 	add := func(a slog.Attr) {
 		v := a.Value.Resolve().String()
 		vars[fieldName(h.group, a.Key)] = v
-		text.WriteString(" " + a.Key + "=" + v)
+		text.WriteString(" " + a.Key + "=" + inert.Terminal(v))
 	}
 	for _, a := range h.attrs {
 		add(a)
 	}
 	r.Attrs(func(a slog.Attr) bool { add(a); return true })
-	return journal.Send(text.String(), priority(r.Level), vars)
+	return text.String(), vars
 }
 
 func (h *journalHandler) WithAttrs(as []slog.Attr) slog.Handler {

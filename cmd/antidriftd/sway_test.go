@@ -85,7 +85,7 @@ func (s *swayDesktop) focus(t *testing.T, appID string) {
 
 func (s *swayDesktop) waitProp(t *testing.T, name, want string) {
 	t.Helper()
-	testenv.WaitUntil(t, wait, name+" to be "+want, func() bool { return mustProp(t, s.d, name) == want })
+	testenv.WaitForValue(t, wait, name, busctlText(want), func() busctlText { return busctlText(mustProp(t, s.d, name)) })
 }
 
 // On sway, auto chooses wlroots; native windows' focus and titles reach the

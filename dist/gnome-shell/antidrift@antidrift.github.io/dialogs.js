@@ -96,7 +96,8 @@ function runningApps() {
         if (!cls || seen.has(cls.toLowerCase()))
             continue;
         seen.add(cls.toLowerCase());
-        apps.push({label: app.get_name(), value: cls, icon: app.create_icon_texture(16)});
+        // The class is the program's: sent as itself, never as a pattern.
+        apps.push({label: app.get_name(), value: Format.literalRule(cls), icon: app.create_icon_texture(16)});
     }
     return apps.slice(0, MAX_APPS);
 }

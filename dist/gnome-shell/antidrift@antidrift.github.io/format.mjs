@@ -92,6 +92,32 @@ export function stateIcon(state, drift) {
     return 'action-unavailable-symbolic';
 }
 
+// White space as the daemon trims it from an entry (Go's unicode.IsSpace).
+const SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u;
+
+/**
+ * The allowlist entry for a window class as it is, whatever it spells (the
+ * daemon's service.LiteralRule): a program names its own class, and a chip
+ * offering it must not send "*" (every window) or "a:b" (class a narrowed to
+ * titles b). Each of \ * ? [ : is escaped, and white space at either end,
+ * which the daemon trims, is written as a set of itself.
+ *
+ * @param {string} cls a window class
+ */
+export function literalRule(cls) {
+    const chars = [...cls];
+    let end = chars.length;
+    while (end > 0 && SPACE.test(chars[end - 1]))
+        end--;
+    return chars.map((c, i) => {
+        if ('\\*?[:'.includes(c))
+            return `\\${c}`;
+        if (SPACE.test(c) && (i === 0 || i >= end))
+            return `[${c}]`;
+        return c;
+    }).join('');
+}
+
 /**
  * How many machines a report's sessions ran on: with sync_dir the report
  * names each machine with its part (devices); without it, this one alone.
