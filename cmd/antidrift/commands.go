@@ -288,7 +288,7 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 			}
 			var problems []string
 			if entries, problems, err = withOtherDevices(entries, which, *stateDir, shown); err != nil {
-				return &exitError{code: exitRefused, msg: "antidrift history: " + err.Error()}
+				return deviceError(x.cmd, err)
 			}
 			for _, p := range problems {
 				fmt.Fprintln(os.Stderr, "antidrift history: !", p)
@@ -327,7 +327,7 @@ func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 		othersOK, othersText := true, ""
 		if which.SyncDir != "" {
 			if othersOK, othersText, err = verifyOtherDevices(which, *stateDir, report); err != nil {
-				return err
+				return deviceError(x.cmd, err)
 			}
 		}
 		var journalNote string

@@ -76,6 +76,7 @@ func otherDevices(which report.Devices, stateDir string) (devices []persist.Shar
 		local = persist.NewReader(stateDir)
 		thisID = local.DeviceID()
 	}
+	names := []string{which.ThisName}
 	for _, d := range all {
 		if d.ID != "" && d.ID == thisID {
 			// This machine comes from the daemon; its copy is only checked.
@@ -84,11 +85,25 @@ func otherDevices(which report.Devices, stateDir string) (devices []persist.Shar
 			}
 			continue
 		}
+		names = append(names, d.Label())
 		if which.Only == "" || which.Only == d.ID || which.Only == d.Label() {
 			devices = append(devices, d)
 		}
 	}
+	if which.Only != "" && which.Only != which.ThisName && which.Only != thisID && len(devices) == 0 {
+		return nil, nil, &service.NoSuchDevice{Device: which.Only, Devices: names}
+	}
 	return devices, problems, nil
+}
+
+// deviceError is what a command says when it could not cover the
+// machines: a --device no machine has is a usage error (as when the
+// daemon refuses it), anything else the command's refusal.
+func deviceError(c *command, err error) error {
+	if none := (*service.NoSuchDevice)(nil); errors.As(err, &none) {
+		return c.usageError("--device: %s", none)
+	}
+	return &exitError{code: exitRefused, msg: "antidrift " + c.name + ": " + err.Error()}
 }
 
 // withOtherDevices merges other machines' verified sessions into the
@@ -139,7 +154,7 @@ func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, s
 func verifyOtherDevices(which report.Devices, stateDir string, out map[string]any) (ok bool, text string, err error) {
 	others, problems, err := otherDevices(which, stateDir)
 	if err != nil {
-		return false, "", &exitError{code: exitRefused, msg: "antidrift verify: " + err.Error()}
+		return false, "", err
 	}
 	ok = len(problems) == 0
 	var b strings.Builder

@@ -91,7 +91,7 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 		which.Now = reportNow()
 		r, err := report.BuildAll(persist.NewReader(dir), span, opts, which)
 		if err != nil && which.Only != "" {
-			return &exitError{code: exitRefused, msg: "antidrift report: " + err.Error()}
+			return deviceError(x.cmd, err)
 		}
 		if err != nil {
 			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", inert.Terminal(dir), inert.Terminal(err.Error()))}

@@ -168,7 +168,8 @@ func asDBusError(err error, e *dbus.Error) bool {
 // With the daemon run with --state-dir away from $XDG_STATE_HOME, history
 // and verify given the same --state-dir know which copy in sync_dir is
 // this machine's: desk's session is listed once (from the daemon), and
-// verify checks only the laptop's copy as another machine's.
+// verify checks only the laptop's copy as another machine's. A --device no
+// machine has is refused naming the machines, as report refuses it.
 func TestHistoryAndVerifyFollowTheDaemonsStateDir(t *testing.T) {
 	m := startTwoMachines(t)
 	out, code := m.cli(t, "history", "--json", "--state-dir", m.d.StateDir)
@@ -189,5 +190,12 @@ func TestHistoryAndVerifyFollowTheDaemonsStateDir(t *testing.T) {
 	out, code = m.cli(t, "verify", "--state-dir", m.d.StateDir)
 	if code != 0 || !strings.Contains(out, `Device "laptop" (totals copy): intact, 1 entry.`) || strings.Contains(out, `Device "desk"`) {
 		t.Errorf("antidrift verify --state-dir: exit %d\n%s\nwant the laptop's copy checked and desk's not taken for another machine", code, out)
+	}
+	// A machine that is not there is named as not there, never an empty list.
+	for _, command := range []string{"history", "verify"} {
+		out, code = m.cli(t, command, "--state-dir", m.d.StateDir, "--device", "lptop")
+		if want := "antidrift " + command + `: --device: no machine is named "lptop" (the machines are "desk", "laptop")`; code != 2 || !strings.Contains(out, want) {
+			t.Errorf("antidrift %s --device lptop: exit %d\n%s\nwant exit 2 saying %s", command, code, out, want)
+		}
 	}
 }
