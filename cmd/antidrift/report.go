@@ -56,7 +56,9 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 			r, doc, err := daemonReport(x, span, *devices.only)
 			if err != nil || x.json {
 				if err == nil {
-					_, err = x.stdout.Write(doc)
+					// As the daemon wrote it, and inert even from a daemon
+					// older than inert.JSON.
+					_, err = x.stdout.Write(inert.JSON(doc))
 				}
 				return err
 			}
