@@ -161,6 +161,9 @@ func addFault(data map[string]dbus.Variant, f *service.Fault) {
 	if f.Detail != "" {
 		set("detail", f.Detail)
 	}
+	if f.Choices != nil {
+		set("choices", f.Choices)
+	}
 }
 
 func asStrings[T ~string](list []T) []string {

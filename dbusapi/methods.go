@@ -102,6 +102,16 @@ func (m *methods) Report(msg dbus.Message, sinceUnix, untilUnix int64) (string, 
 	return doc, m.s.replyError(&msg, err)
 }
 
+// ReportDevice is Report narrowed to one machine sharing sync_dir: a
+// method of its own, because a method's signature is its contract.
+func (m *methods) ReportDevice(msg dbus.Message, sinceUnix, untilUnix int64, device string) (string, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
+		return "", err
+	}
+	doc, err := m.s.svc.ReportDevice(sinceUnix, untilUnix, device)
+	return doc, m.s.replyError(&msg, err)
+}
+
 // historyEntry is one History item; the keys are documented in docs/dbus-api.md.
 func historyEntry(s service.Summary) map[string]dbus.Variant {
 	return map[string]dbus.Variant{

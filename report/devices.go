@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/antidrift/antidrift/internal/inert"
@@ -44,8 +43,15 @@ const StateForm = "state"
 // counted once where sessions on two machines overlap.
 func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, error) {
 	rep, err := Build(local, span, o)
-	if err != nil || d.SyncDir == "" {
+	if err != nil {
 		return rep, err
+	}
+	if d.SyncDir == "" {
+		// This machine alone: Only may name it, and nothing else.
+		if d.Only != "" && d.Only != d.ThisName && d.Only != local.DeviceID() {
+			return nil, &service.NoSuchDevice{Device: d.Only, Devices: []string{d.ThisName}}
+		}
+		return rep, nil
 	}
 	thisID := local.DeviceID()
 	shared, problems, err := persist.ReadShared(d.SyncDir)
@@ -121,9 +127,9 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 	if d.Only != "" && !slices.ContainsFunc(rep.Devices, func(x DeviceTotals) bool { return include(x.DeviceID, x.Name) }) {
 		names := make([]string, len(rep.Devices))
 		for i, x := range rep.Devices {
-			names[i] = service.Quote(x.Name)
+			names[i] = x.Name
 		}
-		return nil, fmt.Errorf("no machine is named %s (the machines are %s)", service.Quote(d.Only), strings.Join(names, ", "))
+		return nil, &service.NoSuchDevice{Device: d.Only, Devices: names}
 	}
 	// Ties in the second go by session id (a UUIDv7: finer time, then
 	// random), so every machine lists the same sessions in the same order.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,8 +81,18 @@ func TestMergeOverlappingSessions(t *testing.T) {
 	if err != nil || len(only.Sessions) != 1 || only.Sessions[0].Device != "laptop" || only.Totals.ActiveSeconds != 3600 {
 		t.Fatalf("--device laptop: %v %+v", err, only)
 	}
-	if _, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk", Only: "tablet"}); err == nil || !strings.Contains(err.Error(), `the machines are "desk", "laptop"`) {
+	var none *service.NoSuchDevice
+	if _, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk", Only: "tablet"}); !errors.As(err, &none) ||
+		!strings.Contains(err.Error(), `the machines are "desk", "laptop"`) || none.Device != "tablet" {
 		t.Fatalf("--device tablet: %v", err)
+	}
+	// Without sync_dir (the daemon's ReportDevice) this machine is the
+	// only one there is: named, it is the report; any other name is not.
+	if alone, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{ThisName: "desk", Only: "desk"}); err != nil || len(alone.Sessions) != 2 {
+		t.Fatalf("no sync_dir, device desk: %v %+v", err, alone)
+	}
+	if _, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{ThisName: "desk", Only: "laptop"}); !errors.As(err, &none) || strings.Join(none.Devices, ",") != "desk" {
+		t.Fatalf("no sync_dir, device laptop: %v, want no such machine, the machines being desk", err)
 	}
 }
 

@@ -22,9 +22,11 @@ type DirReporter struct {
 
 var _ service.Reporter = DirReporter{}
 
-func (d DirReporter) Report(since, until time.Time) ([]byte, error) {
+// Report is the report of every machine, or of device alone when it is
+// set (a name or device id; *service.NoSuchDevice when no machine has it).
+func (d DirReporter) Report(since, until time.Time, device string) ([]byte, error) {
 	r, err := BuildAll(persist.NewReader(d.Dir), Between(since, until, d.DayStart), d.Options,
-		Devices{SyncDir: d.SyncDir, ThisName: d.ThisName, Now: time.Now()})
+		Devices{SyncDir: d.SyncDir, ThisName: d.ThisName, Only: device, Now: time.Now()})
 	if err != nil {
 		return nil, err
 	}

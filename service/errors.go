@@ -121,6 +121,9 @@ type Fault struct {
 	// Detail is the rest of the reason where a rule has more to say:
 	// RuleEntry's why the entry does not parse, and the syntax.
 	Detail string
+	// Choices are the values the argument may take, where they are few
+	// and known only now: RuleDevice's names of the machines.
+	Choices []string
 }
 
 // ArgRule names a rule an argument can break. The values are part of the
@@ -142,6 +145,7 @@ const (
 	RuleTime         ArgRule = "time"          // a Unix time must be 0 to Limit; Got was not
 	RuleAfter        ArgRule = "after"         // until_unix Got must be after since_unix Limit
 	RuleDays         ArgRule = "days"          // the range is Got days, more than Limit
+	RuleDevice       ArgRule = "device"        // no machine sharing sync_dir is named Got; Choices are their names
 )
 
 // message is the person-readable sentence of f.
@@ -179,6 +183,8 @@ func (f *Fault) message() string {
 		return fmt.Sprintf("until_unix must be after since_unix; got until_unix %v, since_unix %d", f.Got, f.Limit)
 	case RuleDays:
 		return fmt.Sprintf("the range may be at most %d days; got %v days", f.Limit, f.Got)
+	case RuleDevice:
+		return fmt.Sprintf("%s: %s", name, (&NoSuchDevice{Device: fmt.Sprint(f.Got), Devices: f.Choices}).Error())
 	}
 	return name + " is not valid"
 }

@@ -309,11 +309,12 @@ type harness struct {
 // it was asked for and answers with a fixed document, or with err.
 type fakeReporter struct {
 	since, until time.Time
+	device       string
 	err          error
 }
 
-func (f *fakeReporter) Report(since, until time.Time) ([]byte, error) {
-	f.since, f.until = since, until
+func (f *fakeReporter) Report(since, until time.Time, device string) ([]byte, error) {
+	f.since, f.until, f.device = since, until, device
 	if f.err != nil {
 		return nil, f.err
 	}

@@ -29,6 +29,9 @@ const (
 	// reporting the focused window.
 	MethodReportFocus Method = "ReportFocus"
 	MethodReport      Method = "Report"
+	// MethodReportDevice is Report narrowed to one machine: a method of
+	// its own, so Report's signature stays what clients call.
+	MethodReportDevice Method = "ReportDevice"
 )
 
 // What each state permits, and at which enforcement level.
@@ -98,6 +101,7 @@ var permissions = []struct {
 	{method: MethodVerifyAudit, states: States},
 	{method: MethodHistory, states: States},
 	{method: MethodReport, states: States},
+	{method: MethodReportDevice, states: States},
 
 	// ── Evidence from the compositor. ───────────────────────────────────
 	// Which window has focus is a fact, not a step of the person's, so

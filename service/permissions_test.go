@@ -86,10 +86,11 @@ var calls = map[Method]func(h *harness) error{
 		_, err := h.BreakGlass("why")
 		return err
 	},
-	MethodVerifyAudit: func(h *harness) error { _, err := h.VerifyAudit(); return err },
-	MethodHistory:     func(h *harness) error { _, err := h.History(0); return err },
-	MethodReport:      func(h *harness) error { _, err := h.Report(0, 3600); return err },
-	MethodReportFocus: func(h *harness) error { return h.Permitted(MethodReportFocus) },
+	MethodVerifyAudit:  func(h *harness) error { _, err := h.VerifyAudit(); return err },
+	MethodHistory:      func(h *harness) error { _, err := h.History(0); return err },
+	MethodReport:       func(h *harness) error { _, err := h.Report(0, 3600); return err },
+	MethodReportDevice: func(h *harness) error { _, err := h.ReportDevice(0, 3600, "laptop"); return err },
+	MethodReportFocus:  func(h *harness) error { return h.Permitted(MethodReportFocus) },
 }
 
 // want is the permission table, written out independently of the
@@ -117,7 +118,7 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
-	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportFocus:
+	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus:
 		return true
 	}
 	return false
@@ -171,7 +172,7 @@ func TestUnclassifiedMethodIsRefusedEverywhere(t *testing.T) {
 func TestRefusalListsWhatWorksNow(t *testing.T) {
 	h := enter(t, situation{state: StateActive, level: LevelLocked})
 	err := h.Abandon("")
-	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, VerifyAudit, History, Report."
+	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, VerifyAudit, History, Report, ReportDevice."
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("refusal %q\nwant suffix %q", err, want)
 	}

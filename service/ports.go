@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -67,9 +69,26 @@ type Clock interface {
 
 // Reporter builds the JSON report of the sessions that started in
 // [since, until) from the state directory (the report package does it; the
-// daemon wires it in). It only reads.
+// daemon wires it in), of every machine sharing sync_dir or, with device
+// set, of that one; a device no machine is named answers *NoSuchDevice.
+// It only reads.
 type Reporter interface {
-	Report(since, until time.Time) ([]byte, error)
+	Report(since, until time.Time, device string) ([]byte, error)
+}
+
+// NoSuchDevice is a Reporter's answer to a device no machine is named:
+// Devices are the names the machines have.
+type NoSuchDevice struct {
+	Device  string
+	Devices []string
+}
+
+func (e *NoSuchDevice) Error() string {
+	names := make([]string, len(e.Devices))
+	for i, n := range e.Devices {
+		names[i] = Quote(n)
+	}
+	return fmt.Sprintf("no machine is named %s (the machines are %s)", Quote(e.Device), strings.Join(names, ", "))
 }
 
 // Timer is a pending AfterFunc.

@@ -94,3 +94,30 @@ func TestNumberArgumentsAtTheEndsOfTheirTypes(t *testing.T) {
 		t.Errorf("refused Extends changed the session: %s, timebox %d s", v.State, v.TimeboxSeconds)
 	}
 }
+
+// ReportDevice hands the machine's name to the reporter, trimmed; a name
+// no machine has is an InvalidArgument that carries, as data, the name as
+// sent and the machines there are, so a client can offer them.
+func TestReportDeviceNamesTheMachinesThereAre(t *testing.T) {
+	h := newHarness(t)
+	if doc, err := h.ReportDevice(0, 3600, " laptop "); err != nil || doc != `{"schema":1}` || h.reporter.device != "laptop" {
+		t.Fatalf("ReportDevice: %q, %v; reporter asked for device %q", doc, err, h.reporter.device)
+	}
+	if _, err := h.Report(0, 3600); err != nil || h.reporter.device != "" {
+		t.Fatalf("Report: %v; reporter asked for device %q, want every machine", err, h.reporter.device)
+	}
+	h.reporter.err = &NoSuchDevice{Device: "lptop", Devices: []string{"desk", "laptop"}}
+	_, err := h.ReportDevice(0, 3600, "lptop")
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != InvalidArgument || e.Fault == nil || e.Fault.Rule != RuleDevice ||
+		e.Fault.Got != "lptop" || strings.Join(e.Fault.Choices, ",") != "desk,laptop" {
+		t.Fatalf("unknown device: %#v, want InvalidArgument rule device with the machines", err)
+	}
+	if want := `device: no machine is named "lptop" (the machines are "desk", "laptop")`; e.Msg != want {
+		t.Errorf("message %q, want %q", e.Msg, want)
+	}
+	h.reporter.err = nil
+	if _, err := h.ReportDevice(0, 3600, "a\nb"); !errors.As(err, &e) || e.Kind != InvalidArgument || e.Fault.Rule != RuleControl {
+		t.Errorf("a device with a newline: %v, want InvalidArgument rule control", err)
+	}
+}

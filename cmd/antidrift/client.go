@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -223,7 +224,7 @@ func callError(method string, err error) error {
 // commandOf is the command that calls method, or nil.
 func commandOf(method string) *command {
 	for _, c := range commands {
-		if c.method == method {
+		if c.method == method || slices.Contains(c.also, method) {
 			return c
 		}
 	}

@@ -267,6 +267,7 @@ func setupBreakGlass(*flag.FlagSet) func(*invocation) error {
 
 func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 	limit := fs.Uint("limit", 0, "show at most `N` sessions (default 50, at most 1000)")
+	stateDir := fs.String("state-dir", "", "with sync_dir set: the daemon's state directory is `DIR` (its --state-dir), which says which copy in sync_dir is this machine's (default $XDG_STATE_HOME/antidrift)")
 	devices := deviceFlags(fs)
 	return func(x *invocation) error {
 		if *limit > math.MaxUint32 {
@@ -286,8 +287,8 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 				shown = 50
 			}
 			var problems []string
-			if entries, problems, err = withOtherDevices(entries, which, shown); err != nil {
-				return &exitError{code: exitRefused, msg: "antidrift history: " + err.Error()}
+			if entries, problems, err = withOtherDevices(entries, which, *stateDir, shown); err != nil {
+				return deviceError(x.cmd, err)
 			}
 			for _, p := range problems {
 				fmt.Fprintln(os.Stderr, "antidrift history: !", p)
@@ -307,7 +308,7 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 
 func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 	withJournal := fs.Bool("journal", false, "also check every head the journal recorded at a seal (journalctl) against audit.jsonl; when no journal is reachable it says so, and the exit code is the rest's")
-	stateDir := fs.String("state-dir", "", "read audit.jsonl in `DIR`, for --journal (default the daemon's, $XDG_STATE_HOME/antidrift)")
+	stateDir := fs.String("state-dir", "", "the daemon's state directory is `DIR` (its --state-dir): --journal reads its audit.jsonl, and with sync_dir set it says which copy there is this machine's (default $XDG_STATE_HOME/antidrift)")
 	devices := deviceFlags(fs)
 	return func(x *invocation) error {
 		which, err := devices.pick(syncConfig())
@@ -325,8 +326,8 @@ func setupVerify(fs *flag.FlagSet) func(*invocation) error {
 		report := map[string]any{"ok": ok, "entries": entries, "problem": problem}
 		othersOK, othersText := true, ""
 		if which.SyncDir != "" {
-			if othersOK, othersText, err = verifyOtherDevices(which, report); err != nil {
-				return err
+			if othersOK, othersText, err = verifyOtherDevices(which, *stateDir, report); err != nil {
+				return deviceError(x.cmd, err)
 			}
 		}
 		var journalNote string

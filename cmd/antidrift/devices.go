@@ -59,17 +59,24 @@ func syncConfig() config.Config {
 
 // otherDevices reads every other machine's copy under sync_dir (this
 // machine's comes from the daemon), narrowed to only when it is set.
-func otherDevices(which report.Devices) (devices []persist.SharedDevice, problems []string, err error) {
+// stateDir is the daemon's state directory ("" for the default,
+// $XDG_STATE_HOME/antidrift): its device id says which copy is this
+// machine's, and its audit.jsonl that the copy is this machine's own.
+func otherDevices(which report.Devices, stateDir string) (devices []persist.SharedDevice, problems []string, err error) {
 	all, problems, err := persist.ReadShared(which.SyncDir)
 	if err != nil {
 		return nil, nil, err
 	}
 	var local *persist.Reader
 	thisID := ""
-	if dir, err := persist.DefaultDir(); err == nil {
-		local = persist.NewReader(dir)
+	if stateDir == "" {
+		stateDir, _ = persist.DefaultDir()
+	}
+	if stateDir != "" {
+		local = persist.NewReader(stateDir)
 		thisID = local.DeviceID()
 	}
+	names := []string{which.ThisName}
 	for _, d := range all {
 		if d.ID != "" && d.ID == thisID {
 			// This machine comes from the daemon; its copy is only checked.
@@ -78,19 +85,33 @@ func otherDevices(which report.Devices) (devices []persist.SharedDevice, problem
 			}
 			continue
 		}
+		names = append(names, d.Label())
 		if which.Only == "" || which.Only == d.ID || which.Only == d.Label() {
 			devices = append(devices, d)
 		}
 	}
+	if which.Only != "" && which.Only != which.ThisName && which.Only != thisID && len(devices) == 0 {
+		return nil, nil, &service.NoSuchDevice{Device: which.Only, Devices: names}
+	}
 	return devices, problems, nil
+}
+
+// deviceError is what a command says when it could not cover the
+// machines: a --device no machine has is a usage error (as when the
+// daemon refuses it), anything else the command's refusal.
+func deviceError(c *command, err error) error {
+	if none := (*service.NoSuchDevice)(nil); errors.As(err, &none) {
+		return c.usageError("--device: %s", none)
+	}
+	return &exitError{code: exitRefused, msg: "antidrift " + c.name + ": " + err.Error()}
 }
 
 // withOtherDevices merges other machines' verified sessions into the
 // daemon's History entries, newest first, each named with its machine,
 // and keeps the newest limit. Copies that do not verify add no entry;
 // their problems are returned to be said.
-func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, limit int) ([]map[string]dbus.Variant, []string, error) {
-	others, problems, err := otherDevices(which)
+func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, stateDir string, limit int) ([]map[string]dbus.Variant, []string, error) {
+	others, problems, err := otherDevices(which, stateDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,10 +151,10 @@ func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, l
 // "problems"). ok is false when any copy does not verify or sync_dir
 // shows a problem (a conflict copy, a duplicated folder); text says it for
 // a person.
-func verifyOtherDevices(which report.Devices, out map[string]any) (ok bool, text string, err error) {
-	others, problems, err := otherDevices(which)
+func verifyOtherDevices(which report.Devices, stateDir string, out map[string]any) (ok bool, text string, err error) {
+	others, problems, err := otherDevices(which, stateDir)
 	if err != nil {
-		return false, "", &exitError{code: exitRefused, msg: "antidrift verify: " + err.Error()}
+		return false, "", err
 	}
 	ok = len(problems) == 0
 	var b strings.Builder

@@ -22,7 +22,7 @@ func TestDeviceFlags(t *testing.T) {
 	}{
 		{[]string{"--device", "laptop"}, exitUsage, "--device needs sync_dir set in config.toml"},
 		{[]string{"--config", cfg, "--device", "laptop", "--this-device"}, exitUsage, "give --device NAME or --this-device, not both"},
-		{[]string{"--config", cfg, "--device", "laptop"}, exitRefused, `no machine is named "laptop" (the machines are "desk")`},
+		{[]string{"--config", cfg, "--device", "laptop"}, exitUsage, `antidrift report: --device: no machine is named "laptop" (the machines are "desk")`},
 	} {
 		r := cli(t, noBus(), append([]string{"report", "--state-dir", dir}, c.args...)...)
 		if r.code != c.code || !strings.Contains(r.stderr, c.want) {

@@ -51,7 +51,10 @@ type command struct {
 	// method is the org.antidrift.Session1 method the command calls, ""
 	// for none: how the daemon's refusals, which name methods, are said
 	// back in commands (speak.go).
-	method  string
+	method string
+	// also are further methods the command calls in some of its forms
+	// (report --daemon --device: ReportDevice), said back as it.
+	also    []string
 	minArgs int
 	maxArgs int
 	setup   func(fs *flag.FlagSet) func(x *invocation) error
@@ -76,10 +79,10 @@ func init() {
 		{name: "allow", method: "Allow", synopsis: "CLASS[:TITLE-GLOB]", summary: "count a window class (or its matching titles) as on task for this session", minArgs: 1, maxArgs: 1, setup: voidCmd(textArg)},
 		{name: "enforce", method: "SetEnforcement", synopsis: "LEVEL", summary: "set the enforcement level: " + strings.Join(levels, ", "), minArgs: 1, maxArgs: 1, setup: voidCmd(levelArg)},
 		{name: "break-glass", method: "BreakGlass", synopsis: "REASON", summary: "at level locked: start the hold after which abandon is permitted", minArgs: 1, maxArgs: -1, setup: setupBreakGlass},
-		{name: "history", method: "History", synopsis: "[--limit N] [--device NAME|--this-device]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},
-		{name: "report", method: "Report", synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--device NAME|--this-device] [--state-dir DIR]",
-			summary: "see the week: totals, days, sessions and windows, as text, JSON or an HTML page (reads the state directory; no daemon needed)", setup: setupReport},
-		{name: "verify", method: "VerifyAudit", synopsis: "[--journal [--state-dir DIR]] [--device NAME|--this-device]", summary: "check the audit log's hash chain; exits 1 if it is broken", setup: setupVerify},
+		{name: "history", method: "History", synopsis: "[--limit N] [--device NAME|--this-device] [--state-dir DIR]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},
+		{name: "report", method: "Report", also: []string{"ReportDevice"}, synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--device NAME|--this-device] [--state-dir DIR | --daemon]",
+			summary: "see the week: totals, days, sessions and windows, as text, JSON or an HTML page (reads the state directory; no daemon needed, unless --daemon asks it)", setup: setupReport},
+		{name: "verify", method: "VerifyAudit", synopsis: "[--journal] [--device NAME|--this-device] [--state-dir DIR]", summary: "check the audit log's hash chain; exits 1 if it is broken", setup: setupVerify},
 		{name: "help", synopsis: "[COMMAND]", summary: "show this help, or a command's", maxArgs: 1, setup: setupHelp},
 	}
 }

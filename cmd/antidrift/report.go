@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,7 +21,9 @@ var reportNow = time.Now
 
 // setupReport is `antidrift report`: the one command that does not talk
 // to the daemon. It reads the state directory itself (read-only, without
-// the daemon's lock), so it works whether or not the daemon runs.
+// the daemon's lock), so it works whether or not the daemon runs. With
+// --daemon it asks the daemon instead (Report, ReportDevice): the report
+// of the daemon's own state directory and sync_dir, as the panels get it.
 func setupReport(fs *flag.FlagSet) func(*invocation) error {
 	today := fs.Bool("today", false, "report on today")
 	week := fs.Bool("week", false, "report on the last 7 days, today included (the default)")
@@ -31,6 +34,7 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 	open := fs.Bool("open", false, "with --html FILE: open the page with xdg-open")
 	stateDir := fs.String("state-dir", "", "read `DIR` instead of $XDG_STATE_HOME/antidrift")
 	configPath := fs.String("config", "", "take private_classes and redact_titles from `FILE` instead of the default config")
+	daemon := fs.Bool("daemon", false, "ask the running daemon instead, of its own state directory and sync_dir: the report the panels show")
 	devices := deviceFlags(fs)
 	return func(x *invocation) error {
 		cfg := reportConfig(*configPath)
@@ -43,6 +47,22 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 			return x.cmd.usageError("--open needs --html FILE")
 		case x.json && *htmlOut != "":
 			return x.cmd.usageError("--json and --html are two different outputs; pick one")
+		case *daemon && (*stateDir != "" || *configPath != ""):
+			return x.cmd.usageError("--daemon reads what the daemon reads, with its settings; --state-dir and --config are for reading a directory yourself")
+		case *daemon && *devices.this:
+			return x.cmd.usageError("--daemon covers the machines the daemon sees; name this one with --device NAME")
+		}
+		if *daemon {
+			r, doc, err := daemonReport(x, span, *devices.only)
+			if err != nil || x.json {
+				if err == nil {
+					// As the daemon wrote it, and inert even from a daemon
+					// older than inert.JSON.
+					_, err = x.stdout.Write(inert.JSON(doc))
+				}
+				return err
+			}
+			return writeReport(x, r, span.Since.Location(), *htmlOut, *open)
 		}
 		dir := *stateDir
 		if dir == "" {
@@ -73,22 +93,45 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 		which.Now = reportNow()
 		r, err := report.BuildAll(persist.NewReader(dir), span, opts, which)
 		if err != nil && which.Only != "" {
-			return &exitError{code: exitRefused, msg: "antidrift report: " + err.Error()}
+			return deviceError(x.cmd, err)
 		}
 		if err != nil {
 			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: cannot read %s: %v", inert.Terminal(dir), inert.Terminal(err.Error()))}
 		}
-		loc := span.Since.Location()
-		switch {
-		case x.json:
+		if x.json {
 			return report.JSON(x.stdout, r)
-		case *htmlOut == "-":
-			return report.HTML(x.stdout, r, loc)
-		case *htmlOut != "":
-			return writeHTML(x, r, loc, *htmlOut, *open)
 		}
-		return report.Text(x.stdout, r, loc, useColour(x.stdout))
+		return writeReport(x, r, span.Since.Location(), *htmlOut, *open)
 	}
+}
+
+// writeReport shows r as text, or as the HTML page with htmlOut.
+func writeReport(x *invocation, r *report.Report, loc *time.Location, htmlOut string, open bool) error {
+	switch {
+	case htmlOut == "-":
+		return report.HTML(x.stdout, r, loc)
+	case htmlOut != "":
+		return writeHTML(x, r, loc, htmlOut, open)
+	}
+	return report.Text(x.stdout, r, loc, useColour(x.stdout))
+}
+
+// daemonReport is the daemon's report of span: Report, or ReportDevice
+// when device names one machine. doc is the JSON as the daemon sent it.
+func daemonReport(x *invocation, span report.Span, device string) (r *report.Report, doc []byte, err error) {
+	method, args := "Report", []any{span.Since.Unix(), span.Until.Unix()}
+	if device != "" {
+		method, args = "ReportDevice", append(args, device)
+	}
+	var text string
+	if err := x.call(method, args, &text); err != nil {
+		return nil, nil, err
+	}
+	r = new(report.Report)
+	if err := json.Unmarshal([]byte(text), r); err != nil {
+		return nil, nil, &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: the daemon's report is not JSON this antidrift reads: %v (is antidriftd the same version as antidrift %s?)", err, version)}
+	}
+	return r, []byte(text), nil
 }
 
 // reportSpan is the period the flags name; at most one may be given.

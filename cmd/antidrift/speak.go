@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -41,6 +42,7 @@ var argWords = map[string]map[string]string{
 	"SetEnforcement": {"level": "LEVEL"},
 	"BreakGlass":     {"reason": "REASON"},
 	"History":        {"limit": "--limit"},
+	"ReportDevice":   {"device": "--device"},
 }
 
 // States as a person thinks of them: where antidrift is, and where a
@@ -99,7 +101,8 @@ func refusal(method string, e dbus.Error) *exitError {
 	}
 	var now []string
 	for _, name := range d.strs("permitted") {
-		if c, ok := commandFor(name); ok {
+		// Report and ReportDevice are one command: said once.
+		if c, ok := commandFor(name); ok && !slices.Contains(now, c) {
 			now = append(now, c)
 		}
 	}
@@ -175,6 +178,8 @@ func (c *command) invalidArgument(method string, e dbus.Error) error {
 		msg = fmt.Sprintf("%s: this session already allows %d classes, the most there can be", word, limit)
 	case service.RuleAtMost:
 		msg = fmt.Sprintf("%s must be at most %d; got %d", word, limit, d.num("got"))
+	case service.RuleDevice:
+		msg = fmt.Sprintf("%s: %s", word, (&service.NoSuchDevice{Device: d.str("got"), Devices: d.strs("choices")}).Error())
 	default:
 		// A rule this CLI has no words for (the report's range, which the
 		// CLI checks before sending; another daemon's): the daemon's own.

@@ -322,6 +322,7 @@ var signatures = map[string][]func(gen) any{
 	"VerifyAudit":    nil,
 	"History":        {func(g gen) any { return g.u32() }},
 	"Report":         {func(g gen) any { return g.i64() }, func(g gen) any { return g.i64() }},
+	"ReportDevice":   {func(g gen) any { return g.i64() }, func(g gen) any { return g.i64() }, func(g gen) any { return g.str() }},
 }
 
 var propertyNames = []string{"State", "SessionId", "Deadline", "Buckets", "Problems", "AuditPending", "Version", "Nope", ""}
@@ -569,7 +570,7 @@ var busCalls = []struct {
 	{"Complete", nil}, {"Abandon", []any{""}}, {"Extend", []any{uint64(60)}}, {"End", nil},
 	{"Refocus", nil}, {"Allow", []any{"Terminal"}}, {"SetEnforcement", []any{"warn"}},
 	{"BreakGlass", []any{"why"}}, {"VerifyAudit", nil}, {"History", []any{uint32(0)}},
-	{"Report", []any{int64(0), int64(3600)}},
+	{"Report", []any{int64(0), int64(3600)}}, {"ReportDevice", []any{int64(0), int64(3600), ""}},
 }
 
 // permitted is the permission table of docs/dbus-api.md, written out again.
@@ -596,7 +597,7 @@ func permitted(method string, s cell) bool {
 		return st == "planning" || (st == "active" && lv != "locked")
 	case "BreakGlass":
 		return st == "active" && lv == "locked"
-	case "VerifyAudit", "History", "Report":
+	case "VerifyAudit", "History", "Report", "ReportDevice":
 		return true
 	}
 	return false
@@ -837,7 +838,7 @@ func TestLockedHasNoWayOut(t *testing.T) {
 				time.Sleep(time.Until(brokeAt.Add(hold + time.Millisecond)))
 				waits++
 			default:
-				// The reads (VerifyAudit, History, Report) change nothing,
+				// The reads (VerifyAudit, History, Report, ReportDevice) change nothing,
 				// and the sweep and the fuzzer call them; here they would
 				// only cost time (they re-read the whole chain).
 				m := busCalls[rng.IntN(len(busCalls)-3)].method

@@ -41,8 +41,8 @@ _antidrift() {
     case $cmd in
         start)   flags+=" --done-when --for --allow --enforce" ;;
         status)  flags+=" --follow --format --wait-change" ;;
-        history) flags+=" --limit --device --this-device" ;;
-        report)  flags+=" --today --week --month --since --until --html --open --state-dir --config --device --this-device" ;;
+        history) flags+=" --limit --device --this-device --state-dir" ;;
+        report)  flags+=" --today --week --month --since --until --html --open --state-dir --config --device --this-device --daemon" ;;
         verify)  flags+=" --journal --state-dir --device --this-device" ;;
         enforce) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$levels" -- "$cur")); return; } ;;
         extend)  [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m 25m 30m 1h" -- "$cur")); return; } ;;

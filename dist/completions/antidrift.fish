@@ -61,9 +61,11 @@ complete -c antidrift -n '__fish_seen_subcommand_from report' -l html -r -F -d '
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l open -d 'Open the HTML page with xdg-open'
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l state-dir -r -a '(__fish_complete_directories)' -d 'Read this state directory'
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l config -r -F -d 'Take the privacy settings from this file'
+complete -c antidrift -n '__fish_seen_subcommand_from report' -l daemon -d 'Ask the running daemon'
 # verify
 complete -c antidrift -n '__fish_seen_subcommand_from verify' -l journal -d 'Also check the heads the journal recorded'
-complete -c antidrift -n '__fish_seen_subcommand_from verify' -l state-dir -r -a '(__fish_complete_directories)' -d 'Where audit.jsonl is'
+complete -c antidrift -n '__fish_seen_subcommand_from verify' -l state-dir -r -a '(__fish_complete_directories)' -d "The daemon's state directory"
+complete -c antidrift -n '__fish_seen_subcommand_from history' -l state-dir -r -a '(__fish_complete_directories)' -d "The daemon's state directory"
 # --device, --this-device (with sync_dir)
 complete -c antidrift -n '__fish_seen_subcommand_from history' -l device -x -d 'Only the machine NAME (sync_dir)'
 complete -c antidrift -n '__fish_seen_subcommand_from history' -l this-device -d 'This machine alone (sync_dir)'

@@ -18,6 +18,10 @@ const cases = [
     [F.stateIcon('active', 'away'), 'user-away-symbolic'],
     [F.stateIcon('active', 'on_task'), 'alarm-symbolic'],
     [F.stateIcon('', 'none'), 'action-unavailable-symbolic'],
+    // Today's machines: those with a session (a report without sync_dir is one).
+    [F.machinesOf({totals: {sessions: 2}}), 1],
+    [F.machinesOf({devices: [{totals: {sessions: 1}}, {totals: {sessions: 2}}, {totals: {sessions: 0}}]}), 2],
+    [F.machinesOf({devices: [{totals: {sessions: 3}}, {ok: false, totals: {sessions: 0}}]}), 1],
 ];
 cases.forEach(([got, want], i) => {
     if (got !== want)

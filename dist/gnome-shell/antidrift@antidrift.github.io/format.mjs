@@ -117,3 +117,15 @@ export function literalRule(cls) {
         return c;
     }).join('');
 }
+
+/**
+ * How many machines a report's sessions ran on: with sync_dir the report
+ * names each machine with its part (devices); without it, this one alone.
+ * A machine without a session in the report is not counted.
+ *
+ * @param {object} report the daemon's Report, parsed
+ */
+export function machinesOf(report) {
+    const worked = (report.devices ?? []).filter(d => (d.totals?.sessions ?? 0) > 0);
+    return Math.max(1, worked.length);
+}

@@ -273,12 +273,17 @@ class AntidriftIndicator extends PanelMenu.Button {
             const now = GLib.DateTime.new_now_local();
             const midnight = GLib.DateTime.new_local(now.get_year(), now.get_month(), now.get_day_of_month(), 0, 0, 0);
             const [json] = await this._session.call('Report', midnight.to_unix(), midnight.add_days(1).to_unix());
-            const {totals} = JSON.parse(json);
+            const report = JSON.parse(json), {totals} = report;
+            const machines = Format.machinesOf(report);
             // Only once a session is sealed: "0s focused" beside a running
             // session would read as a fault.
             this._todayText = totals.sessions === 0 ? undefined
-                : ngettext('Today: %s focused, %d session', 'Today: %s focused, %d sessions', totals.sessions)
-                    .format(Format.duration(totals.on_task_seconds), totals.sessions);
+                : machines > 1
+                    // Translators: the first %d is the number of machines the sessions ran on, always 2 or more
+                    ? ngettext('Today on %d machines: %s focused, %d session', 'Today on %d machines: %s focused, %d sessions', totals.sessions)
+                        .format(machines, Format.duration(totals.on_task_seconds), totals.sessions)
+                    : ngettext('Today: %s focused, %d session', 'Today: %s focused, %d sessions', totals.sessions)
+                        .format(Format.duration(totals.on_task_seconds), totals.sessions);
         } catch {
             this._todayText = undefined;
         }

@@ -160,15 +160,20 @@ PlasmoidItem {
         reply.finished.connect(() => {
             if (reply.isError)
                 return;
-            const totals = JSON.parse(reply.value).totals;
+            const report = JSON.parse(reply.value), totals = report.totals;
+            const machines = Format.machinesOf(report);
             // Only once a session is sealed: "0s focused" beside a running
             // session would read as a fault.
             if (totals.sessions === 0) {
                 root.today = "";
                 return;
             }
-            root.today = i18np("Today: %2 focused, %1 session", "Today: %2 focused, %1 sessions",
-                totals.sessions, Format.duration(totals.on_task_seconds));
+            root.today = machines > 1
+                // Translators: %3 is the number of machines the sessions ran on, always 2 or more
+                ? i18np("Today on %3 machines: %2 focused, %1 session", "Today on %3 machines: %2 focused, %1 sessions",
+                    totals.sessions, Format.duration(totals.on_task_seconds), machines)
+                : i18np("Today: %2 focused, %1 session", "Today: %2 focused, %1 sessions",
+                    totals.sessions, Format.duration(totals.on_task_seconds));
         });
     }
 
