@@ -25,7 +25,11 @@ import (
 // closed (seen in the service's own dialog code, run in a gjs of its own).
 // The window is photographed with the levels open.
 func TestGnomePrefsDefaultEnforcementFollowsSetting(t *testing.T) {
-	g := testenv.StartGnomeShell(t, testenv.AntidriftExtensionDir())
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomePrefsDefaultEnforcementFollowsSetting)
+}
+
+func testGnomePrefsDefaultEnforcementFollowsSetting(t *testing.T, rel testenv.Release) {
+	g := testenv.StartGnomeShellRelease(t, rel, testenv.AntidriftExtensionDir())
 	quietTray(t, g)
 	g.AttachKeyboard(t)
 	app := g.StartExtensionsApp(t)

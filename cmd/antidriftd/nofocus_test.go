@@ -104,7 +104,11 @@ func TestSwayOnlyWindowClosedIsNotDrift(t *testing.T) {
 }
 
 func TestGnomeShellOnlyWindowClosedIsNotDrift(t *testing.T) {
-	k := startGnomeDesktop(t)
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeShellOnlyWindowClosedIsNotDrift)
+}
+
+func testGnomeShellOnlyWindowClosedIsNotDrift(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
 	g := k.g
 	work := g.OpenWindow(t, "org.antidrift.Work", "main.go - editor")
 	k.startDaemon(t, `evidence = "gnome-shell"`+"\n"+noFocusConfig)
