@@ -68,7 +68,7 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 func StartGnomeShellRelease(t testing.TB, rel Release, extensions ...string) *GnomeShell {
 	t.Helper()
 	r := NeedSuiteRootfs(t, rel.Suite)
-	checkGnomeVersion(t, r, rel)
+	CheckRelease(t, r, rel)
 	g := &GnomeShell{Release: rel, Rootfs: r, Bus: StartOpenBus(t), System: StartOpenBus(t), Display: "antidrift-wl"}
 	g.dir = sharedTempDir(t)
 	g.Home = filepath.Join(g.dir, "home")
@@ -117,19 +117,6 @@ func StartGnomeShellRelease(t testing.TB, rel Release, extensions ...string) *Gn
 	g.Conn = g.Bus.Dial(t)
 	g.Start(t)
 	return g
-}
-
-// checkGnomeVersion fails the test unless the rootfs's GNOME Shell is
-// rel's version, so a subtest's name never claims a version it did not run.
-func checkGnomeVersion(t testing.TB, r *Rootfs, rel Release) {
-	t.Helper()
-	out, err := r.Run(ShellUID, nil, runTimeout, "gnome-shell", "--version")
-	if err != nil {
-		t.Fatalf("gnome-shell --version in the %s rootfs: %v\n%s", r.Suite, err, out)
-	}
-	if got := strings.TrimSpace(out); !strings.HasPrefix(got, "GNOME Shell "+rel.Version+".") {
-		t.Fatalf("the %s rootfs has %q, not GNOME Shell %s", r.Suite, got, rel.Version)
-	}
 }
 
 func (g *GnomeShell) configHome() string { return filepath.Join(g.Home, ".config") }

@@ -1,6 +1,9 @@
 package testenv
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Release is one desktop at the version one Debian suite ships it: the
 // rootfs (scripts/desktop-rootfs.sh SUITE) a test starts it from, and the
@@ -22,7 +25,38 @@ var (
 	KWinReleases  = []Release{{"trixie", "kwin", "6.3"}, {"forky", "kwin", "6.7"}}
 	SwayReleases  = []Release{{"trixie", "sway", "1.10"}, {"forky", "sway", "1.12"}}
 	LabwcReleases = []Release{{"forky", "labwc", "0.20"}}
+	// Plasma's applet runs on plasma-workspace, whose versions are KWin's.
+	PlasmaReleases = []Release{{"trixie", "plasma", "6.3"}, {"forky", "plasma", "6.7"}}
 )
+
+// releasePackages is the Debian package whose version is a desktop's.
+var releasePackages = map[string]string{
+	"gnome": "gnome-shell", "kwin": "kwin-wayland", "sway": "sway", "labwc": "labwc", "plasma": "plasma-workspace",
+}
+
+// CheckRelease fails the test unless r's suite ships rel's version of its
+// desktop, so a subtest's name never claims a version it did not run.
+func CheckRelease(t testing.TB, r *Rootfs, rel Release) {
+	t.Helper()
+	pkg := releasePackages[rel.Desktop]
+	out, err := r.Run(0, nil, runTimeout, "dpkg-query", "-W", "-f", "${Version}", pkg)
+	if err != nil {
+		t.Fatalf("the %s rootfs has no %s: %v\n%s", r.Suite, pkg, err, out)
+	}
+	if !isVersion(strings.TrimSpace(out), rel.Version) {
+		t.Fatalf("the %s rootfs has %s %s, not %s", r.Suite, pkg, strings.TrimSpace(out), rel.Version)
+	}
+}
+
+// isVersion says whether the Debian version deb (4:6.7.4-1) is upstream's
+// version v or a release of it (6.7 is 6.7.4; 1.1 is not 1.10).
+func isVersion(deb, v string) bool {
+	if i := strings.Index(deb, ":"); i >= 0 {
+		deb = deb[i+1:]
+	}
+	rest, ok := strings.CutPrefix(deb, v)
+	return ok && (rest == "" || strings.ContainsRune(".-~+", rune(rest[0])))
+}
 
 // Stable is the release in Debian 13's rootfs among releases: the one a
 // benchmark measures, so figures stay comparable across runs.
