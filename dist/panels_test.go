@@ -41,13 +41,41 @@ func waitChangeDigests() []string {
 // qmlErrors are the lines of a Plasma log that say a QML file failed.
 var qmlErrors = regexp.MustCompile(`(?m)^.*(\.qml:\d+|\.mjs:\d+|TypeError|ReferenceError|SyntaxError|is not installed|module .* not found).*$`)
 
-// The Plasma 6 applet, run by plasmawindowed on a real KWin 6 next to the
-// real daemon: it loads without a QML error, follows the daemon (a session
-// started over the bus reaches it), and is photographed as installed, in
-// Breeze Dark (a dark window, its text readable on it) and in German (its
-// translation read from the .plasmoid's catalogue); its buttons work.
+// followsByCommand says whether the applet on rel follows the daemon the
+// Plasma 6.3 way, through `antidrift status --wait-change` in
+// plasma5support's executable engine, rather than with Plasma's own
+// DBus.Properties (6.4 and later).
+func followsByCommand(rel testenv.Release) bool { return rel.Version == "6.3" }
+
+// plasma5support is where Plasma's Plasma 5 compatibility QML module lives.
+const plasma5support = "/usr/lib/x86_64-linux-gnu/qt6/qml/org/kde/plasma/plasma5support"
+
+// needPlasma is rel's rootfs, checked to have rel's Plasma; on 6.4 and
+// later, checked to lack plasma5support, as plasma-workspace alone has it
+// (so the applet must do without).
+func needPlasma(t *testing.T, rel testenv.Release) *testenv.Rootfs {
+	t.Helper()
+	r := testenv.NeedSuiteRootfs(t, rel.Suite)
+	testenv.CheckRelease(t, r, rel)
+	if _, err := os.Stat(filepath.Join(r.Dir, plasma5support)); !followsByCommand(rel) && err == nil {
+		t.Fatalf("the %s rootfs has plasma5support, which plasma-workspace %s does not bring", rel.Suite, rel.Version)
+	}
+	return r
+}
+
+// The Plasma 6 applet on each Plasma, run by plasmawindowed on a real
+// KWin 6 next to the real daemon: it loads without a QML error, follows the
+// daemon (a session started over the bus reaches it; on 6.3 through the
+// command, on 6.4 and later with no command running), and is photographed
+// as installed, in Breeze Dark (a dark window, its text readable on it)
+// and in German (its translation read from the .plasmoid's catalogue); its
+// buttons work, and what they change is drawn.
 func TestPlasmaApplet(t *testing.T) {
-	r := testenv.NeedRootfs(t)
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaApplet)
+}
+
+func testPlasmaApplet(t *testing.T, rel testenv.Release) {
+	r := needPlasma(t, rel)
 	de := testenv.GermanLocale(t)
 	bus := testenv.StartBus(t)
 	k := testenv.StartKWin(t, r, bus)
@@ -76,6 +104,12 @@ func TestPlasmaApplet(t *testing.T) {
 	// Followers of the daemon hold the current status's digest.
 	follows := func(what string, followers int) {
 		t.Helper()
+		if !followsByCommand(rel) {
+			if d := waitChangeDigests(); len(d) > 0 {
+				t.Fatalf("on Plasma %s the applet follows through antidrift status --wait-change %v, not DBus.Properties", rel.Version, d)
+			}
+			return
+		}
 		testenv.WaitUntil(t, time.Minute, "the applet to hold the "+what+" status", func() bool {
 			want, n := statusDigest(t, bus), 0
 			for _, d := range waitChangeDigests() {
@@ -167,6 +201,14 @@ func TestPlasmaApplet(t *testing.T) {
 	click(row[0], row[len(row)-1]) // the first: Complete
 	testenv.WaitUntil(t, time.Minute, "Complete to end the active phase", func() bool {
 		return strings.Contains(prop(t, bus, "State"), "review")
+	})
+	// The applet follows: it draws the review's two steps (+10 min, End &
+	// seal) in place of the active session's four.
+	review := filepath.Join(shots, "plasma-applet-review.png")
+	testenv.WaitUntil(t, time.Minute, "the applet to draw the review's two buttons", func() bool {
+		x.Screenshot(t, review, uint32(window))
+		row := buttonRow(t, review, 1, white)
+		return len(row) == 3
 	})
 	if bad := qmlErrors.FindAllString(onX.Output(), -1); len(bad) > 0 {
 		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))

@@ -95,7 +95,11 @@ func (w *watched) waitClass(t *testing.T, class, title string) service.Window {
 // Focus and title changes of native Wayland windows are reported with the
 // app_id as the class, and a handle that stays the same for a window.
 func TestSwayReportsFocusAndTitles(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayReportsFocusAndTitles)
+}
+
+func testSwayReportsFocusAndTitles(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	w := watch(t, sw)
 	w.waitFor(t, "no focus on an empty desktop", func(win service.Window) bool {
 		return !win.Available && win.Reason == service.ReasonNoFocus
@@ -188,7 +192,11 @@ func guardCtx(t *testing.T) context.Context {
 // scratchpad instead, and activating it puts it back in the layout with
 // focus. A window that no longer has focus is left alone.
 func TestSwayGuardHidesAndRestores(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayGuardHidesAndRestores)
+}
+
+func testSwayGuardHidesAndRestores(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	w, g := withGuard(t, sw)
 	sw.Foot(t, "Editor", "notes.txt")
 	editor := w.waitClass(t, "Editor", "notes.txt")
@@ -239,7 +247,11 @@ func TestSwayGuardHidesAndRestores(t *testing.T) {
 // A watcher on sway says idle once nothing happened for the threshold, and
 // active again on the first key.
 func TestSwayIdleAndResume(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayIdleAndResume)
+}
+
+func testSwayIdleAndResume(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	states := idleOnSway(t, sw)
 	if out, err := sw.Run("wtype", "x"); err != nil {
 		t.Fatalf("wtype: %v\n%s", err, out)
@@ -291,7 +303,11 @@ func next(t *testing.T, states chan bool) bool {
 
 // Probe tells sway's interfaces apart from a compositor's that lacks them.
 func TestSwayProbe(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayProbe)
+}
+
+func testSwayProbe(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	t.Setenv("XDG_RUNTIME_DIR", sw.RuntimeDir)
 	g, err := Probe(guardCtx(t), sw.Display)
 	if err != nil {
@@ -305,7 +321,11 @@ func TestSwayProbe(t *testing.T) {
 // Idle when sway goes away, and input on the new sway: the watcher says
 // active, though the new sway never said idle first.
 func TestSwayIdleAcrossRestart(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayIdleAcrossRestart)
+}
+
+func testSwayIdleAcrossRestart(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	states := idleOnSway(t, sw)
 	sw.Restart(t)
 	// Keep typing, so the new sway never sees a second without input.

@@ -10,11 +10,13 @@ import (
 	"testing"
 )
 
-// Sway is a headless sway 1.10 running in the Debian 13 rootfs, with its
+// Sway is a headless sway (1.10 from Debian 13, 1.12 from testing: its
+// Release) running in a suite's rootfs, with its
 // Wayland socket and its IPC socket under a fresh XDG_RUNTIME_DIR in the
 // host's /tmp, so the test reaches both directly. It runs as root, like the
 // tests that enter the rootfs. Methods are not safe for concurrent use.
 type Sway struct {
+	Release    Release
 	RuntimeDir string // XDG_RUNTIME_DIR of sway and its clients
 	Display    string // WAYLAND_DISPLAY: the socket's name in RuntimeDir
 	SwaySock   string // SWAYSOCK: sway's IPC socket
@@ -29,13 +31,21 @@ type Sway struct {
 // background; new windows take focus as by default.
 const swayConfig = "output HEADLESS-1 resolution 1280x720\n"
 
-// StartSway starts sway in the rootfs and returns once its sockets are up.
-// It skips (or fails under ANTIDRIFT_E2E=require) like NeedRootfs.
+// StartSway is StartSwayRelease of Debian 13's sway 1.10.
 func StartSway(t testing.TB) *Sway {
 	t.Helper()
-	r := NeedRootfs(t)
+	return StartSwayRelease(t, Stable(SwayReleases))
+}
+
+// StartSwayRelease starts rel's sway (one of SwayReleases) in its suite's
+// rootfs and returns once its sockets are up. It skips (or fails under
+// ANTIDRIFT_E2E=require) like NeedSuiteRootfs.
+func StartSwayRelease(t testing.TB, rel Release) *Sway {
+	t.Helper()
+	r := NeedSuiteRootfs(t, rel.Suite)
+	CheckRelease(t, r, rel)
 	dir := r.TempDir(t)
-	s := &Sway{r: r, dir: dir, RuntimeDir: filepath.Join(dir, "run"), SwaySock: filepath.Join(dir, "run", "sway.sock")}
+	s := &Sway{Release: rel, r: r, dir: dir, RuntimeDir: filepath.Join(dir, "run"), SwaySock: filepath.Join(dir, "run", "sway.sock")}
 	if err := os.Mkdir(s.RuntimeDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
