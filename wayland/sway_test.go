@@ -25,9 +25,13 @@ type watched struct {
 }
 
 // watch runs a sensor on sway's display until the test ends.
-func watch(t *testing.T, sw *testenv.Sway) *watched {
-	s := NewSensor(sw.Display, testenv.Logger())
-	s.runtimeDir = sw.RuntimeDir
+func watch(t *testing.T, sw *testenv.Sway) *watched { return watchDisplay(t, sw.Display, sw.RuntimeDir) }
+
+// watchDisplay runs a sensor on a compositor's display (a socket in
+// runtimeDir) until the test ends.
+func watchDisplay(t *testing.T, display, runtimeDir string) *watched {
+	s := NewSensor(display, testenv.Logger())
+	s.runtimeDir = runtimeDir
 	return runSensor(t, s)
 }
 
@@ -266,9 +270,12 @@ func testSwayIdleAndResume(t *testing.T, rel testenv.Release) {
 
 // idleOnSway runs an idle watcher with a one-second threshold on sway until
 // the test ends, and returns its reports once the first, idle, has come.
-func idleOnSway(t *testing.T, sw *testenv.Sway) chan bool {
-	iw := NewIdleWatcher(sw.Display, time.Second, testenv.Logger())
-	iw.runtimeDir = sw.RuntimeDir
+func idleOnSway(t *testing.T, sw *testenv.Sway) chan bool { return idleOn(t, sw.Display, sw.RuntimeDir) }
+
+// idleOn is idleOnSway on any compositor's display (a socket in runtimeDir).
+func idleOn(t *testing.T, display, runtimeDir string) chan bool {
+	iw := NewIdleWatcher(display, time.Second, testenv.Logger())
+	iw.runtimeDir = runtimeDir
 	states := make(chan bool, 16)
 	runIdle(t, iw, states)
 	if idle := next(t, states); !idle {
