@@ -25,7 +25,9 @@ type watched struct {
 }
 
 // watch runs a sensor on sway's display until the test ends.
-func watch(t *testing.T, sw *testenv.Sway) *watched { return watchDisplay(t, sw.Display, sw.RuntimeDir) }
+func watch(t *testing.T, sw *testenv.Sway) *watched {
+	return watchDisplay(t, sw.Display, sw.RuntimeDir)
+}
 
 // watchDisplay runs a sensor on a compositor's display (a socket in
 // runtimeDir) until the test ends.
@@ -270,7 +272,9 @@ func testSwayIdleAndResume(t *testing.T, rel testenv.Release) {
 
 // idleOnSway runs an idle watcher with a one-second threshold on sway until
 // the test ends, and returns its reports once the first, idle, has come.
-func idleOnSway(t *testing.T, sw *testenv.Sway) chan bool { return idleOn(t, sw.Display, sw.RuntimeDir) }
+func idleOnSway(t *testing.T, sw *testenv.Sway) chan bool {
+	return idleOn(t, sw.Display, sw.RuntimeDir)
+}
 
 // idleOn is idleOnSway on any compositor's display (a socket in runtimeDir).
 func idleOn(t *testing.T, display, runtimeDir string) chan bool {
