@@ -32,6 +32,7 @@ var (
 // releasePackages is the Debian package whose version is a desktop's.
 var releasePackages = map[string]string{
 	"gnome": "gnome-shell", "kwin": "kwin-wayland", "sway": "sway", "labwc": "labwc", "plasma": "plasma-workspace",
+	"xfwm4": "xfwm4", "marco": "marco", "muffin": "muffin",
 }
 
 // CheckRelease fails the test unless r's suite ships rel's version of its
