@@ -79,7 +79,7 @@ func testPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T, rel testenv.Releas
 		testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
 		a11y.WaitForNode(t, "plasmawindowed", "the applet following the daemon by itself (a session can be started)",
 			showing("push button", named("Start a session…")))
-		if d := waitChangeDigests(); len(d) > 0 {
+		if d := waitChangeDigests(dir); len(d) > 0 {
 			t.Fatalf("on Plasma %s the applet runs antidrift status --wait-change %v", rel.Version, d)
 		}
 		return
@@ -105,7 +105,7 @@ func testPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T, rel testenv.Releas
 	a11y.WaitForNode(t, "plasmawindowed", "the applet following the daemon (a session can be started)",
 		showing("push button", named("Start a session…")))
 	testenv.WaitUntil(t, time.Minute, "the applet to wait on the daemon's status", func() bool {
-		return slices.Contains(waitChangeDigests(), statusDigest(t, bus))
+		return slices.Contains(waitChangeDigests(dir), statusDigest(t, bus))
 	})
 }
 

@@ -37,7 +37,8 @@ Item {
     // The engine runs the command with /bin/sh; the digest is hex or "none".
     readonly property string command: 'PATH="$PATH:$HOME/.local/bin:/usr/local/bin:/usr/bin" antidrift status --format json --wait-change '
 
-    // Look again (the command may have been installed since).
+    // Start following, or look again (the command may have been installed
+    // since).
     function refresh() {
         watch();
     }
@@ -71,6 +72,4 @@ Item {
     }
 
     Timer { id: retry; repeat: false; onTriggered: follower.watch() }
-
-    Component.onCompleted: watch()
 }

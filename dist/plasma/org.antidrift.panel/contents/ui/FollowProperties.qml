@@ -50,6 +50,32 @@ Item {
         return name.replace(/[A-Z]/g, (c, i) => (i > 0 ? "_" : "") + c.toLowerCase());
     }
 
+    // The module hands each value over typed (DBus.string, DBus.uint64, …,
+    // lists as arrays of those); the applet reads plain JavaScript values,
+    // by the daemon's property types (its interface XML): numbers for
+    // t, x and u, lists of strings for as, the buckets' a(sst), strings for
+    // the rest (booleans come through as they are).
+    readonly property var numbers: ["TimeboxSeconds", "StartedAt", "Deadline", "MinimizeCount", "SwitchCount", "BreakGlassAt", "AuditPending"]
+    readonly property var lists: ["AllowedClasses", "Problems", "Permitted"]
+    function plain(name, v) {
+        if (typeof v === "boolean" || v === undefined || v === null)
+            return v;
+        if (numbers.includes(name))
+            return Number(v);
+        if (lists.includes(name))
+            return Array.from(v, String);
+        if (name === "Buckets") {
+            // Read whole (GetAll), the module decodes a(sst) into arrays;
+            // from a PropertiesChanged it hands the raw D-Bus argument over,
+            // which QML cannot read: then the applet keeps the buckets it
+            // has, and reads them over the bus while the popup is open.
+            if (typeof v !== "object" || v.length === undefined)
+                return undefined;
+            return Array.from(v, b => ({ class: String(b[0]), title: String(b[1]), seconds: Number(b[2]) }));
+        }
+        return String(v);
+    }
+
     function publish() {
         const p = props.properties;
         const names = p.keys();
@@ -57,15 +83,10 @@ Item {
             return; // not read yet, or gone (said by the watcher)
         const st = {};
         for (const name of names) {
-            const v = p[name];
-            st[snakeCase(name)] = typeof v === "object" && v !== null && v.length !== undefined ? Array.from(v) : v;
+            const v = plain(name, p[name]);
+            if (v !== undefined)
+                st[snakeCase(name)] = v;
         }
-        st.buckets = (st.buckets || []).map(b => ({ class: b[0], title: b[1], seconds: Number(b[2]) }));
         status(st);
-    }
-
-    Component.onCompleted: {
-        if (!owner.registered)
-            status({ state: "offline" });
     }
 }

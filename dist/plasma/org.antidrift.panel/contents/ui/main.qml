@@ -80,6 +80,7 @@ PlasmoidItem {
     Loader {
         id: follower
         source: root.canFollowProperties() ? "FollowProperties.qml" : "FollowCommand.qml"
+        onLoaded: item.refresh()
     }
     Connections {
         target: follower.item
@@ -125,7 +126,13 @@ PlasmoidItem {
         interval: 2000
         onTriggered: root.loadBuckets()
     }
-    onStChanged: buckets = st.buckets || []
+    // A status without buckets (one from a PropertiesChanged on Plasma 6.4+,
+    // where they cannot be read) leaves them as they are; the reads above
+    // bring them up to date.
+    onStChanged: {
+        if (st.buckets !== undefined)
+            buckets = st.buckets;
+    }
     function loadToday() {
         const midnight = new Date();
         midnight.setHours(0, 0, 0, 0);
