@@ -50,8 +50,11 @@ case $suite in
 trixie)
 	# gnome-shell-pomodoro and dbus-test-tool are the peers make bench times
 	# GetAll against; xfwm4, marco and muffin are the window managers of
-	# XFCE, MATE and Cinnamon, run under the host's Xvfb.
-	packages="$gnome $wayland gnome-shell-pomodoro dbus-tests xfwm4 marco muffin" ;;
+	# XFCE, MATE and Cinnamon, run under the host's Xvfb, with the settings
+	# schemas marco and muffin refuse to start without (their desktops'
+	# settings daemons ship them).
+	packages="$gnome $wayland gnome-shell-pomodoro dbus-tests xfwm4 marco mate-settings-daemon-common
+muffin cinnamon-settings-daemon" ;;
 forky)
 	packages="$gnome $wayland labwc" ;;
 sid)

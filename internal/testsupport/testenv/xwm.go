@@ -14,7 +14,7 @@ import (
 var XWMReleases = []Release{
 	{HostSuite, "openbox", "3.6"},
 	{"trixie", "xfwm4", "4.20"},
-	{"trixie", "marco", "1.28"},
+	{"trixie", "marco", "1.26"},
 	{"trixie", "muffin", "6.4"},
 }
 
@@ -23,9 +23,11 @@ var XWMReleases = []Release{
 const HostSuite = "bookworm"
 
 // xwmCommands is how each window manager is started: no compositing
-// (Xvfb has no GPU; nothing here needs it) and no session manager.
+// (Xvfb has no GPU; nothing here needs it) and no session manager. xfwm4
+// reads its settings from xfconfd, which it reaches over a session bus
+// (started for it, xfconfd activated on it) and exits without.
 var xwmCommands = map[string][]string{
-	"xfwm4":  {"xfwm4", "--compositor=off", "--sm-client-disable"},
+	"xfwm4":  {"dbus-run-session", "--", "xfwm4", "--compositor=off", "--sm-client-disable"},
 	"marco":  {"marco", "--no-composite", "--sm-disable"},
 	"muffin": {"muffin", "--sm-disable"},
 }
@@ -61,6 +63,7 @@ func (w *rootfsWM) start(t testing.TB, d *Display) *proc {
 	t.Helper()
 	home := w.r.TempDir(t)
 	env := []string{"DISPLAY=" + d.Name, "HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config",
-		"XDG_CACHE_HOME=" + home + "/.cache", "XDG_RUNTIME_DIR=" + home, "GSETTINGS_BACKEND=memory", "LANG=C.UTF-8"}
+		"XDG_CACHE_HOME=" + home + "/.cache", "XDG_RUNTIME_DIR=" + home, "GSETTINGS_BACKEND=memory", "LANG=C.UTF-8",
+		"XDG_SESSION_TYPE=x11"} // muffin refuses to start in a session of no known type
 	return w.r.Start(t, home, 0, env, xwmCommands[w.rel.Desktop]...).p
 }
