@@ -295,6 +295,37 @@ func darkButton(r, g, b uint32) bool { return near(r, 41) && near(g, 44) && near
 // display (e.g. WAYLAND_DISPLAY=..., QT_QPA_PLATFORM=wayland) completes.
 func plasmaHome(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir string, display ...string) (string, []string) {
 	t.Helper()
+	dir, env := plasmaSession(t, r, bus, runtimeDir, display...)
+	pkgs := r.TempDir(t)
+	if b, err := exec.Command("make", "-s", "-C", "..", "package-panels", "BUILDDIR="+pkgs).CombinedOutput(); err != nil {
+		t.Fatalf("make package-panels: %v\n%s", err, b)
+	}
+	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(pkgs, "org.antidrift.panel.plasmoid")); err != nil {
+		t.Fatalf("kpackagetool6 --install: %v\n%s", err, out)
+	}
+	return dir, env
+}
+
+// plasmaHomeAsPackaged is plasmaHome with the applet where the .deb puts
+// it: what make install PREFIX=/usr installs (debian/rules installs with
+// it), under a data directory of the session's XDG_DATA_DIRS, as
+// /usr/share is.
+func plasmaHomeAsPackaged(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir string, display ...string) (string, []string) {
+	t.Helper()
+	dir, env := plasmaSession(t, r, bus, runtimeDir, display...)
+	stage, build := r.TempDir(t), t.TempDir()
+	if b, err := exec.Command("make", "-s", "-C", "..", "install", "PREFIX=/usr", "DESTDIR="+stage, "BUILDDIR="+build).CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(stage, "usr", "share", "plasma", "plasmoids", "org.antidrift.panel", "metadata.json")); err != nil {
+		t.Fatalf("make install put no applet under /usr/share/plasma/plasmoids: %v", err)
+	}
+	return dir, append(env, "XDG_DATA_DIRS="+filepath.Join(stage, "usr", "share")+":/usr/local/share:/usr/share")
+}
+
+// plasmaSession makes the home and environment plasmaHome installs into.
+func plasmaSession(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir string, display ...string) (string, []string) {
+	t.Helper()
 	dir := r.TempDir(t)
 	env := append([]string{"HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 		"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS=" + bus.Address,
@@ -307,13 +338,6 @@ func plasmaHome(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir st
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config", "kdeglobals"), []byte("[Icons]\nTheme=breeze\n"), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	pkgs := r.TempDir(t)
-	if b, err := exec.Command("make", "-s", "-C", "..", "package-panels", "BUILDDIR="+pkgs).CombinedOutput(); err != nil {
-		t.Fatalf("make package-panels: %v\n%s", err, b)
-	}
-	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(pkgs, "org.antidrift.panel.plasmoid")); err != nil {
-		t.Fatalf("kpackagetool6 --install: %v\n%s", err, out)
 	}
 	return dir, env
 }

@@ -188,8 +188,8 @@ func tabOrder(t *testing.T, a11y *testenv.Accessibility, x *testenv.Display, win
 	return nil
 }
 
-// A person who uses a screen reader and the keyboard: every control of the
-// applet they reach has a name and takes the keyboard focus, Tab goes
+// A person who uses a screen reader and the keyboard, with the applet as
+// the .deb installs it: every control of the applet they reach has a name and takes the keyboard focus, Tab goes
 // through each of them, and they start a session (the start form filled in
 // and sent through the accessibility bus) and abandon it with a reason, as
 // Orca lets them.
@@ -204,7 +204,9 @@ func testPlasmaAppletWithAScreenReader(t *testing.T, rel testenv.Release) {
 	runtime := r.TempDir(t)
 	a11y := testenv.StartAccessibility(t, bus, runtime)
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
-	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
+	// Installed where the .deb puts it (the other applet tests install the
+	// .plasmoid).
+	dir, env := plasmaHomeAsPackaged(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
 	installCLI(t, dir)
 	applet := startApplet(t, r, dir, env)
 	window := roomyWindow(t, x, applet, 440, 720)
