@@ -325,7 +325,7 @@ func testSwayProbe(t *testing.T, rel testenv.Release) {
 		t.Fatal(err)
 	}
 	if !g.ForeignToplevel || !g.IdleNotifier {
-		t.Fatalf("sway 1.10: %+v, want both", g)
+		t.Fatalf("sway %s: %+v, want both", rel.Version, g)
 	}
 }
 
