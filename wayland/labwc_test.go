@@ -73,14 +73,5 @@ func testLabwc(t *testing.T, rel testenv.Release) {
 		t.Fatal("activated, the browser is still minimized")
 	}
 
-	states := idleOn(t, l.Display, l.RuntimeDir)
-	if out, err := l.Run("wtype", "x"); err != nil {
-		t.Fatalf("wtype: %v\n%s", err, out)
-	}
-	if idle := next(t, states); idle {
-		t.Fatal("after a key the report is idle, want active")
-	}
-	if idle := next(t, states); !idle {
-		t.Fatal("no idle report after the key")
-	}
+	keyEndsIdle(t, idleOn(t, l.Display, l.RuntimeDir), l.Run)
 }

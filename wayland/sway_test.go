@@ -258,8 +258,15 @@ func TestSwayIdleAndResume(t *testing.T) {
 
 func testSwayIdleAndResume(t *testing.T, rel testenv.Release) {
 	sw := testenv.StartSwayRelease(t, rel)
-	states := idleOnSway(t, sw)
-	if out, err := sw.Run("wtype", "x"); err != nil {
+	keyEndsIdle(t, idleOnSway(t, sw), sw.Run)
+}
+
+// keyEndsIdle types a key with wtype (run on the compositor) after the
+// idle report states has brought, and checks the watcher says active, then
+// idle again.
+func keyEndsIdle(t *testing.T, states chan bool, run func(argv ...string) (string, error)) {
+	t.Helper()
+	if out, err := run("wtype", "x"); err != nil {
 		t.Fatalf("wtype: %v\n%s", err, out)
 	}
 	if idle := next(t, states); idle {
