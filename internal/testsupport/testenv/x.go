@@ -217,12 +217,14 @@ func (d *Display) Activate(t testing.TB, id uint32) {
 // ActiveWindow returns the root window's _NET_ACTIVE_WINDOW, 0 if none.
 func (d *Display) ActiveWindow(t testing.TB) uint32 {
 	t.Helper()
-	// "_NET_ACTIVE_WINDOW: window id # 0x60000c", or "...:  not found."
+	// "_NET_ACTIVE_WINDOW: window id # 0x60000c", or "...:  not found";
+	// xfwm4 sets two windows ("# 0x60000c, 0x0"), the active one first.
 	out := d.must(t, "xprop", "-root", "-notype", "_NET_ACTIVE_WINDOW")
 	_, val, ok := strings.Cut(out, "#")
 	if !ok {
 		return 0
 	}
+	val, _, _ = strings.Cut(val, ",")
 	id, err := strconv.ParseUint(strings.TrimSpace(val), 0, 32)
 	if err != nil {
 		t.Fatalf("cannot parse xprop output %q", out)

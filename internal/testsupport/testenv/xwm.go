@@ -53,7 +53,15 @@ func StartXRelease(t testing.TB, rel Release) *Display {
 	}
 	r := NeedSuiteRootfs(t, rel.Suite)
 	CheckRelease(t, r, rel)
-	return startX(t, &rootfsWM{rel: rel, r: r})
+	d := startX(t, &rootfsWM{rel: rel, r: r})
+	// The window manager managing the display is the one asked for: it
+	// names itself on its _NET_SUPPORTING_WM_CHECK window.
+	_, check, _ := strings.Cut(d.must(t, "xprop", "-root", "-notype", "_NET_SUPPORTING_WM_CHECK"), "#")
+	name := d.must(t, "xprop", "-id", strings.TrimSpace(check), "-notype", "_NET_WM_NAME")
+	if !strings.Contains(strings.ToLower(name), rel.Desktop) {
+		t.Fatalf("the window manager on %s is %q, not %s", d.Name, name, rel.Desktop)
+	}
+	return d
 }
 
 // start runs the window manager on d, as root in the rootfs with a home of
