@@ -73,6 +73,7 @@ esac
 # The key's text is the suite and the sorted package list, as it always was,
 # so a warm cache stays warm.
 . "$(dirname "$0")/rootfs-cache.sh"
+rootfs_args=$suite
 rootfs_cached "rootfs-$suite" "the $suite desktop test rootfs" \
 	"$suite $(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ')" "${1:-}"
 mmdebstrap --quiet --variant=apt ${aptopt:+--aptopt="$aptopt"} \
