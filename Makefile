@@ -82,8 +82,9 @@ check-go:
 
 # The test command CI runs (.ci/run). It first makes sure the desktop
 # pieces the end-to-end tests drive are installed. Cold, that is about 25
-# minutes and 3 GB once (the Debian 13 rootfs, llama-server; cached in
-# /var/cache/antidrift), then the tests' 6 minutes: docs/development.md.
+# minutes and 6 GB once (a desktop rootfs per Debian suite, built while
+# llama-server compiles; cached in /var/cache/antidrift), then the tests:
+# docs/development.md.
 test: test-deps
 	$(GO) test -race -count=1 -timeout 30m ./...
 

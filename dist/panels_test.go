@@ -18,14 +18,20 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
-// waitChangeDigests are the digests a panel following the daemon through
-// `antidrift status --wait-change` hold, read from their command lines.
-func waitChangeDigests() []string {
+// waitChangeDigests are the digests the panels of the person whose home
+// is home hold while following the daemon through `antidrift status
+// --wait-change`, read from their command lines (other tests' panels, with
+// other homes, are not counted).
+func waitChangeDigests(home string) []string {
 	var out []string
 	pids, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range pids {
 		raw, err := os.ReadFile(p)
 		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join(filepath.Dir(p), "environ"))
+		if err != nil || !slices.Contains(strings.Split(string(env), "\x00"), "HOME="+home) {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
@@ -41,13 +47,41 @@ func waitChangeDigests() []string {
 // qmlErrors are the lines of a Plasma log that say a QML file failed.
 var qmlErrors = regexp.MustCompile(`(?m)^.*(\.qml:\d+|\.mjs:\d+|TypeError|ReferenceError|SyntaxError|is not installed|module .* not found).*$`)
 
-// The Plasma 6 applet, run by plasmawindowed on a real KWin 6 next to the
-// real daemon: it loads without a QML error, follows the daemon (a session
-// started over the bus reaches it), and is photographed as installed, in
-// Breeze Dark (a dark window, its text readable on it) and in German (its
-// translation read from the .plasmoid's catalogue); its buttons work.
+// followsByCommand says whether the applet on rel follows the daemon the
+// Plasma 6.3 way, through `antidrift status --wait-change` in
+// plasma5support's executable engine, rather than with Plasma's own
+// DBus.Properties (6.4 and later).
+func followsByCommand(rel testenv.Release) bool { return rel.Version == "6.3" }
+
+// plasma5support is where Plasma's Plasma 5 compatibility QML module lives.
+const plasma5support = "/usr/lib/x86_64-linux-gnu/qt6/qml/org/kde/plasma/plasma5support"
+
+// needPlasma is rel's rootfs, checked to have rel's Plasma; on 6.4 and
+// later, checked to lack plasma5support, as plasma-workspace alone has it
+// (so the applet must do without).
+func needPlasma(t *testing.T, rel testenv.Release) *testenv.Rootfs {
+	t.Helper()
+	r := testenv.NeedSuiteRootfs(t, rel.Suite)
+	testenv.CheckRelease(t, r, rel)
+	if _, err := os.Stat(filepath.Join(r.Dir, plasma5support)); !followsByCommand(rel) && err == nil {
+		t.Fatalf("the %s rootfs has plasma5support, which plasma-workspace %s does not bring", rel.Suite, rel.Version)
+	}
+	return r
+}
+
+// The Plasma 6 applet on each Plasma, run by plasmawindowed on a real
+// KWin 6 next to the real daemon: it loads without a QML error, follows the
+// daemon (a session started over the bus reaches it; on 6.3 through the
+// command, on 6.4 and later with no command running), and is photographed
+// as installed, in Breeze Dark (a dark window, its text readable on it)
+// and in German (its translation read from the .plasmoid's catalogue); its
+// buttons work, and what they change is drawn.
 func TestPlasmaApplet(t *testing.T) {
-	r := testenv.NeedRootfs(t)
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaApplet)
+}
+
+func testPlasmaApplet(t *testing.T, rel testenv.Release) {
+	r := needPlasma(t, rel)
 	de := testenv.GermanLocale(t)
 	bus := testenv.StartBus(t)
 	k := testenv.StartKWin(t, r, bus)
@@ -76,9 +110,15 @@ func TestPlasmaApplet(t *testing.T) {
 	// Followers of the daemon hold the current status's digest.
 	follows := func(what string, followers int) {
 		t.Helper()
+		if !followsByCommand(rel) {
+			if d := waitChangeDigests(dir); len(d) > 0 {
+				t.Fatalf("on Plasma %s the applet follows through antidrift status --wait-change %v, not DBus.Properties", rel.Version, d)
+			}
+			return
+		}
 		testenv.WaitUntil(t, time.Minute, "the applet to hold the "+what+" status", func() bool {
 			want, n := statusDigest(t, bus), 0
-			for _, d := range waitChangeDigests() {
+			for _, d := range waitChangeDigests(dir) {
 				if d == want {
 					n++
 				}
@@ -168,6 +208,14 @@ func TestPlasmaApplet(t *testing.T) {
 	testenv.WaitUntil(t, time.Minute, "Complete to end the active phase", func() bool {
 		return strings.Contains(prop(t, bus, "State"), "review")
 	})
+	// The applet follows: in place of the active session's four enabled
+	// steps it draws the review's one (End & seal; +10 min is shown, but
+	// not permitted now, so not drawn as a button one can press).
+	review := filepath.Join(shots, "plasma-applet-review.png")
+	testenv.WaitUntil(t, time.Minute, "the applet to draw the review's one enabled button", func() bool {
+		x.Screenshot(t, review, uint32(window))
+		return len(buttonRow(t, review, 1, white)) == 2
+	})
 	if bad := qmlErrors.FindAllString(onX.Output(), -1); len(bad) > 0 {
 		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
 	}
@@ -247,6 +295,37 @@ func darkButton(r, g, b uint32) bool { return near(r, 41) && near(g, 44) && near
 // display (e.g. WAYLAND_DISPLAY=..., QT_QPA_PLATFORM=wayland) completes.
 func plasmaHome(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir string, display ...string) (string, []string) {
 	t.Helper()
+	dir, env := plasmaSession(t, r, bus, runtimeDir, display...)
+	pkgs := r.TempDir(t)
+	if b, err := exec.Command("make", "-s", "-C", "..", "package-panels", "BUILDDIR="+pkgs).CombinedOutput(); err != nil {
+		t.Fatalf("make package-panels: %v\n%s", err, b)
+	}
+	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(pkgs, "org.antidrift.panel.plasmoid")); err != nil {
+		t.Fatalf("kpackagetool6 --install: %v\n%s", err, out)
+	}
+	return dir, env
+}
+
+// plasmaHomeAsPackaged is plasmaHome with the applet where the .deb puts
+// it: what make install PREFIX=/usr installs (debian/rules installs with
+// it), under a data directory of the session's XDG_DATA_DIRS, as
+// /usr/share is.
+func plasmaHomeAsPackaged(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir string, display ...string) (string, []string) {
+	t.Helper()
+	dir, env := plasmaSession(t, r, bus, runtimeDir, display...)
+	stage, build := r.TempDir(t), t.TempDir()
+	if b, err := exec.Command("make", "-s", "-C", "..", "install", "PREFIX=/usr", "DESTDIR="+stage, "BUILDDIR="+build).CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(stage, "usr", "share", "plasma", "plasmoids", "org.antidrift.panel", "metadata.json")); err != nil {
+		t.Fatalf("make install put no applet under /usr/share/plasma/plasmoids: %v", err)
+	}
+	return dir, append(env, "XDG_DATA_DIRS="+filepath.Join(stage, "usr", "share")+":/usr/local/share:/usr/share")
+}
+
+// plasmaSession makes the home and environment plasmaHome installs into.
+func plasmaSession(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir string, display ...string) (string, []string) {
+	t.Helper()
 	dir := r.TempDir(t)
 	env := append([]string{"HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 		"XDG_RUNTIME_DIR=" + runtimeDir, "DBUS_SESSION_BUS_ADDRESS=" + bus.Address,
@@ -259,13 +338,6 @@ func plasmaHome(t *testing.T, r *testenv.Rootfs, bus *testenv.Bus, runtimeDir st
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config", "kdeglobals"), []byte("[Icons]\nTheme=breeze\n"), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	pkgs := r.TempDir(t)
-	if b, err := exec.Command("make", "-s", "-C", "..", "package-panels", "BUILDDIR="+pkgs).CombinedOutput(); err != nil {
-		t.Fatalf("make package-panels: %v\n%s", err, b)
-	}
-	if out, err := r.Run(0, env, time.Minute, "kpackagetool6", "--type", "Plasma/Applet", "--install", filepath.Join(pkgs, "org.antidrift.panel.plasmoid")); err != nil {
-		t.Fatalf("kpackagetool6 --install: %v\n%s", err, out)
 	}
 	return dir, env
 }

@@ -48,20 +48,42 @@ func named(want string) func(string) bool { return func(s string) bool { return 
 // rawBusError is a D-Bus error as the bus words it, which is not for people.
 var rawBusError = regexp.MustCompile(`org\.(freedesktop|antidrift)\.|\.service files`)
 
-// Where no antidrift command is to be found (not on PATH, not in
-// ~/.local/bin, /usr/local/bin or /usr/bin), the applet says so, in words a
-// screen reader reads out and nothing in the bus's words; photographed.
-// Installed where make install-user puts it and looked for again (its
-// "Look again" button, pressed as a screen reader presses it), it follows
-// the daemon.
+// On Plasma 6.3, where no antidrift command is to be found (not on PATH,
+// not in ~/.local/bin, /usr/local/bin or /usr/bin), the applet says so, in
+// words a screen reader reads out and nothing in the bus's words;
+// photographed. Installed where make install-user puts it and looked for
+// again (its "Look again" button, pressed as a screen reader presses it),
+// it follows the daemon. On 6.4 and later the applet needs no command: with
+// none anywhere it says antidrift is not running, and follows the daemon
+// as soon as it starts.
 func TestPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T) {
-	r := testenv.NeedRootfs(t)
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletSaysWhenAntidriftIsMissing)
+}
+
+func testPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T, rel testenv.Release) {
+	r := needPlasma(t, rel)
 	bus := testenv.StartBus(t)
 	x := testenv.StartX(t)
 	runtime := r.TempDir(t)
 	a11y := testenv.StartAccessibility(t, bus, runtime)
 	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
 	applet := startApplet(t, r, dir, env)
+	if !followsByCommand(rel) {
+		a11y.WaitForNode(t, "plasmawindowed", "the applet saying antidrift is not running",
+			showing("heading", named("antidrift is not running")))
+		photograph(t, x, applet, roomyWindow(t, x, applet, 440, 140), filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-not-running.png"), 0, white)
+		tree := a11y.Application(t, "plasmawindowed")
+		for _, n := range tree.Find(func(n *testenv.Node) bool { return n.Has("showing") && rawBusError.MatchString(n.Name) }) {
+			t.Errorf("the applet shows the bus's words: %s %q", n.Role, n.Name)
+		}
+		testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
+		a11y.WaitForNode(t, "plasmawindowed", "the applet following the daemon by itself (a session can be started)",
+			showing("push button", named("Start a session…")))
+		if d := waitChangeDigests(dir); len(d) > 0 {
+			t.Fatalf("on Plasma %s the applet runs antidrift status --wait-change %v", rel.Version, d)
+		}
+		return
+	}
 
 	_, tree := a11y.WaitForNode(t, "plasmawindowed", "the applet saying antidrift is not installed",
 		showing("heading", func(s string) bool { return strings.Contains(s, "antidrift command was not found") }))
@@ -83,7 +105,7 @@ func TestPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T) {
 	a11y.WaitForNode(t, "plasmawindowed", "the applet following the daemon (a session can be started)",
 		showing("push button", named("Start a session…")))
 	testenv.WaitUntil(t, time.Minute, "the applet to wait on the daemon's status", func() bool {
-		return slices.Contains(waitChangeDigests(), statusDigest(t, bus))
+		return slices.Contains(waitChangeDigests(dir), statusDigest(t, bus))
 	})
 }
 
@@ -166,19 +188,25 @@ func tabOrder(t *testing.T, a11y *testenv.Accessibility, x *testenv.Display, win
 	return nil
 }
 
-// A person who uses a screen reader and the keyboard: every control of the
-// applet they reach has a name and takes the keyboard focus, Tab goes
+// A person who uses a screen reader and the keyboard, with the applet as
+// the .deb installs it: every control of the applet they reach has a name and takes the keyboard focus, Tab goes
 // through each of them, and they start a session (the start form filled in
 // and sent through the accessibility bus) and abandon it with a reason, as
 // Orca lets them.
 func TestPlasmaAppletWithAScreenReader(t *testing.T) {
-	r := testenv.NeedRootfs(t)
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletWithAScreenReader)
+}
+
+func testPlasmaAppletWithAScreenReader(t *testing.T, rel testenv.Release) {
+	r := needPlasma(t, rel)
 	bus := testenv.StartBus(t)
 	x := testenv.StartX(t)
 	runtime := r.TempDir(t)
 	a11y := testenv.StartAccessibility(t, bus, runtime)
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
-	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
+	// Installed where the .deb puts it (the other applet tests install the
+	// .plasmoid).
+	dir, env := plasmaHomeAsPackaged(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
 	installCLI(t, dir)
 	applet := startApplet(t, r, dir, env)
 	window := roomyWindow(t, x, applet, 440, 720)

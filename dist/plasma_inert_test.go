@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +58,11 @@ func hostileTask(server *fetches) (title, next, done string) {
 // action or a success condition names in an <img src>, while it shows
 // them for as long as it reads the buckets again.
 func TestPlasmaAppletOnKWinFetchesNothingATitleNames(t *testing.T) {
-	r := testenv.NeedRootfs(t)
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletOnKWinFetchesNothingATitleNames)
+}
+
+func testPlasmaAppletOnKWinFetchesNothingATitleNames(t *testing.T, rel testenv.Release) {
+	r := needPlasma(t, rel)
 	server := startFetches(t)
 	title, next, done := hostileTask(server)
 	bus := testenv.StartBus(t)
@@ -74,15 +77,19 @@ func TestPlasmaAppletOnKWinFetchesNothingATitleNames(t *testing.T) {
 		next, done, uint64(1500), "observe", []string{"org.kde.kate"}).Err; err != nil {
 		t.Fatal(err)
 	}
+	a11y := testenv.StartAccessibility(t, bus, k.RuntimeDir)
 	dir, env := plasmaHome(t, r, bus, k.RuntimeDir, "WAYLAND_DISPLAY="+k.Socket, "QT_QPA_PLATFORM=wayland")
 	installCLI(t, dir)
 	applet := startApplet(t, r, dir, env)
-	testenv.WaitUntil(t, time.Minute, "the applet to follow the active session", func() bool {
+	// The title shown, as a screen reader reads it: the applet followed the
+	// session (through --wait-change on 6.3, DBus.Properties from 6.4) and
+	// laid the bucket out.
+	a11y.WaitForNode(t, "plasmawindowed", "the applet showing the bucket's title", showing("label", func(s string) bool {
 		if applet.Exited() {
 			t.Fatalf("plasmawindowed exited\n%s", applet.Output())
 		}
-		return slices.Contains(waitChangeDigests(), statusDigest(t, bus))
-	})
+		return strings.Contains(s, title)
+	}))
 	time.Sleep(5 * time.Second) // the buckets read and laid out again, twice
 	if got := server.got(); len(got) > 0 {
 		t.Errorf("the applet fetched %q: it read a title or the next action as rich text", got)
@@ -98,7 +105,11 @@ func TestPlasmaAppletOnKWinFetchesNothingATitleNames(t *testing.T) {
 // bold in them make no request to that server, and the popup draws them
 // literally; photographed.
 func TestPlasmaAppletShowsMarkupAsText(t *testing.T) {
-	r := testenv.NeedRootfs(t)
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletShowsMarkupAsText)
+}
+
+func testPlasmaAppletShowsMarkupAsText(t *testing.T, rel testenv.Release) {
+	r := needPlasma(t, rel)
 	server := startFetches(t)
 	title, next, done := hostileTask(server)
 

@@ -18,7 +18,11 @@ import (
 // and this machine's session, two sessions, as a screen reader reads it, in English and in German;
 // photographed.
 func TestPlasmaAppletTodayAcrossMachines(t *testing.T) {
-	r := testenv.NeedRootfs(t)
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletTodayAcrossMachines)
+}
+
+func testPlasmaAppletTodayAcrossMachines(t *testing.T, rel testenv.Release) {
+	r := needPlasma(t, rel)
 	root := t.TempDir()
 	syncDir, cfgHome := filepath.Join(root, "Sync"), filepath.Join(root, "config")
 	for _, d := range []string{syncDir, filepath.Join(cfgHome, "antidrift")} {

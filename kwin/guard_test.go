@@ -6,13 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/service"
 )
 
 // The guard minimizes only the active window, and says so truly; it hands
 // focus back by activating.
 func TestGuardMinimizesOnlyTheActiveWindowAndActivates(t *testing.T) {
-	p := startPlasma(t)
+	testenv.EachRelease(t, testenv.KWinReleases, testGuardMinimizesOnlyTheActiveWindowAndActivates)
+}
+
+func testGuardMinimizesOnlyTheActiveWindowAndActivates(t *testing.T, rel testenv.Release) {
+	p := startPlasma(t, rel)
 	editor := p.kwin.Window(t, "org.example.Editor", "main.go - editor")
 	distraction := p.kwin.Window(t, "org.example.Distraction", "cat videos")
 	p.waitWindow(t, distraction, "cat videos")
@@ -54,7 +59,11 @@ func TestGuardMinimizesOnlyTheActiveWindowAndActivates(t *testing.T) {
 
 // A handle is data: anything but a UUID in braces never reaches KWin.
 func TestGuardRefusesHandlesThatAreNotKWinsIDs(t *testing.T) {
-	p := startPlasma(t)
+	testenv.EachRelease(t, testenv.KWinReleases, testGuardRefusesHandlesThatAreNotKWinsIDs)
+}
+
+func testGuardRefusesHandlesThatAreNotKWinsIDs(t *testing.T, rel testenv.Release) {
+	p := startPlasma(t, rel)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	for _, h := range []string{"", "0x1a00003", `{x"); workspace.activeWindow.closeWindow(); ("}`, "{00000000-0000-4000-8000-000000000000}\n", "00000000-0000-4000-8000-000000000000"} {
@@ -69,7 +78,11 @@ func TestGuardRefusesHandlesThatAreNotKWinsIDs(t *testing.T) {
 // Only the KWin script that was loaded can report an outcome: a forger on
 // the bus is refused, whatever token it tries.
 func TestGuardOutcomesAreBelievedOnlyFromKWin(t *testing.T) {
-	p := startPlasma(t)
+	testenv.EachRelease(t, testenv.KWinReleases, testGuardOutcomesAreBelievedOnlyFromKWin)
+}
+
+func testGuardOutcomesAreBelievedOnlyFromKWin(t *testing.T, rel testenv.Release) {
+	p := startPlasma(t, rel)
 	g := p.guard
 	token, outcome, err := g.expect(":1.9999")
 	if err != nil {

@@ -34,9 +34,9 @@ type plasma struct {
 	done chan struct{}
 }
 
-func startPlasma(t *testing.T) *plasma {
+func startPlasma(t *testing.T, rel testenv.Release) *plasma {
 	t.Helper()
-	r := testenv.NeedRootfs(t)
+	r := testenv.NeedKWinRootfs(t, rel)
 	testenv.Need(t, "dbus-daemon", "gdbus")
 	p := &plasma{bus: testenv.StartBus(t)}
 	p.kwin = testenv.StartKWin(t, r, p.bus)

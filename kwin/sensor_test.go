@@ -13,7 +13,11 @@ import (
 // Native windows' focus and title changes reach the sensor, with KWin's
 // internalId as the handle and the Wayland app id as the class.
 func TestSensorFollowsFocusAndTitlesOnKWin(t *testing.T) {
-	p := startPlasma(t)
+	testenv.EachRelease(t, testenv.KWinReleases, testSensorFollowsFocusAndTitlesOnKWin)
+}
+
+func testSensorFollowsFocusAndTitlesOnKWin(t *testing.T, rel testenv.Release) {
+	p := startPlasma(t, rel)
 	p.waitReason(t, service.ReasonNoFocus) // the script's first report: nothing has focus yet
 	editor := p.kwin.Window(t, "org.example.Editor", "main.go - editor")
 	p.waitWindow(t, editor, "main.go - editor")
@@ -43,7 +47,11 @@ func TestSensorFollowsFocusAndTitlesOnKWin(t *testing.T) {
 // KWin going away is said in words; the KWin that comes back gets the
 // script again, which reports from its first moment.
 func TestSensorReloadsTheScriptWhenKWinRestarts(t *testing.T) {
-	p := startPlasma(t)
+	testenv.EachRelease(t, testenv.KWinReleases, testSensorReloadsTheScriptWhenKWinRestarts)
+}
+
+func testSensorReloadsTheScriptWhenKWinRestarts(t *testing.T, rel testenv.Release) {
+	p := startPlasma(t, rel)
 	editor := p.kwin.Window(t, "org.example.Editor", "main.go - editor")
 	p.waitWindow(t, editor, "main.go - editor")
 	p.kwin.Kill(t)
@@ -60,7 +68,11 @@ func TestSensorReloadsTheScriptWhenKWinRestarts(t *testing.T) {
 
 // At stop the script leaves KWin and its file leaves the disk.
 func TestSensorUnloadsItsScriptAtStop(t *testing.T) {
-	p := startPlasma(t)
+	testenv.EachRelease(t, testenv.KWinReleases, testSensorUnloadsItsScriptAtStop)
+}
+
+func testSensorUnloadsItsScriptAtStop(t *testing.T, rel testenv.Release) {
+	p := startPlasma(t, rel)
 	p.waitReason(t, service.ReasonNoFocus)
 	if got := p.scriptFiles(t); strings.Join(got, " ") != focusFile {
 		t.Fatalf("the script directory while running: %v", got)
@@ -80,7 +92,11 @@ func TestSensorUnloadsItsScriptAtStop(t *testing.T) {
 // Before KWin is there, the sensor says so; when it comes, the script
 // goes in.
 func TestSensorWaitsForKWin(t *testing.T) {
-	p := startPlasma(t)
+	testenv.EachRelease(t, testenv.KWinReleases, testSensorWaitsForKWin)
+}
+
+func testSensorWaitsForKWin(t *testing.T, rel testenv.Release) {
+	p := startPlasma(t, rel)
 	p.waitReason(t, service.ReasonNoFocus)
 	p.kwin.Kill(t)
 	p.waitReason(t, reasonGone)
@@ -104,7 +120,11 @@ func TestSensorWaitsForKWin(t *testing.T) {
 // Without a private place for the script, nothing goes into KWin and the
 // reason says why.
 func TestSensorWithoutARuntimeDirSaysWhy(t *testing.T) {
-	p := startPlasma(t)
+	testenv.EachRelease(t, testenv.KWinReleases, testSensorWithoutARuntimeDirSaysWhy)
+}
+
+func testSensorWithoutARuntimeDirSaysWhy(t *testing.T, rel testenv.Release) {
+	p := startPlasma(t, rel)
 	p.waitReason(t, service.ReasonNoFocus)
 	p.stopSensor()
 	sensor := NewSensor(p.conn, "", nil)

@@ -20,12 +20,21 @@ here=$(dirname "$0")
 # daemons (cmd/antidriftd/sync_test.go): Debian's package, on loopback only.
 "$here/install-missing.sh" "the sync_dir tests" syncthing:syncthing || [ "$(id -u)" != 0 ]
 
-# The Wayland compositors run from a Debian 13 rootfs, built once and cached
-# outside the checkout (scripts/desktop-rootfs.sh says how and where).
+# The desktops run from one Debian rootfs per suite (Debian 13, testing,
+# unstable), built once each and cached outside the checkout
+# (scripts/desktop-rootfs.sh says how and where). Building them is network-
+# and disk-bound, so as root they are built one after another in the
+# background while llama-server compiles (CPU-bound) below.
+suites=$("$here/desktop-rootfs.sh" --suites)
+rootfs_pid=
 if [ "$(id -u)" = 0 ]; then
-	"$here/desktop-rootfs.sh" >/dev/null
-elif ! "$here/desktop-rootfs.sh" --path >/dev/null 2>&1; then
-	echo "the Wayland end-to-end tests need a Debian 13 rootfs: run sudo $here/desktop-rootfs.sh" >&2
+	(for s in $suites; do "$here/desktop-rootfs.sh" "$s" >/dev/null || exit 1; done) &
+	rootfs_pid=$!
+else
+	for s in $suites; do
+		"$here/desktop-rootfs.sh" "$s" --path >/dev/null 2>&1 ||
+			echo "the desktop end-to-end tests need the $s rootfs: run sudo $here/desktop-rootfs.sh $s" >&2
+	done
 fi
 
 # The package's tests boot a real systemd from a small Debian 13 rootfs of
@@ -43,4 +52,10 @@ if [ "$(id -u)" = 0 ]; then
 	"$here/llama-server.sh" >/dev/null
 elif ! "$here/llama-server.sh" --path >/dev/null 2>&1; then
 	echo "the LLM judge's real-server tests need llama-server: run sudo $here/llama-server.sh" >&2
+fi
+
+# The desktop rootfs trees, built meanwhile.
+if [ -n "$rootfs_pid" ] && ! wait "$rootfs_pid"; then
+	echo "building the desktop test rootfs failed" >&2
+	exit 1
 fi

@@ -9,7 +9,7 @@
 # it and exits 0; with --path, or without root, it says why it is not and
 # exits 1. Otherwise it returns, mmdebstrap installed and $tmp empty, for
 # the caller to build $tmp and call rootfs_done. WHAT names the tree in
-# messages.
+# messages; $rootfs_args, when set, is what to run the caller with to build it.
 rootfs_cached() {
 	kind=$1 what=$2
 	cache=${ANTIDRIFT_ROOTFS_CACHE:-/var/cache/antidrift}
@@ -19,7 +19,7 @@ rootfs_cached() {
 		exit 0
 	fi
 	if [ "${4:-}" = --path ]; then
-		echo "$what is not built: run $0 as root" >&2
+		echo "$what is not built: run $0${rootfs_args:+ $rootfs_args} as root" >&2
 		exit 1
 	fi
 	if [ "$(id -u)" != 0 ]; then

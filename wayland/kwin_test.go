@@ -11,7 +11,11 @@ import (
 // and the idle watcher works. (KWin offers ordinary clients no virtual
 // keyboard, so input to end idleness is driven on sway only.)
 func TestKWin(t *testing.T) {
-	k := testenv.StartKWin(t, testenv.NeedRootfs(t), testenv.StartBus(t))
+	testenv.EachRelease(t, testenv.KWinReleases, testKWin)
+}
+
+func testKWin(t *testing.T, rel testenv.Release) {
+	k := testenv.StartKWin(t, testenv.NeedKWinRootfs(t, rel), testenv.StartBus(t))
 	runtimeDir, display := k.RuntimeDir, k.Socket
 
 	t.Setenv("XDG_RUNTIME_DIR", runtimeDir)

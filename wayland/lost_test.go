@@ -18,7 +18,11 @@ import (
 // is back on the same socket the evidence comes back, with handles that
 // cannot be confused with the old connection's.
 func TestSwayLostAndBack(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayLostAndBack)
+}
+
+func testSwayLostAndBack(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	w, g := withGuard(t, sw)
 	sw.Foot(t, "Editor", "notes.txt")
 	before := w.waitClass(t, "Editor", "notes.txt")

@@ -26,8 +26,14 @@ type watched struct {
 
 // watch runs a sensor on sway's display until the test ends.
 func watch(t *testing.T, sw *testenv.Sway) *watched {
-	s := NewSensor(sw.Display, testenv.Logger())
-	s.runtimeDir = sw.RuntimeDir
+	return watchDisplay(t, sw.Display, sw.RuntimeDir)
+}
+
+// watchDisplay runs a sensor on a compositor's display (a socket in
+// runtimeDir) until the test ends.
+func watchDisplay(t *testing.T, display, runtimeDir string) *watched {
+	s := NewSensor(display, testenv.Logger())
+	s.runtimeDir = runtimeDir
 	return runSensor(t, s)
 }
 
@@ -95,7 +101,11 @@ func (w *watched) waitClass(t *testing.T, class, title string) service.Window {
 // Focus and title changes of native Wayland windows are reported with the
 // app_id as the class, and a handle that stays the same for a window.
 func TestSwayReportsFocusAndTitles(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayReportsFocusAndTitles)
+}
+
+func testSwayReportsFocusAndTitles(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	w := watch(t, sw)
 	w.waitFor(t, "no focus on an empty desktop", func(win service.Window) bool {
 		return !win.Available && win.Reason == service.ReasonNoFocus
@@ -188,7 +198,11 @@ func guardCtx(t *testing.T) context.Context {
 // scratchpad instead, and activating it puts it back in the layout with
 // focus. A window that no longer has focus is left alone.
 func TestSwayGuardHidesAndRestores(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayGuardHidesAndRestores)
+}
+
+func testSwayGuardHidesAndRestores(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	w, g := withGuard(t, sw)
 	sw.Foot(t, "Editor", "notes.txt")
 	editor := w.waitClass(t, "Editor", "notes.txt")
@@ -239,9 +253,20 @@ func TestSwayGuardHidesAndRestores(t *testing.T) {
 // A watcher on sway says idle once nothing happened for the threshold, and
 // active again on the first key.
 func TestSwayIdleAndResume(t *testing.T) {
-	sw := testenv.StartSway(t)
-	states := idleOnSway(t, sw)
-	if out, err := sw.Run("wtype", "x"); err != nil {
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayIdleAndResume)
+}
+
+func testSwayIdleAndResume(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
+	keyEndsIdle(t, idleOnSway(t, sw), sw.Run)
+}
+
+// keyEndsIdle types a key with wtype (run on the compositor) after the
+// idle report states has brought, and checks the watcher says active, then
+// idle again.
+func keyEndsIdle(t *testing.T, states chan bool, run func(argv ...string) (string, error)) {
+	t.Helper()
+	if out, err := run("wtype", "x"); err != nil {
 		t.Fatalf("wtype: %v\n%s", err, out)
 	}
 	if idle := next(t, states); idle {
@@ -255,8 +280,13 @@ func TestSwayIdleAndResume(t *testing.T) {
 // idleOnSway runs an idle watcher with a one-second threshold on sway until
 // the test ends, and returns its reports once the first, idle, has come.
 func idleOnSway(t *testing.T, sw *testenv.Sway) chan bool {
-	iw := NewIdleWatcher(sw.Display, time.Second, testenv.Logger())
-	iw.runtimeDir = sw.RuntimeDir
+	return idleOn(t, sw.Display, sw.RuntimeDir)
+}
+
+// idleOn is idleOnSway on any compositor's display (a socket in runtimeDir).
+func idleOn(t *testing.T, display, runtimeDir string) chan bool {
+	iw := NewIdleWatcher(display, time.Second, testenv.Logger())
+	iw.runtimeDir = runtimeDir
 	states := make(chan bool, 16)
 	runIdle(t, iw, states)
 	if idle := next(t, states); !idle {
@@ -291,21 +321,29 @@ func next(t *testing.T, states chan bool) bool {
 
 // Probe tells sway's interfaces apart from a compositor's that lacks them.
 func TestSwayProbe(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayProbe)
+}
+
+func testSwayProbe(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	t.Setenv("XDG_RUNTIME_DIR", sw.RuntimeDir)
 	g, err := Probe(guardCtx(t), sw.Display)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !g.ForeignToplevel || !g.IdleNotifier {
-		t.Fatalf("sway 1.10: %+v, want both", g)
+		t.Fatalf("sway %s: %+v, want both", rel.Version, g)
 	}
 }
 
 // Idle when sway goes away, and input on the new sway: the watcher says
 // active, though the new sway never said idle first.
 func TestSwayIdleAcrossRestart(t *testing.T) {
-	sw := testenv.StartSway(t)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayIdleAcrossRestart)
+}
+
+func testSwayIdleAcrossRestart(t *testing.T, rel testenv.Release) {
+	sw := testenv.StartSwayRelease(t, rel)
 	states := idleOnSway(t, sw)
 	sw.Restart(t)
 	// Keep typing, so the new sway never sees a second without input.

@@ -94,8 +94,12 @@ func isWindow(id uint32) func(service.Window) bool {
 }
 
 func TestSensorFollowsFocusAndTitles(t *testing.T) {
-	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
-	d := testenv.StartX(t)
+	testenv.EachRelease(t, testenv.XWMReleases, testSensorFollowsFocusAndTitles)
+}
+
+func testSensorFollowsFocusAndTitles(t *testing.T, rel testenv.Release) {
+	testenv.Need(t, "Xvfb", "xterm", "xdotool", "xprop")
+	d := testenv.StartXRelease(t, rel)
 	editor := d.XTerm(t, "Editor", "main.go - editor")
 	distraction := d.XTerm(t, "Distraction", "cat videos")
 	s := startSensor(t, d.Name)
@@ -300,8 +304,12 @@ func newGuard(t *testing.T, display string) *Guard {
 }
 
 func TestGuardMinimizeAndActivate(t *testing.T) {
-	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
-	d := testenv.StartX(t)
+	testenv.EachRelease(t, testenv.XWMReleases, testGuardMinimizeAndActivate)
+}
+
+func testGuardMinimizeAndActivate(t *testing.T, rel testenv.Release) {
+	testenv.Need(t, "Xvfb", "xterm", "xdotool", "xprop")
+	d := testenv.StartXRelease(t, rel)
 	editor := d.XTerm(t, "Editor", "editor")
 	distraction := d.XTerm(t, "Distraction", "distraction")
 	g := newGuard(t, d.Name)
@@ -475,14 +483,18 @@ func BenchmarkSensorTitleChange(b *testing.B) {
 	}
 }
 
-// The evidence contract's scenarios on a real X server with a window
+// The evidence contract's scenarios on a real X server with each window
 // manager: an xterm of the scenario's class and title activated, then
 // closed, the only window there was.
 func TestEvidenceContract(t *testing.T) {
-	testenv.Need(t, "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	testenv.EachRelease(t, testenv.XWMReleases, testEvidenceContract)
+}
+
+func testEvidenceContract(t *testing.T, rel testenv.Release) {
+	testenv.Need(t, "Xvfb", "xterm", "xdotool", "xprop")
 	for _, sc := range testenv.EvidenceScenarios {
 		t.Run(sc.Name, func(t *testing.T) {
-			d := testenv.StartX(t)
+			d := testenv.StartXRelease(t, rel)
 			id := d.XTerm(t, sc.App, "xterm")
 			d.SetTitle(t, id, sc.Title) // xterm's -title is not UTF-8
 			d.Activate(t, id)

@@ -6,17 +6,23 @@ import (
 	"testing"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // The extension's hands (org.antidrift.Shell1 on GNOME Shell's own
-// connection) answer only the daemon, on real GNOME Shell 48: another
+// connection) answer only the daemon, on real GNOME Shell 48, 50 and 51: another
 // client of the same user, with gdbus, is refused every method and learns
 // nothing (no title), while the daemon's calls work (block minimizes a
 // drifting window). The owner is asked of the bus at each call: a
 // connection that owns org.antidrift is answered, and refused the moment it
 // gives the name up.
 func TestGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T) {
-	k := startGnomeDesktop(t)
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeShellHandsAnswerOnlyTheDaemon)
+}
+
+func testGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
 	g := k.g
 	g.OpenWindow(t, "org.mozilla.firefox", "Bank statement — Mozilla Firefox")
 	k.startDaemon(t, gnomeConfig)

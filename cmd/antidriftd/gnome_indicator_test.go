@@ -51,7 +51,11 @@ func startGnomeApps(t *testing.T, g *testenv.GnomeShell) {
 // dark and the light style. It is photographed in both styles, and in
 // German.
 func TestGnomeIndicator(t *testing.T) {
-	k := startGnomeDesktop(t)
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeIndicator)
+}
+
+func testGnomeIndicator(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
 	g := k.g
 	startGnomeApps(t, g)
 	k.startDaemon(t, "evidence = \"gnome-shell\"\ndrift_grace = \"1s\"\nnudge_repeat = \"10m\"\nidle_after = \"1h\"\n")
@@ -341,7 +345,11 @@ func checkContrast(t *testing.T, g *testenv.GnomeShell, js, bg, what string) {
 // nothing about it. Enabled once more, it works. Broken (its compiled
 // settings schema deleted), its enable() fails and leaves nothing behind.
 func TestGnomeExtensionEnableDisable(t *testing.T) {
-	k := startGnomeDesktop(t)
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeExtensionEnableDisable)
+}
+
+func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
 	g := k.g
 	k.startDaemon(t, gnomeConfig)
 	if _, err := k.gdbus(t, "org.antidrift.Session1.Start", "write the intro", "the intro is committed", "uint64 3600", "", "[]"); err != nil {

@@ -31,12 +31,16 @@ func drawnWith(texts []string, substr string) string {
 	return ""
 }
 
-// On GNOME Shell 48, the indicator's menu and the Shell's own notification
+// On each GNOME Shell, the indicator's menu and the Shell's own notification
 // (its server advertises body-markup) show a next action, a success
 // condition and a window title with markup in them as the text they are:
 // what Pango draws of each is the text, no tag read.
 func TestGnomeShowsMarkupAsText(t *testing.T) {
-	k := startGnomeDesktop(t)
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeShowsMarkupAsText)
+}
+
+func testGnomeShowsMarkupAsText(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
 	g := k.g
 	g.OpenWindow(t, "org.antidrift.Work", "main.go - editor")
 	k.startDaemon(t, gnomeConfig)

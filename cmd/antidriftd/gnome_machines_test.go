@@ -15,7 +15,11 @@ import (
 // laptop's ten minutes and this machine's session, two sessions; in English
 // and in German. Photographed.
 func TestGnomeIndicatorTodayAcrossMachines(t *testing.T) {
-	k := startGnomeDesktop(t)
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeIndicatorTodayAcrossMachines)
+}
+
+func testGnomeIndicatorTodayAcrossMachines(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
 	g := k.g
 	syncDir := filepath.Join(filepath.Dir(k.stateDir), "Sync")
 	if err := os.Mkdir(syncDir, 0o700); err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
-// gnomeDesktop is a real GNOME Shell 48 with the antidrift extension, and
-// antidriftd with evidence = "gnome-shell", both running as
+// gnomeDesktop is a real GNOME Shell (one of testenv.GnomeReleases) with
+// the antidrift extension, and antidriftd with evidence = "gnome-shell", both running as
 // testenv.ShellUID (the daemon serves only its own user, so every client
 // call here is made as that user too, with gdbus inside the rootfs).
 type gnomeDesktop struct {
@@ -21,9 +21,9 @@ type gnomeDesktop struct {
 	daemon   *testenv.Process
 }
 
-func startGnomeDesktop(t *testing.T) *gnomeDesktop {
+func startGnomeDesktop(t *testing.T, rel testenv.Release) *gnomeDesktop {
 	t.Helper()
-	g := testenv.StartGnomeShell(t, testenv.AntidriftExtensionDir())
+	g := testenv.StartGnomeShellRelease(t, rel, testenv.AntidriftExtensionDir())
 	k := &gnomeDesktop{g: g, bin: testenv.Binary(t, "antidriftd")}
 	// The built binary's directory is private to root; the daemon runs as
 	// the Shell's user.
@@ -102,12 +102,16 @@ nudge_repeat = "10m"
 idle_after = "1h"
 `
 
-// End to end on GNOME Shell 48: the extension's reports reach the
+// End to end on GNOME Shell 48, 50 and 51: the extension's reports reach the
 // daemon's properties, block minimizes the drifting window and gives the
 // work window focus back, a forged report is refused, the extension
 // disabled or the Shell gone is a reason, and idleness is Mutter's.
 func TestGnomeShellEndToEnd(t *testing.T) {
-	k := startGnomeDesktop(t)
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeShellEndToEnd)
+}
+
+func testGnomeShellEndToEnd(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
 	g := k.g
 	work := g.OpenWindow(t, "org.antidrift.Work", "main.go - editor", "other.go - editor")
 	// The daemon starts after the window has focus: the extension reports

@@ -24,9 +24,9 @@ const (
 	distractionApp = "org.example.Distraction"
 )
 
-func startPlasmaDesktop(t *testing.T, withDunst bool, configTOML string) *plasmaDesktop {
+func startPlasmaDesktop(t *testing.T, rel testenv.Release, withDunst bool, configTOML string) *plasmaDesktop {
 	t.Helper()
-	r := testenv.NeedRootfs(t)
+	r := testenv.NeedKWinRootfs(t, rel)
 	testenv.Need(t, "dbus-daemon", "busctl", "gdbus", "dbus-monitor")
 	p := &plasmaDesktop{bus: testenv.StartBus(t)}
 	p.kwin = testenv.StartKWin(t, r, p.bus)
@@ -62,7 +62,11 @@ func (p *plasmaDesktop) focusScriptLoaded(t *testing.T) bool {
 // session and its buckets; a forged focus report is refused; at stop the
 // script leaves KWin.
 func TestKWinEvidenceReachesTheSession(t *testing.T) {
-	p := startPlasmaDesktop(t, false, "") // evidence = "auto", the default
+	testenv.EachRelease(t, testenv.KWinReleases, testKWinEvidenceReachesTheSession)
+}
+
+func testKWinEvidenceReachesTheSession(t *testing.T, rel testenv.Release) {
+	p := startPlasmaDesktop(t, rel, false, "") // evidence = "auto", the default
 	if got := mustProp(t, p.d, "EvidenceSource"); got != `s "kwin"` {
 		t.Fatalf("EvidenceSource on Plasma with evidence = auto: %s", got)
 	}
@@ -110,7 +114,11 @@ func TestKWinEvidenceReachesTheSession(t *testing.T) {
 // on-task window gets focus back, with a nudge through the notification
 // server.
 func TestKWinBlockMinimizesTheDriftingWindow(t *testing.T) {
-	p := startPlasmaDesktop(t, true, `evidence = "kwin"`+"\n"+driftConfig)
+	testenv.EachRelease(t, testenv.KWinReleases, testKWinBlockMinimizesTheDriftingWindow)
+}
+
+func testKWinBlockMinimizesTheDriftingWindow(t *testing.T, rel testenv.Release) {
+	p := startPlasmaDesktop(t, rel, true, `evidence = "kwin"`+"\n"+driftConfig)
 	mon := testenv.StartMonitor(t, p.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
 	call(t, p.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", editorApp)
 	p.kwin.Activate(t, p.distraction)
@@ -128,7 +136,11 @@ func TestKWinBlockMinimizesTheDriftingWindow(t *testing.T) {
 // KWin gone: no evidence, and a reason a person understands. KWin back:
 // the script is loaded into it again and evidence returns.
 func TestKWinRestartLosesAndRegainsEvidence(t *testing.T) {
-	p := startPlasmaDesktop(t, false, `evidence = "kwin"`)
+	testenv.EachRelease(t, testenv.KWinReleases, testKWinRestartLosesAndRegainsEvidence)
+}
+
+func testKWinRestartLosesAndRegainsEvidence(t *testing.T, rel testenv.Release) {
+	p := startPlasmaDesktop(t, rel, false, `evidence = "kwin"`)
 	p.waitProp(t, "EvidenceAvailable", "b true")
 	p.kwin.Kill(t)
 	p.waitProp(t, "EvidenceAvailable", "b false")
@@ -147,7 +159,11 @@ func TestKWinRestartLosesAndRegainsEvidence(t *testing.T) {
 // A daemon that crashed left its script running in KWin; the next one
 // replaces it rather than failing to load, and evidence flows again.
 func TestKWinDaemonAfterACrashReplacesItsScript(t *testing.T) {
-	p := startPlasmaDesktop(t, false, `evidence = "kwin"`)
+	testenv.EachRelease(t, testenv.KWinReleases, testKWinDaemonAfterACrashReplacesItsScript)
+}
+
+func testKWinDaemonAfterACrashReplacesItsScript(t *testing.T, rel testenv.Release) {
+	p := startPlasmaDesktop(t, rel, false, `evidence = "kwin"`)
 	p.d.Kill9(t)
 	if !p.focusScriptLoaded(t) {
 		t.Fatal("the crashed daemon's script is gone from KWin: this test proves nothing")

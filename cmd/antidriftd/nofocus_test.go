@@ -69,7 +69,11 @@ func checkOnlyWindowClosed(t *testing.T, s noFocusScene) {
 }
 
 func TestKWinOnlyWindowClosedIsNotDrift(t *testing.T) {
-	p := startPlasmaDesktop(t, true, `evidence = "kwin"`+"\n"+noFocusConfig)
+	testenv.EachRelease(t, testenv.KWinReleases, testKWinOnlyWindowClosedIsNotDrift)
+}
+
+func testKWinOnlyWindowClosedIsNotDrift(t *testing.T, rel testenv.Release) {
+	p := startPlasmaDesktop(t, rel, true, `evidence = "kwin"`+"\n"+noFocusConfig)
 	p.distraction.Close()
 	testenv.WaitUntil(t, wait, "KWin to have one window left", func() bool { return len(p.kwin.Windows(t)) == 1 })
 	nudges := testenv.StartMonitor(t, p.bus, notifyRule)
@@ -86,7 +90,11 @@ func TestKWinOnlyWindowClosedIsNotDrift(t *testing.T) {
 }
 
 func TestSwayOnlyWindowClosedIsNotDrift(t *testing.T) {
-	s := startSwayDesktop(t, noFocusConfig)
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayOnlyWindowClosedIsNotDrift)
+}
+
+func testSwayOnlyWindowClosedIsNotDrift(t *testing.T, rel testenv.Release) {
+	s := startSwayDesktop(t, rel, noFocusConfig)
 	s.waitProp(t, "CurrentClass", `s "Editor"`)
 	s.sway.Msg(t, "[app_id=Distraction]", "kill")
 	testenv.WaitUntil(t, wait, "sway to have one window left", func() bool { return s.window(t, "Distraction") == nil })
@@ -104,7 +112,11 @@ func TestSwayOnlyWindowClosedIsNotDrift(t *testing.T) {
 }
 
 func TestGnomeShellOnlyWindowClosedIsNotDrift(t *testing.T) {
-	k := startGnomeDesktop(t)
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeShellOnlyWindowClosedIsNotDrift)
+}
+
+func testGnomeShellOnlyWindowClosedIsNotDrift(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
 	g := k.g
 	work := g.OpenWindow(t, "org.antidrift.Work", "main.go - editor")
 	k.startDaemon(t, `evidence = "gnome-shell"`+"\n"+noFocusConfig)

@@ -18,10 +18,10 @@ type swayDesktop struct {
 	d    *testenv.Daemon
 }
 
-func startSwayDesktop(t *testing.T, configTOML string) *swayDesktop {
+func startSwayDesktop(t *testing.T, rel testenv.Release, configTOML string) *swayDesktop {
 	t.Helper()
 	testenv.Need(t, "dbus-daemon", "busctl", "gdbus", "dbus-monitor", "dunst", "Xvfb")
-	s := &swayDesktop{sway: testenv.StartSway(t)}
+	s := &swayDesktop{sway: testenv.StartSwayRelease(t, rel)}
 	s.sway.Foot(t, "Distraction", "cat videos")
 	s.waitFocused(t, "Distraction")
 	s.sway.Foot(t, "Editor", "main.go - editor")
@@ -95,7 +95,11 @@ func (s *swayDesktop) waitProp(t *testing.T, name, want string) {
 // focus report over the bus is refused, since the compositor speaks for
 // itself here.
 func TestSwayEndToEnd(t *testing.T) {
-	s := startSwayDesktop(t, "drift_grace = \"1s\"\nnudge_repeat = \"10m\"\nidle_after = \"2s\"\n")
+	testenv.EachRelease(t, testenv.SwayReleases, testSwayEndToEnd)
+}
+
+func testSwayEndToEnd(t *testing.T, rel testenv.Release) {
+	s := startSwayDesktop(t, rel, "drift_grace = \"1s\"\nnudge_repeat = \"10m\"\nidle_after = \"2s\"\n")
 	if got := mustProp(t, s.d, "EvidenceSource"); got != `s "wlroots"` {
 		t.Fatalf("EvidenceSource on sway with evidence = auto: %s\n%s", got, s.d.Output())
 	}

@@ -25,13 +25,15 @@ const ShellUID = 1000
 // start-up.
 const HarnessExtension = "antidrift-test@antidrift.github.io"
 
-// GnomeShell is a real GNOME Shell 48 from the rootfs, headless with one
+// GnomeShell is a real GNOME Shell (48, 50 or 51: its Release) from a
+// suite's rootfs, headless with one
 // 1280x800 virtual monitor, on a private session bus that every uid may
 // join (the Shell, its windows and the daemon under test run as ShellUID
 // inside the rootfs; the test talks to the same bus from the host) and a
 // private stand-in for the system bus, without which the Shell exits.
 // Settings live in a keyfile (no dconf), extensions under XDG_DATA_HOME.
 type GnomeShell struct {
+	Release    Release
 	Rootfs     *Rootfs
 	Bus        *Bus   // the session bus
 	System     *Bus   // the stand-in system bus
@@ -51,15 +53,23 @@ type GnomeShell struct {
 // machine, much more on a loaded one running the race detector.
 const gnomeReadyTimeout = 90 * time.Second
 
-// StartGnomeShell installs the extensions (directories named by their
-// uuids, copied in) next to the harness's own, enables them all, starts
-// GNOME Shell and waits until it has finished starting and left the
-// Overview. It skips without the rootfs (see NeedRootfs). The Shell is
-// stopped at cleanup.
+// StartGnomeShell is StartGnomeShellRelease of Debian 13's GNOME Shell 48.
 func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 	t.Helper()
-	r := NeedRootfs(t)
-	g := &GnomeShell{Rootfs: r, Bus: StartOpenBus(t), System: StartOpenBus(t), Display: "antidrift-wl"}
+	return StartGnomeShellRelease(t, Stable(GnomeReleases), extensions...)
+}
+
+// StartGnomeShellRelease installs the extensions (directories named by
+// their uuids, copied in) next to the harness's own, enables them all,
+// starts the GNOME Shell of rel (one of GnomeReleases) and waits until it
+// has finished starting and left the Overview. It fails when the rootfs's
+// Shell is not rel's version, and skips without the rootfs (see
+// NeedSuiteRootfs). The Shell is stopped at cleanup.
+func StartGnomeShellRelease(t testing.TB, rel Release, extensions ...string) *GnomeShell {
+	t.Helper()
+	r := NeedSuiteRootfs(t, rel.Suite)
+	CheckRelease(t, r, rel)
+	g := &GnomeShell{Release: rel, Rootfs: r, Bus: StartOpenBus(t), System: StartOpenBus(t), Display: "antidrift-wl"}
 	g.dir = sharedTempDir(t)
 	g.Home = filepath.Join(g.dir, "home")
 	g.RuntimeDir = filepath.Join(g.dir, "run")
@@ -86,8 +96,11 @@ func StartGnomeShell(t testing.TB, extensions ...string) *GnomeShell {
 	for i, u := range uuids {
 		quoted[i] = "'" + u + "'"
 	}
-	// The welcome tour would take focus from the test's windows.
-	keyfile := "[org/gnome/shell]\nenabled-extensions=[" + strings.Join(quoted, ", ") + "]\nwelcome-dialog-last-shown-version='999'\n"
+	// The welcome tour would take focus from the test's windows; the hot
+	// corner would open the Overview when a virtual pointer (MovePointer)
+	// starts at 0,0, as GNOME Shell 50's does.
+	keyfile := "[org/gnome/shell]\nenabled-extensions=[" + strings.Join(quoted, ", ") + "]\nwelcome-dialog-last-shown-version='999'\n" +
+		"[org/gnome/desktop/interface]\nenable-hot-corners=false\n"
 	settings := filepath.Join(g.configHome(), "glib-2.0", "settings")
 	if err := os.MkdirAll(settings, 0o700); err != nil {
 		t.Fatal(err)
@@ -264,6 +277,10 @@ func (g *GnomeShell) startService(t testing.TB, name, main string, extra ...stri
 	return p
 }
 
+// seatJS is the Shell's seat in JavaScript, as the Shell itself finds it on
+// 48 to 51 (Clutter.get_default_backend is gone from 51).
+const seatJS = "global.stage.context.get_backend().get_default_seat()"
+
 // AttachKeyboard plugs a keyboard into the Shell's seat (a virtual one;
 // a headless Shell has none) and waits until the seat lists it. Attach it
 // before the program that is to be typed into starts: keys typed while the
@@ -272,7 +289,7 @@ func (g *GnomeShell) AttachKeyboard(t testing.TB) {
 	t.Helper()
 	const attach = `(() => {
 		const {Clutter} = imports.gi;
-		const seat = Clutter.get_default_backend().get_default_seat();
+		const seat = ` + seatJS + `;
 		if (!globalThis.antidriftKeyboard) {
 			globalThis.antidriftKeyboardsBefore = seat.list_devices().filter(d => d.get_device_type() === Clutter.InputDeviceType.KEYBOARD_DEVICE).length;
 			globalThis.antidriftKeyboard = seat.create_virtual_device(Clutter.InputDeviceType.KEYBOARD_DEVICE);
@@ -291,10 +308,10 @@ func (g *GnomeShell) MovePointer(t testing.TB, x, y int) {
 	t.Helper()
 	js := fmt.Sprintf(`(() => {
 		const {Clutter, GLib} = imports.gi;
-		globalThis.antidriftPointer ??= Clutter.get_default_backend().get_default_seat()
+		globalThis.antidriftPointer ??= %s
 			.create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE);
 		antidriftPointer.notify_absolute_motion(GLib.get_monotonic_time(), %d, %d);
-	})()`, x, y)
+	})()`, seatJS, x, y)
 	if _, err := g.Eval(js); err != nil {
 		t.Fatalf("moving the pointer: %v", err)
 	}

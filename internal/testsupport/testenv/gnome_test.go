@@ -6,22 +6,33 @@ import (
 	"testing"
 )
 
-// The harness starts a real GNOME Shell out of the Overview: a native
-// window gets focus, Eval sees its title change, and the Screenshot
-// service writes a PNG.
+// The harness starts a real GNOME Shell of each release out of the
+// Overview: a native window gets focus, Eval sees its title change, the
+// Screenshot service writes a PNG, a keyboard plugs in, and the pointer
+// moves where it is sent without passing the hot corner into the Overview.
 func TestGnomeShellFocusesNativeWindows(t *testing.T) {
-	g := StartGnomeShell(t)
-	w := g.OpenWindow(t, "org.antidrift.TestOne", "first title", "second title")
-	title := "global.display.focus_window.get_title()"
-	if got := g.EvalString(t, title); got != "first title" {
-		t.Fatalf("focused window's title %q", got)
-	}
-	w.NextTitle(t)
-	WaitUntil(t, readyTimeout, "the title to change", func() bool { return g.EvalString(t, title) == "second title" })
-	png := filepath.Join(t.TempDir(), "desktop.png")
-	g.Screenshot(t, png)
-	b, err := os.ReadFile(png)
-	if err != nil || len(b) < 8 || string(b[1:4]) != "PNG" {
-		t.Fatalf("screenshot is not a PNG: %v", err)
-	}
+	EachRelease(t, GnomeReleases, func(t *testing.T, rel Release) {
+		g := StartGnomeShellRelease(t, rel)
+		w := g.OpenWindow(t, "org.antidrift.TestOne", "first title", "second title")
+		title := "global.display.focus_window.get_title()"
+		if got := g.EvalString(t, title); got != "first title" {
+			t.Fatalf("focused window's title %q", got)
+		}
+		w.NextTitle(t)
+		WaitUntil(t, readyTimeout, "the title to change", func() bool { return g.EvalString(t, title) == "second title" })
+		png := filepath.Join(t.TempDir(), "desktop.png")
+		g.Screenshot(t, png)
+		b, err := os.ReadFile(png)
+		if err != nil || len(b) < 8 || string(b[1:4]) != "PNG" {
+			t.Fatalf("screenshot is not a PNG: %v", err)
+		}
+		g.AttachKeyboard(t)
+		g.MovePointer(t, 640, 400)
+		WaitUntil(t, readyTimeout, "the pointer at 640,400", func() bool {
+			return g.EvalString(t, "String(global.get_pointer().slice(0, 2))") == "640,400"
+		})
+		if got := g.EvalString(t, "String(Main.overview.visible)"); got != "false" {
+			t.Fatalf("moving the pointer opened the Overview (visible %s)", got)
+		}
+	})
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// KWin is KWin 6 (kwin_wayland --virtual) running headless in the Debian 13
-// rootfs on a private bus, as the compositor of a Plasma session is: it owns
+// KWin is KWin 6 (kwin_wayland --virtual; 6.3 from Debian 13, 6.7 from
+// testing) running headless in a suite's rootfs on a private bus, as the compositor of a Plasma session is: it owns
 // org.kde.KWin on that bus and its Wayland socket is under RuntimeDir, which
 // the host sees at the same path.
 type KWin struct {
@@ -38,6 +38,15 @@ type KWin struct {
 
 //go:embed testdata/kwin-query.js
 var kwinQueryScript string
+
+// NeedKWinRootfs is the rootfs of rel (one of KWinReleases or
+// PlasmaReleases), checked to ship rel's version; StartKWin takes it.
+func NeedKWinRootfs(t testing.TB, rel Release) *Rootfs {
+	t.Helper()
+	r := NeedSuiteRootfs(t, rel.Suite)
+	CheckRelease(t, r, rel)
+	return r
+}
 
 // StartKWin starts KWin on b and waits until it owns org.kde.KWin. The bus
 // socket must be under /tmp, which the rootfs shares, for KWin to reach it.

@@ -6,8 +6,12 @@ import "testing"
 // their app id, change title and focus on request; KWin killed leaves the
 // bus and comes back empty; nothing is left running.
 func TestKWinRunsNativeWindows(t *testing.T) {
+	EachRelease(t, KWinReleases, testKWinRunsNativeWindows)
+}
+
+func testKWinRunsNativeWindows(t *testing.T, rel Release) {
 	checkNoLeftovers(t)
-	r := NeedRootfs(t)
+	r := NeedKWinRootfs(t, rel)
 	k := StartKWin(t, r, StartBus(t))
 	a := k.Window(t, "org.example.A", "first")
 	b := k.Window(t, "org.example.B", "second")

@@ -12,10 +12,12 @@ import (
 	"time"
 )
 
-// Rootfs is the Debian 13 root filesystem that scripts/desktop-rootfs.sh
+// Rootfs is one Debian suite's root filesystem that scripts/desktop-rootfs.sh
 // builds once into a cache outside the checkout. The host runs Debian 12,
-// whose compositors are older than what people run; sway 1.10, KWin 6.3 and
-// GNOME Shell 48 run from this rootfs instead, headless and without a GPU.
+// whose compositors are older than what people run; Debian 13's (sway 1.10,
+// KWin 6.3, GNOME Shell 48), testing's (sway 1.12, labwc 0.20, KWin 6.7,
+// GNOME Shell 50) and unstable's GNOME Shell 51 run from these instead,
+// headless and without a GPU.
 //
 // Programs run inside it in a private mount namespace (unshare -m) under
 // chroot, with /dev, /proc and /sys bound in and the host's /tmp bound at
@@ -23,7 +25,8 @@ import (
 // path on both sides: the host's private bus, the daemon under test and the
 // test itself reach it as they would on a real desktop.
 type Rootfs struct {
-	Dir string
+	Dir   string
+	Suite string // trixie, forky, sid
 }
 
 // scriptsDir is the checkout's scripts/ directory, found from this file.
@@ -32,14 +35,20 @@ func scriptsDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "scripts")
 }
 
-// NeedRootfs returns the built rootfs. It skips the test, naming what is
-// missing, when the rootfs is not built or the test is not root (unshare -m
-// and chroot need it); with ANTIDRIFT_E2E=require it fails instead.
-// make test-deps builds the rootfs.
+// NeedRootfs returns the built Debian 13 rootfs (see NeedSuiteRootfs).
 func NeedRootfs(t testing.TB) *Rootfs {
 	t.Helper()
+	return NeedSuiteRootfs(t, "trixie")
+}
+
+// NeedSuiteRootfs returns the built rootfs of the Debian suite. It skips
+// the test, naming what is missing, when that rootfs is not built or the
+// test is not root (unshare -m and chroot need it); with ANTIDRIFT_E2E=require
+// it fails instead. make test-deps builds every suite's rootfs.
+func NeedSuiteRootfs(t testing.TB, suite string) *Rootfs {
+	t.Helper()
 	Need(t, "unshare", "chroot")
-	out, err := exec.Command(filepath.Join(scriptsDir(), "desktop-rootfs.sh"), "--path").CombinedOutput()
+	out, err := exec.Command(filepath.Join(scriptsDir(), "desktop-rootfs.sh"), suite, "--path").CombinedOutput()
 	why := strings.TrimSpace(string(out))
 	if err == nil && os.Getuid() != 0 {
 		err, why = fmt.Errorf("not root"), "entering the Wayland test rootfs needs root (unshare -m, chroot)"
@@ -50,7 +59,7 @@ func NeedRootfs(t testing.TB) *Rootfs {
 		}
 		t.Skipf("%s (set %s=require to fail instead of skipping)", why, RequireEnv)
 	}
-	return &Rootfs{Dir: why}
+	return &Rootfs{Dir: why, Suite: suite}
 }
 
 // TempDir is a fresh directory under the host's /tmp (so it is visible at

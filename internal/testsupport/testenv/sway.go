@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,36 +9,34 @@ import (
 	"testing"
 )
 
-// Sway is a headless sway 1.10 running in the Debian 13 rootfs, with its
-// Wayland socket and its IPC socket under a fresh XDG_RUNTIME_DIR in the
-// host's /tmp, so the test reaches both directly. It runs as root, like the
-// tests that enter the rootfs. Methods are not safe for concurrent use.
+// Sway is a headless sway (1.10 from Debian 13, 1.12 from testing: its
+// Release) running in a suite's rootfs, with its Wayland socket and its IPC
+// socket under a fresh XDG_RUNTIME_DIR in the host's /tmp, so the test
+// reaches both directly. It runs as root, like the tests that enter the
+// rootfs. Methods are not safe for concurrent use.
 type Sway struct {
-	RuntimeDir string // XDG_RUNTIME_DIR of sway and its clients
-	Display    string // WAYLAND_DISPLAY: the socket's name in RuntimeDir
-	SwaySock   string // SWAYSOCK: sway's IPC socket
-
-	r    *Rootfs
-	dir  string
-	proc *Process
-	apps []*Process
+	wlroots
+	SwaySock string // SWAYSOCK: sway's IPC socket
 }
 
 // swayConfig is all the config sway gets: no bar, no bindings, no
 // background; new windows take focus as by default.
 const swayConfig = "output HEADLESS-1 resolution 1280x720\n"
 
-// StartSway starts sway in the rootfs and returns once its sockets are up.
-// It skips (or fails under ANTIDRIFT_E2E=require) like NeedRootfs.
+// StartSway is StartSwayRelease of Debian 13's sway 1.10.
 func StartSway(t testing.TB) *Sway {
 	t.Helper()
-	r := NeedRootfs(t)
-	dir := r.TempDir(t)
-	s := &Sway{r: r, dir: dir, RuntimeDir: filepath.Join(dir, "run"), SwaySock: filepath.Join(dir, "run", "sway.sock")}
-	if err := os.Mkdir(s.RuntimeDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config"), []byte(swayConfig), 0o644); err != nil {
+	return StartSwayRelease(t, Stable(SwayReleases))
+}
+
+// StartSwayRelease starts rel's sway (one of SwayReleases) in its suite's
+// rootfs and returns once its sockets are up. It skips (or fails under
+// ANTIDRIFT_E2E=require) like NeedSuiteRootfs.
+func StartSwayRelease(t testing.TB, rel Release) *Sway {
+	t.Helper()
+	s := &Sway{wlroots: newWlroots(t, rel)}
+	s.SwaySock = filepath.Join(s.RuntimeDir, "sway.sock")
+	if err := os.WriteFile(filepath.Join(s.dir, "config"), []byte(swayConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s.start(t)
@@ -48,35 +45,14 @@ func StartSway(t testing.TB) *Sway {
 
 func (s *Sway) start(t testing.TB) {
 	t.Helper()
-	s.proc = s.r.Start(t, s.dir, 0, []string{
-		"HOME=" + s.dir, "XDG_RUNTIME_DIR=" + s.RuntimeDir, "SWAYSOCK=" + s.SwaySock,
-		"WLR_BACKENDS=headless", "WLR_RENDERER=pixman", "WLR_LIBINPUT_NO_DEVICES=1",
-	}, "sway", "-c", filepath.Join(s.dir, "config"))
-	WaitUntil(t, readyTimeout, "sway's sockets", func() bool {
-		if s.proc.Exited() {
-			t.Fatalf("sway exited:\n%s", s.proc.Output())
-		}
-		s.Display = waylandSocket(s.RuntimeDir)
+	s.wlroots.start(t, append(s.headlessEnv(), "SWAYSOCK="+s.SwaySock), func() bool {
 		_, err := os.Stat(s.SwaySock)
-		return s.Display != "" && err == nil
-	})
-}
-
-// waylandSocket is the name of the Wayland socket in dir ("" if none yet).
-func waylandSocket(dir string) string {
-	names, _ := filepath.Glob(filepath.Join(dir, "wayland-*"))
-	for _, n := range names {
-		if !strings.HasSuffix(n, ".lock") {
-			return filepath.Base(n)
-		}
-	}
-	return ""
+		return err == nil
+	}, "sway", "-c", filepath.Join(s.dir, "config"))
 }
 
 // Env is the environment of a client of this sway.
-func (s *Sway) Env() []string {
-	return []string{"HOME=" + s.dir, "XDG_RUNTIME_DIR=" + s.RuntimeDir, "WAYLAND_DISPLAY=" + s.Display, "SWAYSOCK=" + s.SwaySock}
-}
+func (s *Sway) Env() []string { return append(s.clientEnv(), "SWAYSOCK="+s.SwaySock) }
 
 // Run runs a short client of this sway (swaymsg, wtype) in the rootfs.
 func (s *Sway) Run(argv ...string) (string, error) {
@@ -108,29 +84,8 @@ func (s *Sway) Msg(t testing.TB, args ...string) string {
 // terminal's shell prints). It does not wait for the window to map.
 func (s *Sway) Foot(t testing.TB, appID, title string) (setTitle func(string)) {
 	t.Helper()
-	fifo := filepath.Join(s.dir, fmt.Sprintf("title-%d", len(s.apps)))
-	if err := mkfifo(fifo); err != nil {
-		t.Fatal(err)
-	}
-	// The shell holds the FIFO open read-write, so writers never block and
-	// it never sees end-of-file.
-	script := `exec 3<>"$0"; while read -r t <&3; do printf '\033]2;%s\007' "$t"; done`
-	p := s.r.Start(t, s.dir, 0, s.Env(), "foot", "--app-id="+appID, "--title="+title, "sh", "-c", script, fifo)
-	s.apps = append(s.apps, p)
-	return func(title string) {
-		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString(title + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return s.foot(t, s.Env(), appID, title)
 }
-
-// Kill stops sway (its clients lose their connection and exit).
-func (s *Sway) Kill() { s.proc.Stop() }
 
 // Restart starts sway again in the same runtime directory, where it takes
 // the same socket name.
@@ -144,8 +99,5 @@ func (s *Sway) Restart(t testing.TB) {
 		t.Fatalf("sway came back as %s, was %s", s.Display, was)
 	}
 }
-
-// Output is what sway logged so far, for failure messages.
-func (s *Sway) Output() string { return s.proc.Output() }
 
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }

@@ -1,9 +1,10 @@
 // Package testenv starts the real desktop plumbing that antidrift talks to, for
-// end-to-end tests: a private D-Bus daemon, an Xvfb display managed by openbox,
-// dunst as the notification server, and dbus-monitor as a witness; and, from
-// the Debian 13 rootfs (rootfs.go), the Wayland compositors people run: sway
-// 1.10 (sway.go), KWin 6 (kwin.go) and GNOME Shell 48 with its extensions
-// (gnome.go), with native Wayland windows.
+// end-to-end tests: a private D-Bus daemon, an Xvfb display managed by openbox
+// (or xfwm4, marco or muffin: xwm.go), dunst as the notification server, and
+// dbus-monitor as a witness; and, from each Debian suite's rootfs (rootfs.go),
+// the Wayland compositors people run, at each version a suite ships
+// (release.go): sway (sway.go), labwc (labwc.go), KWin (kwin.go) and GNOME
+// Shell with its extensions (gnome.go), with native Wayland windows.
 //
 // Everything lives in temp dirs and picks its own socket and display number, so
 // tests can run next to each other and next to a real desktop session. Every

@@ -22,6 +22,9 @@ type Display struct {
 	dir  string
 	xvfb *proc
 	wm   *proc
+	// rootfsWM, when set, is the window manager from a rootfs that runs
+	// in openbox's place (StartXRelease).
+	rootfsWM *rootfsWM
 }
 
 // openboxRC is a minimal openbox config: focus new windows, one desktop, no
@@ -45,8 +48,15 @@ const openboxRC = `<?xml version="1.0" encoding="UTF-8"?>
 // used, to learn when the server is ready.
 func StartX(t testing.TB) *Display {
 	t.Helper()
-	Need(t, "Xvfb", "openbox", "xprop")
-	d := &Display{dir: tempDir(t)}
+	Need(t, "openbox")
+	return startX(t, nil)
+}
+
+// startX is StartX with wm (nil: openbox) as the window manager.
+func startX(t testing.TB, wm *rootfsWM) *Display {
+	t.Helper()
+	Need(t, "Xvfb", "xprop")
+	d := &Display{dir: tempDir(t), rootfsWM: wm}
 	home := filepath.Join(d.dir, "home")
 	for _, sub := range []string{".config", ".cache", ".local/share", "xdg"} {
 		if err := os.MkdirAll(filepath.Join(home, sub), 0o755); err != nil {
@@ -115,14 +125,20 @@ func (d *Display) childEnv() []string {
 // still finishing its startup.
 func (d *Display) startWM(t testing.TB) {
 	t.Helper()
-	d.wm = start(t, d.dir, d.childEnv(), nil,
-		"openbox", "--sm-disable", "--config-file", filepath.Join(d.dir, "rc.xml"))
+	name := "openbox"
+	if d.rootfsWM != nil {
+		name = d.rootfsWM.rel.Desktop
+		d.wm = d.rootfsWM.start(t, d)
+	} else {
+		d.wm = start(t, d.dir, d.childEnv(), nil,
+			"openbox", "--sm-disable", "--config-file", filepath.Join(d.dir, "rc.xml"))
+	}
 	up := func() bool {
 		out, err := run(d.Env(), runTimeout, "xprop", "-root", "-notype", "_NET_SUPPORTING_WM_CHECK")
 		return err == nil && strings.Contains(out, "window id #")
 	}
 	if !waitUntil(readyTimeout, func() bool { return d.wm.exited() || d.xvfb.exited() || up() }) || !up() {
-		t.Fatalf("openbox did not come up on %s (openbox exited: %v, Xvfb exited: %v)\n%s\n%s", d.Name, d.wm.exited(), d.xvfb.exited(), d.wm.output(), d.xvfb.output())
+		t.Fatalf("%s did not come up on %s (it exited: %v, Xvfb exited: %v)\n%s\n%s", name, d.Name, d.wm.exited(), d.xvfb.exited(), d.wm.output(), d.xvfb.output())
 	}
 }
 
@@ -201,12 +217,14 @@ func (d *Display) Activate(t testing.TB, id uint32) {
 // ActiveWindow returns the root window's _NET_ACTIVE_WINDOW, 0 if none.
 func (d *Display) ActiveWindow(t testing.TB) uint32 {
 	t.Helper()
-	// "_NET_ACTIVE_WINDOW: window id # 0x60000c", or "...:  not found."
+	// "_NET_ACTIVE_WINDOW: window id # 0x60000c", or "...:  not found";
+	// xfwm4 sets two windows ("# 0x60000c, 0x0"), the active one first.
 	out := d.must(t, "xprop", "-root", "-notype", "_NET_ACTIVE_WINDOW")
 	_, val, ok := strings.Cut(out, "#")
 	if !ok {
 		return 0
 	}
+	val, _, _ = strings.Cut(val, ",")
 	id, err := strconv.ParseUint(strings.TrimSpace(val), 0, 32)
 	if err != nil {
 		t.Fatalf("cannot parse xprop output %q", out)

@@ -2,18 +2,13 @@
 // left), and a popup with the commitment, drift, where the time went, the
 // steps the daemon's permission table permits now, and a start form.
 //
-// Reading: Plasma 6.3's QML D-Bus module (org.kde.plasma.workspace.dbus)
-// can call methods but cannot receive signals (DBus.Properties, which
-// follows PropertiesChanged, came with 6.4), so changes arrive through the
-// executable data engine, which runs a command to completion: `antidrift
-// status --format json --wait-change D` blocks on the bus until the status
-// differs from the one whose digest D the applet last saw, prints it and
-// exits; the applet then runs it again. No polling: the command sleeps on
-// the bus until the daemon signals. The buckets, which grow every second
-// and are left out of the digest, are read over the bus while the popup is
-// open. The command is looked for on PATH, then where make install-user
-// (~/.local/bin) and packages (/usr/local/bin, /usr/bin) put it; when it is
-// nowhere the applet says so.
+// Reading: one of two followers, chosen at run time by what the Plasma
+// it runs on has. On 6.4 and later, FollowProperties.qml: Plasma's own QML
+// D-Bus module follows the daemon's properties. On 6.3, whose module cannot
+// receive signals, FollowCommand.qml: `antidrift status --wait-change`
+// through plasma5support's executable data engine. The buckets, which grow
+// every second without a signal, are read over the bus while the popup is
+// open.
 // Writing: methods are called directly over the session bus.
 
 import QtQuick
@@ -24,7 +19,6 @@ import org.kde.kirigami as Kirigami
 import org.kde.plasma.components as PlasmaComponents
 import org.kde.plasma.core as PlasmaCore
 import org.kde.plasma.extras as PlasmaExtras
-import org.kde.plasma.plasma5support as P5Support
 import org.kde.plasma.plasmoid
 import org.kde.plasma.workspace.dbus as DBus
 
@@ -36,10 +30,8 @@ PlasmoidItem {
     // The daemon's status as `antidrift status --format json` prints it,
     // or {state: "connecting" | "offline" | "not-installed"}.
     property var st: ({ state: "connecting" })
-    property string digest: ""
     property real now: Date.now() / 1000
     property string error: ""
-    property int failures: 0
 
     readonly property bool running: ["locked", "planning", "active", "review"].includes(st.state)
     readonly property bool active: st.state === "active" && (st.deadline || 0) > 0
@@ -78,48 +70,36 @@ PlasmoidItem {
     }
 
     // ── Reading ────────────────────────────────────────────────────────────
-    P5Support.DataSource {
-        id: watcher
-        engine: "executable"
-        onNewData: (source, data) => {
-            disconnectSource(source);
-            root.received(data["exit code"], data["stdout"] || "");
-        }
-    }
-
-    // The engine runs the command with /bin/sh; the digest is hex or "none".
-    readonly property string command: 'PATH="$PATH:$HOME/.local/bin:/usr/local/bin:/usr/bin" antidrift status --format json --wait-change '
-
-    function watch() {
-        watcher.connectSource(command + (/^[0-9a-f]+$/.test(digest) ? digest : "none"));
-    }
-
-    function received(code, out) {
-        const line = out.trim().split("\n").pop();
-        if (code === 127) {
-            // The shell found no antidrift: nothing to wait for until it is
-            // installed. Tried again when the popup opens, or from its button.
-            st = { state: "not-installed" };
-            return;
-        }
+    // Whether Plasma's QML D-Bus module can follow properties (6.4 and
+    // later): a probe, thrown away, whose failure is caught rather than
+    // logged.
+    function canFollowProperties() {
         try {
-            const next = JSON.parse(line);
-            digest = next.digest || "";
-            st = next;
-            failures = 0;
-            now = Date.now() / 1000;
-            watch();
+            Qt.createQmlObject("import org.kde.plasma.workspace.dbus as DBus\nDBus.Properties {}", root, "probe").destroy();
+            return true;
         } catch (e) {
-            // The command failed (bus gone, a refusal): say so, retry with
-            // backoff rather than at once.
-            st = { state: "offline" };
-            failures++;
-            retry.interval = Math.min(60, 2 ** failures) * 1000;
-            retry.start();
+            return false;
         }
     }
 
-    Timer { id: retry; repeat: false; onTriggered: root.watch() }
+    Loader {
+        id: follower
+        source: root.canFollowProperties() ? "FollowProperties.qml" : "FollowCommand.qml"
+        onLoaded: item.refresh()
+    }
+    Connections {
+        target: follower.item
+        function onStatus(next) {
+            root.st = next;
+            root.now = Date.now() / 1000;
+        }
+    }
+
+    // Read again (after antidrift was installed, or to be sure).
+    function watch() {
+        if (follower.item)
+            follower.item.refresh();
+    }
 
     // Today's totals, from the daemon's Report, read as the popup opens.
     property string today: ""
@@ -151,7 +131,13 @@ PlasmoidItem {
         interval: 2000
         onTriggered: root.loadBuckets()
     }
-    onStChanged: buckets = st.buckets || []
+    // A status without buckets (one from a PropertiesChanged on Plasma 6.4+,
+    // where they cannot be read) leaves them as they are; the reads above
+    // bring them up to date.
+    onStChanged: {
+        if (st.buckets !== undefined)
+            buckets = st.buckets;
+    }
     function loadToday() {
         const midnight = new Date();
         midnight.setHours(0, 0, 0, 0);
@@ -186,8 +172,6 @@ PlasmoidItem {
         interval: root.secsLeft <= 61 ? 1000 : Math.max(1000, ((root.secsLeft % 60) || 60) * 1000)
         onTriggered: { root.now = Date.now() / 1000; restart(); }
     }
-
-    Component.onCompleted: watch()
 
     // ── Writing ────────────────────────────────────────────────────────────
     // Plain JavaScript values: with no signature given, the D-Bus module
