@@ -4,7 +4,7 @@
 //	state.json              latest-wins snapshot of the core (atomic replace)
 //	sessions/<id>.jsonl     raw focus events of one session (append + fsync)
 //	audit.jsonl             hash-chained summaries of ended sessions (append + fsync)
-//	pending.spare           pending summaries when state.json cannot be saved (spare.go)
+//	pending.spare           pending summaries when state.json cannot be saved (pendingspare.go)
 //
 // Every write is either atomic (temp file, fsync, rename, directory fsync) or
 // an fsynced append, so a crash leaves either the old bytes or the new ones.

@@ -208,7 +208,7 @@ func cleanLabel(s string) string {
 // verifyChainBytes walks a published chain by the audit hash rule.
 func verifyChainBytes(chain []byte) service.AuditReport {
 	v := chainVerifier{prevHash: genesisHash}
-	if err := judgeLines(bytes.NewReader(chain), newLineJudge, v.check); err != nil {
+	if err := eachLineInParallel(bytes.NewReader(chain), newLineCheck, v.check); err != nil {
 		return service.AuditReport{Problem: err.Error()}
 	}
 	r := v.report()

@@ -38,7 +38,7 @@ func (s *Store) VerifyAudit() service.AuditReport {
 		return service.AuditReport{Problem: fmt.Sprintf("cannot read %s: %v", auditFileName, err), Anchor: a.anchor}
 	default:
 		defer f.Close()
-		if err := judgeLines(f, newLineJudge, v.check); err != nil {
+		if err := eachLineInParallel(f, newLineCheck, v.check); err != nil {
 			return service.AuditReport{Problem: fmt.Sprintf("cannot read %s after line %d: %v", auditFileName, v.lineNo, err), Anchor: a.anchor}
 		}
 	}
@@ -80,8 +80,9 @@ type lineVerdict struct {
 	unsealed   string    // why the line does not verify against its own hash; "" if it does
 }
 
-// newLineJudge returns a judge of audit lines with a digest of its own.
-func newLineJudge() func(line []byte, complete bool) lineVerdict {
+// newLineCheck returns a check of audit lines, each on its own, with a
+// digest of its own (eachLineInParallel runs one per worker).
+func newLineCheck() func(line []byte, complete bool) lineVerdict {
 	digest := sha256.New()
 	var scratch [64]byte // the recomputed hash of the current line
 	return func(line []byte, complete bool) lineVerdict {

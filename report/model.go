@@ -1,10 +1,3 @@
-// Package report turns the record in a state directory — the audit chain,
-// pending summaries and retained raw logs — into the picture of a period
-// that `antidrift report` prints as text, JSON or an HTML page, and that
-// the daemon's Report method returns to panels.
-//
-// It reads the directory through persist.Reader (no lock, no write), so it
-// works while the daemon runs and never changes what it reports on.
 package report
 
 // Schema is the version of the JSON document. It changes only when a key

@@ -3,7 +3,7 @@ package service
 // Fuzz targets. A plain `go test` runs only their seeds (the f.Add calls
 // and testdata/fuzz/<Target>/); to search for longer, one target at a time:
 //
-//	go test -run '^$' -fuzz '^FuzzScrubTitle$' -fuzztime 5m ./service/
+//	go test -run '^$' -fuzz '^FuzzFoldTitle$' -fuzztime 5m ./service/
 //
 // A failure the search finds is written to testdata/fuzz/<Target>/ and
 // from then on runs with every `go test`.
@@ -16,10 +16,10 @@ import (
 	"unicode/utf8"
 )
 
-// ScrubTitle makes bucket keys, so it must be a fixed point (scrubbing a
-// scrubbed title changes nothing: a key never splits into two), never
-// grow a title, and leave single spaces between words and none around.
-func FuzzScrubTitle(f *testing.F) {
+// FoldTitle makes bucket keys, so it must be a fixed point (folding a
+// folded title changes nothing: a key never splits into two), never grow
+// a title, and leave single spaces between words and none around.
+func FuzzFoldTitle(f *testing.F) {
 	for _, s := range []string{
 		"", " ", "Inbox - Mail", "mpv - movie.mkv 12:30 / 1:45:00", "Downloading 45% of file",
 		"Python 3.5 docs", "version -1.2.3 released", "progress 99.5% done", "  spaced   out  ",
@@ -29,8 +29,8 @@ func FuzzScrubTitle(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, title string) {
-		got := ScrubTitle(title)
-		if again := ScrubTitle(got); again != got {
+		got := FoldTitle(title)
+		if again := FoldTitle(got); again != got {
 			t.Errorf("not a fixed point: %q → %q → %q", title, got, again)
 		}
 		if len(got) > len(title) {

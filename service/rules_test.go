@@ -177,7 +177,7 @@ func TestNotADistractionExemptsTheWindowForTheSessionAndSurvivesRestart(t *testi
 			marks = append(marks, e)
 		}
 	}))
-	if len(marks) != 1 || marks[0].Class != "Firefox" || marks[0].Title != ScrubTitle(youtube.Title) {
+	if len(marks) != 1 || marks[0].Class != "Firefox" || marks[0].Title != FoldTitle(youtube.Title) {
 		t.Fatalf("raw log marks %+v", marks)
 	}
 	h.RecordWindow(youtube)
@@ -206,7 +206,7 @@ func TestNotADistractionIsRefusedAtLocked(t *testing.T) {
 	if v := h.View(); v.Drift != DriftDrifting {
 		t.Fatalf("locked obeyed Not a distraction: %s", v.Drift)
 	}
-	if err := h.notDistraction("Firefox", ScrubTitle(docs.Title)); err == nil || !strings.Contains(err.Error(), "Allow is not permitted") {
+	if err := h.notDistraction("Firefox", FoldTitle(docs.Title)); err == nil || !strings.Contains(err.Error(), "Allow is not permitted") {
 		t.Fatalf("refusal %v", err)
 	}
 }

@@ -31,10 +31,6 @@ import (
 // raw log keeps the full title. Folding a folded title changes nothing.
 const placeholder = "#"
 
-// ScrubTitle is a title as a bucket key: counters folded (see FoldTitle)
-// and whitespace collapsed. The raw log keeps the full title.
-func ScrubTitle(title string) string { return FoldTitle(title) }
-
 // FoldTitle folds the counters of title into "#" and collapses whitespace.
 // It returns title itself (no allocation) when there is nothing to fold.
 func FoldTitle(title string) string {
@@ -44,6 +40,14 @@ func FoldTitle(title string) string {
 	}
 	return strings.Join(strings.Fields(out), " ")
 }
+
+// ScrubTitle is FoldTitle under a second name: "scrub" also names what
+// privacy does to a window (private classes, redactions), which this does
+// not do.
+//
+// Deprecated: use FoldTitle. Its last callers (service/drift.go,
+// service/stats.go) move to FoldTitle, and then it goes.
+func ScrubTitle(title string) string { return FoldTitle(title) }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 

@@ -117,6 +117,54 @@ func voidCmd(arg argFunc) func(*flag.FlagSet) func(*invocation) error {
 	}
 }
 
+// The commands that call their method and say what it changed (voidCmd).
+var (
+	cmdPlan = &command{
+		name: "plan", method: "Plan",
+		summary: "start planning: nothing is committed yet (then enforce LEVEL, start)",
+		setup:   voidCmd(nil),
+	}
+	cmdCancelPlan = &command{
+		name: "cancel-plan", method: "CancelPlan",
+		summary: "leave planning without starting",
+		setup:   voidCmd(nil),
+	}
+	cmdComplete = &command{
+		name: "complete", method: "Complete",
+		summary: "the success condition is met: the session goes to review",
+		setup:   voidCmd(nil),
+	}
+	cmdAbandon = &command{
+		name: "abandon", method: "Abandon", synopsis: "[REASON]",
+		summary: "give the session up: it goes to review",
+		maxArgs: -1,
+		setup:   voidCmd(textArg),
+	}
+	cmdExtend = &command{
+		name: "extend", method: "Extend", synopsis: "DURATION",
+		summary: "add time to the session (or revive an expired one)",
+		minArgs: 1, maxArgs: 1,
+		setup: voidCmd(durationArg),
+	}
+	cmdRefocus = &command{
+		name: "refocus", method: "Refocus",
+		summary: "acknowledge drift: back to the next action",
+		setup:   voidCmd(nil),
+	}
+	cmdAllow = &command{
+		name: "allow", method: "Allow", synopsis: "CLASS[:TITLE-GLOB]",
+		summary: "count a window class (or its matching titles) as on task for this session",
+		minArgs: 1, maxArgs: 1,
+		setup: voidCmd(textArg),
+	}
+	cmdEnforce = &command{
+		name: "enforce", method: "SetEnforcement", synopsis: "LEVEL",
+		summary: "set the enforcement level: " + strings.Join(levels, ", "),
+		minArgs: 1, maxArgs: 1,
+		setup: voidCmd(levelArg),
+	}
+)
+
 // showChange prints, after method succeeded, what it changed as the daemon
 // now reports it; with --json, the whole status.
 func (x *invocation) showChange(method string) error {
@@ -129,6 +177,14 @@ func (x *invocation) showChange(method string) error {
 	}
 	fmt.Fprintln(x.stdout, confirmation(method, st, time.Now()))
 	return nil
+}
+
+var cmdStart = &command{
+	name: "start", method: "Start",
+	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL]",
+	summary:  "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)",
+	maxArgs:  -1,
+	setup:    setupStart,
 }
 
 func setupStart(fs *flag.FlagSet) func(*invocation) error {
@@ -180,6 +236,13 @@ func joinAnd(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
+var cmdStatus = &command{
+	name:     "status",
+	synopsis: "[--follow] [--format text|json|waybar|polybar]",
+	summary:  "show the session; --follow prints a line on every change until interrupted",
+	setup:    setupStatus,
+}
+
 // formats are status's output formats.
 var formats = []string{"text", "json", "waybar", "polybar"}
 
@@ -228,6 +291,12 @@ func setupStatus(fs *flag.FlagSet) func(*invocation) error {
 	}
 }
 
+var cmdEnd = &command{
+	name: "end", method: "End",
+	summary: "seal the reviewed session into the audit log; prints its hash",
+	setup:   setupEnd,
+}
+
 func setupEnd(*flag.FlagSet) func(*invocation) error {
 	return func(x *invocation) error {
 		var hash string
@@ -244,6 +313,13 @@ func setupEnd(*flag.FlagSet) func(*invocation) error {
 		fmt.Fprintln(x.stdout, "Ended and sealed. Audit hash:", inert.Terminal(hash))
 		return nil
 	}
+}
+
+var cmdBreakGlass = &command{
+	name: "break-glass", method: "BreakGlass", synopsis: "REASON",
+	summary: "at level locked: start the hold after which abandon is permitted",
+	minArgs: 1, maxArgs: -1,
+	setup: setupBreakGlass,
 }
 
 func setupBreakGlass(*flag.FlagSet) func(*invocation) error {
@@ -263,6 +339,13 @@ func setupBreakGlass(*flag.FlagSet) func(*invocation) error {
 		fmt.Fprintf(x.stdout, "Break-glass hold running: 'antidrift abandon' is permitted in %s (at %s).\n", span(d), time.Now().Add(d).Format("15:04:05"))
 		return nil
 	}
+}
+
+var cmdHistory = &command{
+	name: "history", method: "History",
+	synopsis: "[--limit N] [--device NAME|--this-device] [--state-dir DIR]",
+	summary:  "list sealed sessions, newest first (default limit 50)",
+	setup:    setupHistory,
 }
 
 func setupHistory(fs *flag.FlagSet) func(*invocation) error {
@@ -304,6 +387,13 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 		fmt.Fprint(x.stdout, historyText(entries))
 		return nil
 	}
+}
+
+var cmdVerify = &command{
+	name: "verify", method: "VerifyAudit",
+	synopsis: "[--journal] [--device NAME|--this-device] [--state-dir DIR]",
+	summary:  "check the audit log's hash chain; exits 1 if it is broken",
+	setup:    setupVerify,
 }
 
 func setupVerify(fs *flag.FlagSet) func(*invocation) error {
@@ -400,6 +490,14 @@ func nonNilStrings(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+var cmdHelp = &command{
+	name:     "help",
+	synopsis: "[COMMAND]",
+	summary:  "show this help, or a command's",
+	maxArgs:  1,
+	setup:    setupHelp,
 }
 
 func setupHelp(*flag.FlagSet) func(*invocation) error {

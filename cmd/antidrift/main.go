@@ -61,29 +61,16 @@ type command struct {
 }
 
 // commands in the order a session uses them; help lists them this way.
+// Each is declared beside its code (cmdStart beside setupStart, ...). The
+// list is made in init, as cmd/go makes its own, because help is one of
+// them and reads it: a list given as the variable's value would be an
+// initialization cycle.
 var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "plan", method: "Plan", summary: "start planning: nothing is committed yet (then enforce LEVEL, start)", setup: voidCmd(nil)},
-		{name: "cancel-plan", method: "CancelPlan", summary: "leave planning without starting", setup: voidCmd(nil)},
-		{name: "start", method: "Start", synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL]",
-			summary: "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)", maxArgs: -1, setup: setupStart},
-		{name: "status", synopsis: "[--follow] [--format text|json|waybar|polybar]",
-			summary: "show the session; --follow prints a line on every change until interrupted", setup: setupStatus},
-		{name: "complete", method: "Complete", summary: "the success condition is met: the session goes to review", setup: voidCmd(nil)},
-		{name: "abandon", method: "Abandon", synopsis: "[REASON]", summary: "give the session up: it goes to review", maxArgs: -1, setup: voidCmd(textArg)},
-		{name: "extend", method: "Extend", synopsis: "DURATION", summary: "add time to the session (or revive an expired one)", minArgs: 1, maxArgs: 1, setup: voidCmd(durationArg)},
-		{name: "end", method: "End", summary: "seal the reviewed session into the audit log; prints its hash", setup: setupEnd},
-		{name: "refocus", method: "Refocus", summary: "acknowledge drift: back to the next action", setup: voidCmd(nil)},
-		{name: "allow", method: "Allow", synopsis: "CLASS[:TITLE-GLOB]", summary: "count a window class (or its matching titles) as on task for this session", minArgs: 1, maxArgs: 1, setup: voidCmd(textArg)},
-		{name: "enforce", method: "SetEnforcement", synopsis: "LEVEL", summary: "set the enforcement level: " + strings.Join(levels, ", "), minArgs: 1, maxArgs: 1, setup: voidCmd(levelArg)},
-		{name: "break-glass", method: "BreakGlass", synopsis: "REASON", summary: "at level locked: start the hold after which abandon is permitted", minArgs: 1, maxArgs: -1, setup: setupBreakGlass},
-		{name: "history", method: "History", synopsis: "[--limit N] [--device NAME|--this-device] [--state-dir DIR]", summary: "list sealed sessions, newest first (default limit 50)", setup: setupHistory},
-		{name: "report", method: "Report", also: []string{"ReportDevice"}, synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--device NAME|--this-device] [--state-dir DIR | --daemon]",
-			summary: "see the week: totals, days, sessions and windows, as text, JSON or an HTML page (reads the state directory; no daemon needed, unless --daemon asks it)", setup: setupReport},
-		{name: "verify", method: "VerifyAudit", synopsis: "[--journal] [--device NAME|--this-device] [--state-dir DIR]", summary: "check the audit log's hash chain; exits 1 if it is broken", setup: setupVerify},
-		{name: "help", synopsis: "[COMMAND]", summary: "show this help, or a command's", maxArgs: 1, setup: setupHelp},
+		cmdPlan, cmdCancelPlan, cmdStart, cmdStatus, cmdComplete, cmdAbandon, cmdExtend, cmdEnd,
+		cmdRefocus, cmdAllow, cmdEnforce, cmdBreakGlass, cmdHistory, cmdReport, cmdVerify, cmdHelp,
 	}
 }
 

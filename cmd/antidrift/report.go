@@ -19,6 +19,13 @@ import (
 // reportNow is the report's "now"; tests pin it.
 var reportNow = time.Now
 
+var cmdReport = &command{
+	name: "report", method: "Report", also: []string{"ReportDevice"},
+	synopsis: "[--today|--week|--month|--since DATE [--until DATE]] [--html FILE [--open]] [--device NAME|--this-device] [--state-dir DIR | --daemon]",
+	summary:  "see the week: totals, days, sessions and windows, as text, JSON or an HTML page (reads the state directory; no daemon needed, unless --daemon asks it)",
+	setup:    setupReport,
+}
+
 // setupReport is `antidrift report`: the one command that does not talk
 // to the daemon. It reads the state directory itself (read-only, without
 // the daemon's lock), so it works whether or not the daemon runs. With

@@ -391,7 +391,7 @@ func replayBuckets(t testing.TB, data []byte, nowMillis int64) (map[bucketKey]ti
 			flush(at)
 			cur = unavailable
 			if e.Available {
-				cur = bucketKey{e.Class, service.ScrubTitle(e.Title)}
+				cur = bucketKey{e.Class, service.FoldTitle(e.Title)}
 			}
 			running, lastAt = true, at
 		default:

@@ -82,7 +82,7 @@ func ask(cfg llmjudge.Config, c labelled) service.Verdict {
 	}
 	defer j.Close()
 	got := make(chan service.Verdict, 1)
-	q := service.Question{NextAction: c.NextAction, SuccessCondition: c.SuccessCondition, Class: c.Class, Title: service.ScrubTitle(c.Title)}
+	q := service.Question{NextAction: c.NextAction, SuccessCondition: c.SuccessCondition, Class: c.Class, Title: service.FoldTitle(c.Title)}
 	if v, ok := j.Judge(q, func(v service.Verdict) { got <- v }); ok {
 		return v
 	}

@@ -9,50 +9,52 @@ import (
 	"sync"
 )
 
-// lineBlockSize is how much of a file judgeLines hands a worker at once:
-// large enough that handing over costs nothing next to judging, small
-// enough that the blocks in flight (at most 2·workers+2) stay near a MiB.
+// lineBlockSize is how much of a file eachLineInParallel hands a worker at
+// once: large enough that handing over costs nothing next to the work on
+// it, small enough that the blocks in flight (at most 2·workers+2) stay
+// near a MiB.
 const lineBlockSize = 128 << 10
 
 // maxEmptyReads is how many reads in a row may return nothing before a
 // reader counts as stuck, as bufio counts.
 const maxEmptyReads = 100
 
-// judgeLines is eachLine for work that judges each line on its own: it
-// reads r in blocks of whole lines, has judge them on GOMAXPROCS
-// goroutines, at most four (each with its own judge from newJudge), and
-// hands use every line's verdict in file order, on the calling goroutine.
-// A line's complete is as for eachLine. judge must not keep line, and a
-// verdict must not hold on to its bytes: they are reused. On a read error,
-// use has seen every line before the block that failed.
-func judgeLines[T any](r io.Reader, newJudge func() func(line []byte, complete bool) T, use func(T)) error {
+// eachLineInParallel is eachLine for work that needs each line on its own
+// (no line depends on the one before): it reads r in blocks of whole
+// lines, has fn turn each line into a result on GOMAXPROCS goroutines, at
+// most four (each with its own fn from newFn, so an fn may keep scratch
+// state), and hands use every line's result in file order, on the calling
+// goroutine. A line's complete is as for eachLine. fn must not keep line,
+// and a result must not hold on to its bytes: they are reused. On a read
+// error, use has seen every line before the block that failed.
+func eachLineInParallel[T any](r io.Reader, newFn func() func(line []byte, complete bool) T, use func(T)) error {
 	type block struct {
-		data     []byte
-		verdicts chan []T
+		data    []byte
+		results chan []T
 	}
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	work := make(chan *block)
 	inOrder := make(chan *block, 2*workers)
 	free := make(chan []byte, 2*workers+2)
 
-	var judging sync.WaitGroup
+	var working sync.WaitGroup
 	for range workers {
-		judge := newJudge()
-		judging.Add(1)
+		fn := newFn()
+		working.Add(1)
 		go func() {
-			defer judging.Done()
+			defer working.Done()
 			for b := range work {
-				var verdicts []T
+				var results []T
 				for data := b.data; len(data) > 0; {
 					i := bytes.IndexByte(data, '\n')
 					if i < 0 {
-						verdicts = append(verdicts, judge(data, false))
+						results = append(results, fn(data, false))
 						break
 					}
-					verdicts = append(verdicts, judge(data[:i], true))
+					results = append(results, fn(data[:i], true))
 					data = data[i+1:]
 				}
-				b.verdicts <- verdicts
+				b.results <- results
 			}
 		}()
 	}
@@ -61,7 +63,7 @@ func judgeLines[T any](r io.Reader, newJudge func() func(line []byte, complete b
 		defer close(inOrder)
 		defer close(work)
 		readErr <- readLineBlocks(r, free, func(data []byte) {
-			b := &block{data: data, verdicts: make(chan []T, 1)}
+			b := &block{data: data, results: make(chan []T, 1)}
 			inOrder <- b // first, so use sees blocks in the order read
 			work <- b
 		})
@@ -70,12 +72,12 @@ func judgeLines[T any](r io.Reader, newJudge func() func(line []byte, complete b
 	// block forever; normally inOrder is drained and closed by then.
 	defer func() {
 		for b := range inOrder {
-			<-b.verdicts
+			<-b.results
 		}
-		judging.Wait()
+		working.Wait()
 	}()
 	for b := range inOrder {
-		for _, v := range <-b.verdicts {
+		for _, v := range <-b.results {
 			use(v)
 		}
 		if cap(b.data) == lineBlockSize { // a block grown for a long line is let go

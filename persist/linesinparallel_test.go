@@ -16,20 +16,21 @@ type seenLine struct {
 	complete bool
 }
 
-// judgeAll runs judgeLines over r with a judge that records each line.
-func judgeAll(r io.Reader) ([]seenLine, error) {
+// linesInParallel runs eachLineInParallel over r with an fn that records
+// each line.
+func linesInParallel(r io.Reader) ([]seenLine, error) {
 	var got []seenLine
-	err := judgeLines(r, func() func([]byte, bool) seenLine {
+	err := eachLineInParallel(r, func() func([]byte, bool) seenLine {
 		return func(line []byte, complete bool) seenLine { return seenLine{string(line), complete} }
 	}, func(l seenLine) { got = append(got, l) })
 	return got, err
 }
 
-// judgeLines must see exactly the lines eachLine sees, in the same order:
-// blocks cut mid-line, lines longer than a block, a file that ends on a
-// block's edge, an unfinished last line, empty lines, and readers that
-// return a byte or half a buffer at a time.
-func TestJudgeLinesSeesWhatEachLineSees(t *testing.T) {
+// eachLineInParallel must see exactly the lines eachLine sees, in the same
+// order: blocks cut mid-line, lines longer than a block, a file that ends
+// on a block's edge, an unfinished last line, empty lines, and readers
+// that return a byte or half a buffer at a time.
+func TestEachLineInParallelSeesWhatEachLineSees(t *testing.T) {
 	var many strings.Builder
 	for i := range 20_000 {
 		fmt.Fprintf(&many, "line %d %s\n", i, strings.Repeat("x", i%97))
@@ -64,12 +65,12 @@ func TestJudgeLinesSeesWhatEachLineSees(t *testing.T) {
 			if how == "byte a time" && len(content) > 100_000 {
 				continue // the long files a byte at a time take seconds and show nothing new
 			}
-			got, err := judgeAll(reader(content))
+			got, err := linesInParallel(reader(content))
 			if err != nil {
 				t.Errorf("%s, %s: %v", name, how, err)
 			}
 			if !slices.Equal(got, want) {
-				t.Errorf("%s, %s: judgeLines saw %d lines, eachLine %d; first difference at %d", name, how, len(got), len(want), firstDifference(got, want))
+				t.Errorf("%s, %s: eachLineInParallel saw %d lines, eachLine %d; first difference at %d", name, how, len(got), len(want), firstDifference(got, want))
 			}
 		}
 	}
@@ -77,16 +78,16 @@ func TestJudgeLinesSeesWhatEachLineSees(t *testing.T) {
 
 // A read error ends the walk with that error, after some whole lines, all
 // of them in order.
-func TestJudgeLinesStopsAtAReadError(t *testing.T) {
+func TestEachLineInParallelStopsAtAReadError(t *testing.T) {
 	var content strings.Builder
 	for i := range 200_000 {
 		fmt.Fprintf(&content, "%d\n", i)
 	}
 	broken := errors.New("the disk went away")
 	r := io.MultiReader(strings.NewReader(content.String()[:3*lineBlockSize+5]), iotest.ErrReader(broken))
-	got, err := judgeAll(r)
+	got, err := linesInParallel(r)
 	if !errors.Is(err, broken) {
-		t.Fatalf("judgeLines = %v, want the read error", err)
+		t.Fatalf("eachLineInParallel = %v, want the read error", err)
 	}
 	if len(got) == 0 {
 		t.Fatal("no line before the read error")
@@ -100,10 +101,10 @@ func TestJudgeLinesStopsAtAReadError(t *testing.T) {
 
 // A reader that keeps returning nothing is given up on, as bufio does,
 // rather than read forever.
-func TestJudgeLinesGivesUpOnAStuckReader(t *testing.T) {
-	_, err := judgeAll(io.MultiReader(strings.NewReader("a\nb\n"), stuckReader{}))
+func TestEachLineInParallelGivesUpOnAStuckReader(t *testing.T) {
+	_, err := linesInParallel(io.MultiReader(strings.NewReader("a\nb\n"), stuckReader{}))
 	if !errors.Is(err, io.ErrNoProgress) {
-		t.Fatalf("judgeLines on a reader stuck at (0, nil) = %v, want io.ErrNoProgress", err)
+		t.Fatalf("eachLineInParallel on a reader stuck at (0, nil) = %v, want io.ErrNoProgress", err)
 	}
 }
 

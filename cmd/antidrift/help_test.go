@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/help.txt from the commands as they are")
+
+// The help a person reads — `antidrift --help` and every command's own —
+// is kept word for word in testdata/help.txt, so moving the commands'
+// declarations about (or any refactor) cannot change a synopsis, summary
+// or flag text unnoticed. A change meant to be seen is written with
+// `go test ./cmd/antidrift -run TestHelpIsAsWritten -update`, and the
+// diff of help.txt is what a reviewer reads.
+func TestHelpIsAsWritten(t *testing.T) {
+	var got bytes.Buffer
+	say := func(args ...string) {
+		var stdout, stderr bytes.Buffer
+		code := run(args, &stdout, &stderr)
+		if code != exitOK || stderr.Len() > 0 {
+			t.Errorf("antidrift %s: exit %d, stderr %q; want exit 0 and nothing on stderr", strings.Join(args, " "), code, stderr.String())
+		}
+		got.WriteString("$ antidrift " + strings.Join(args, " ") + "\n")
+		got.Write(stdout.Bytes())
+		got.WriteString("\n")
+	}
+	say("--help")
+	for _, c := range commands {
+		say("help", c.name)
+	}
+	path := filepath.Join("testdata", "help.txt")
+	if *update {
+		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./cmd/antidrift -run TestHelpIsAsWritten -update writes it)", err)
+	}
+	gotLines, wantLines := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(gotLines), len(wantLines)) {
+		g, w := lineAt(gotLines, i), lineAt(wantLines, i)
+		if g != w {
+			t.Fatalf("the help differs from %s at line %d:\ngot  %q\nwant %q\n(a change meant to be seen: -run TestHelpIsAsWritten -update rewrites the file)", path, i+1, g, w)
+		}
+	}
+}
+
+// lineAt is lines[i], or "(end of text)" past the end.
+func lineAt(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "(end of text)"
+}

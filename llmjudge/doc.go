@@ -1,0 +1,13 @@
+// Package llmjudge is the model judge: it asks any OpenAI-compatible chat
+// completions server (llama.cpp's llama-server, Ollama, LM Studio, vLLM)
+// whether a window is on task, for the windows no rule of the session
+// decides. It implements service.Judge.
+//
+// The core calls Judge under its lock, so Judge never blocks: it hands the
+// question to one worker goroutine and answers later. At most one request
+// is in flight and one waits; a newer question replaces the waiting one
+// (focus hopping fast must not queue hundreds of requests: the newest
+// window wins). A server that is down, slow, answers HTTP errors or
+// garbage makes the window unknown with a reason a person understands,
+// logged once per outage, and is retried with backoff, not per focus event.
+package llmjudge
