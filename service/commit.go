@@ -167,7 +167,7 @@ func (s *Service) snapshotLocked() *Snapshot {
 func eventOf(w Window, t time.Time) FocusEvent {
 	e := FocusEvent{AtUnixMillis: t.UnixMilli(), Available: w.Available, Reason: w.Reason}
 	if w.Available {
-		e.Class, e.Instance, e.Title = w.Class, w.Instance, w.Title
+		e.Class, e.Instance, e.Title, e.Site = w.Class, w.Instance, w.Title, w.Site
 	}
 	return e
 }

@@ -51,6 +51,11 @@ func (s *Service) undecidedLocked(w Window) Verdict {
 			return Verdict{Task: TaskOff, Reason: fmt.Sprintf("this %s window matches none of this session's allowed titles", class)}
 		}
 	}
+	for _, r := range s.rules {
+		if r.Site() && w.Site != "" {
+			return Verdict{Task: TaskOff, Reason: fmt.Sprintf("%s is not among this session's allowed sites", SiteHost(w.Site))}
+		}
+	}
 	return Verdict{Task: TaskOff, Reason: fmt.Sprintf("%s is not in this session's allowlist", class)}
 }
 

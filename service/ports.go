@@ -178,6 +178,10 @@ type Question struct {
 	// Title is scrubbed (ScrubTitle) and redacted (redact_titles); it is
 	// empty for a private class, whose title is never recorded.
 	Title string
+	// Site is the page in front of a browser window whose tab report fits
+	// it: its host, with the path only when the person opted in
+	// (judge_site_paths); "" when no page is known. Never a query.
+	Site string
 }
 
 // Verdict is a judge's answer for one window.
