@@ -29,13 +29,13 @@ func parseSiteRule(pattern string) (*siteRule, error) {
 	case pattern == "":
 		return nil, errors.New("the address after url: is empty (write url:*.example.com or url:example.com/path/*)")
 	case strings.Contains(pattern, "://"):
-		return nil, errors.New("names a scheme: write the address without it (url:github.com/antidrift/*, not url:https://github.com/antidrift/*)")
+		return nil, errors.New("it names a scheme: write the address without it (url:github.com/antidrift/*, not url:https://github.com/antidrift/*)")
 	case strings.ContainsAny(pattern, "?#"):
-		return nil, errors.New("has a ? or #: antidrift never keeps a page's query or fragment, so a url: rule matches host and path only (use * for any text)")
+		return nil, errors.New("it has a ? or #: antidrift never keeps a page's query or fragment, so a url: rule matches host and path only (use * for any text)")
 	}
 	hostPart, pathPart, _ := strings.Cut(pattern, "/")
 	if hostPart == "" {
-		return nil, errors.New("has no host before its first / (write url:example.com/path, or url:*/path for any host)")
+		return nil, errors.New("it has no host before its first / (write url:example.com/path, or url:*/path for any host)")
 	}
 	r := &siteRule{}
 	var err error

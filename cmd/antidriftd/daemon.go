@@ -128,6 +128,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		IdleAfter:      cfg.IdleAfter,
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
+		JudgeSitePaths: cfg.Judge.SitePaths,
 		Notifier:       m.notes,
 		Reporter: report.DirReporter{Dir: store.Dir(), DayStart: cfg.DayStarts,
 			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
