@@ -14,8 +14,8 @@ const tabSettle = 2 * time.Second
 // tabs is what the browsers' extensions report and how it fits the window
 // the trusted source says has focus. It lives under the core's lock.
 type tabs struct {
-	seen     Window         // the window the source reported, scrubbed, without a site
-	rawTitle string         // its title before redaction: what a tab's title is matched against
+	seen     Window                  // the window the source reported, scrubbed, without a site
+	rawTitle string                  // its title before redaction: what a tab's title is matched against
 	reports  map[string]*browserTabs // per browser family connected
 	// pending: seen is a window of a browser whose extension is connected,
 	// and its title fits no report yet. settled: it waited tabSettle, and
