@@ -90,6 +90,8 @@ var calls = map[Method]func(h *harness) error{
 	MethodHistory:     func(h *harness) error { _, err := h.History(0); return err },
 	MethodReport:      func(h *harness) error { _, err := h.Report(0, 3600); return err },
 	MethodReportFocus: func(h *harness) error { return h.Permitted(MethodReportFocus) },
+	MethodReportTab:   func(h *harness) error { return h.RecordTab(BrowserFirefox, "https://example.com/", "Example", false) },
+	MethodForgetTabs:  func(h *harness) error { return h.ForgetTabs(BrowserFirefox) },
 }
 
 // want is the permission table, written out independently of the
@@ -117,7 +119,7 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
-	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportFocus:
+	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportFocus, MethodReportTab, MethodForgetTabs:
 		return true
 	}
 	return false
@@ -198,7 +200,7 @@ func TestViewPermittedIsWhatSucceeds(t *testing.T) {
 		h := enter(t, sit)
 		permitted := h.View().Permitted
 		for m := range calls {
-			if m == MethodReportFocus {
+			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs {
 				if slices.Contains(permitted, string(m)) {
 					t.Errorf("%s: Permitted offers %s, the compositor's call, to a person", sit.name, m)
 				}
