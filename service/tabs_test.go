@@ -328,3 +328,16 @@ func TestURLRulesMatchHostAndPath(t *testing.T) {
 		t.Fatalf("Start with a bad url: rule: %v", err)
 	}
 }
+
+func TestAReportThatNeverFitsSettlesAfterTheWindow(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(ffWin("7", prTitle+" x"))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	if v := h.View(); v.SiteReason != "waiting for Firefox's tab report" {
+		t.Fatalf("reason %q", v.SiteReason)
+	}
+	h.clock.Advance(tabSettle)
+	if v := h.View(); !strings.Contains(v.SiteReason, "fits no tab") {
+		t.Fatalf("after the settle: reason %q", v.SiteReason)
+	}
+}
