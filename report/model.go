@@ -32,6 +32,9 @@ type Report struct {
 	Days     []Day        `json:"days"`
 	Sessions []Session    `json:"sessions"`
 	Windows  []WindowTime `json:"windows"`
+	// Sites is the hosts with the most time in front of a browser window
+	// (its extension reporting them, docs/browsers.md).
+	Sites []SiteTime `json:"sites"`
 }
 
 // Period is the time reported on: sessions that started in
