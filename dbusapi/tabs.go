@@ -31,3 +31,18 @@ func (e *evidenceObject) ForgetTabs(msg dbus.Message, browser string) *dbus.Erro
 	}
 	return dbusError(e.s.svc.ForgetTabs(browser))
 }
+
+// TabOrder carries the core's word to the browsers' extensions, as
+// Evidence1 signals their native hosts relay: BlockTab(browser, site,
+// next_action, success_condition, deadline_unix) and RestoreTabs().
+func (s *Server) TabOrder(o service.TabOrder) {
+	var err error
+	if o.Restore {
+		err = s.conn.Emit(ObjectPath, EvidenceInterface+".RestoreTabs")
+	} else {
+		err = s.conn.Emit(ObjectPath, EvidenceInterface+".BlockTab", o.Browser, o.Site, o.NextAction, o.Done, o.DeadlineUnix)
+	}
+	if err != nil {
+		s.log.Warn("telling the browsers' extensions failed", "err", err)
+	}
+}

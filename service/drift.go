@@ -32,9 +32,12 @@ type drift struct {
 	offSince time.Time // start of the off-task episode; zero when on task
 	drifting bool      // the episode outlasted the grace
 	graceDue bool      // the grace ran out while the browser window waited for its tab report
-	grace    Timer
-	repeat   Timer
-	onTask   Window // the last on-task window of the session, for refocus
+	// tabsBlocked: this session had a browser's extension block a tab,
+	// to be restored when the active phase ends.
+	tabsBlocked bool
+	grace       Timer
+	repeat      Timer
+	onTask      Window // the last on-task window of the session, for refocus
 	// noticeUp says a drift nudge is on screen. enforced says this episode
 	// ended with our iconify: its nudge stays up, because it explains where
 	// the window went and still offers "Allow".
@@ -266,6 +269,10 @@ func (s *Service) confirmDriftLocked(w *writes) {
 		s.drift.noticeUp = true
 	}
 	s.armRepeatLocked()
+	if (s.level == LevelBlock || s.level == LevelLocked) && s.blockTabLocked(w, win) {
+		s.drift.enforced = true
+		return
+	}
 	if (s.level == LevelBlock || s.level == LevelLocked) && s.guard != nil && win.ID != "" {
 		id, back := s.sessionID, s.drift.onTask
 		w.effects = append(w.effects, func() { s.enforce(id, win, back) })

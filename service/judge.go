@@ -18,6 +18,9 @@ const MaxReasonLen = 200
 // port (if any) is asked, or the allowlist's default applies.
 func (s *Service) rulesLocked(w Window, title string) (v Verdict, decided bool) {
 	class := displayClass(w)
+	if w.Site == BlockedPageSite {
+		return Verdict{Task: TaskUnknown, Reason: "antidrift's page stands in a blocked tab's place"}, true
+	}
 	if s.drift.exempt[judgeKey{class: strings.ToLower(class), title: title}] {
 		return Verdict{Task: TaskOn, Reason: "you marked this " + class + " window as not a distraction"}, true
 	}

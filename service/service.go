@@ -341,6 +341,7 @@ func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 	var w writes
 	s.endEpisodeLocked(&w)
 	s.closeNoticeLocked(&w)
+	s.restoreTabsLocked(&w)
 	s.state, s.outcome, s.endedAt, s.awayMarked = StateReview, o, t, ""
 	s.account(&w, FocusEvent{AtUnixMillis: t.UnixMilli(), Mark: MarkPause})
 	if o == OutcomeExpired && s.nudges != nil {

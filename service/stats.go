@@ -123,7 +123,7 @@ func (s *stats) apply(e FocusEvent) {
 	case MarkMinimized:
 		s.minimizes++
 		return
-	case MarkNotDistraction:
+	case MarkNotDistraction, MarkTabBlocked:
 		return
 	case MarkAway:
 		s.flush(at)

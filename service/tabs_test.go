@@ -2,7 +2,9 @@ package service
 
 import (
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -339,5 +341,81 @@ func TestAReportThatNeverFitsSettlesAfterTheWindow(t *testing.T) {
 	h.clock.Advance(tabSettle)
 	if v := h.View(); !strings.Contains(v.SiteReason, "fits no tab") {
 		t.Fatalf("after the settle: reason %q", v.SiteReason)
+	}
+}
+
+// tabGuard is a listener that takes the core's word to the extensions.
+type tabGuard struct {
+	mu     sync.Mutex
+	orders []TabOrder
+}
+
+func (g *tabGuard) Changed()                             {}
+func (g *tabGuard) SessionEnded(string, Outcome, string) {}
+func (g *tabGuard) Nudged(string, string)                {}
+func (g *tabGuard) TabOrder(o TabOrder)                  { g.mu.Lock(); g.orders = append(g.orders, o); g.mu.Unlock() }
+func (g *tabGuard) got() []TabOrder                      { g.mu.Lock(); defer g.mu.Unlock(); return slices.Clone(g.orders) }
+
+func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
+	for _, level := range []Level{LevelBlock, LevelLocked} {
+		t.Run(string(level), func(t *testing.T) {
+			h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
+			tg := &tabGuard{}
+			h.AddListener(tg)
+			h.RecordWindow(ffWin("7", prTitle))
+			must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+			id := h.start(t, level, "firefox-esr")
+			must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+			h.RecordWindow(ffWin("7", ytTitle))
+			h.settle()
+			want := TabOrder{Browser: BrowserFirefox, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
+			if o := tg.got(); len(o) != 1 || o[0] != want {
+				t.Fatalf("tab orders %+v, want %+v", o, want)
+			}
+			if m, _ := g.calls(); len(m) != 0 {
+				t.Fatalf("the window was minimized too: %v", m)
+			}
+			if v := h.View(); !v.Enforced || v.MinimizeCount != 0 {
+				t.Fatalf("Enforced %v MinimizeCount %d", v.Enforced, v.MinimizeCount)
+			}
+			// The extension's page stands in the tab's place: not drift, no new order.
+			must(t, h.RecordTab(BrowserFirefox, "antidrift:blocked", "antidrift: back to work", false))
+			h.RecordWindow(ffWin("7", "antidrift: back to work"))
+			h.settle()
+			if v := h.View(); v.Drift == DriftDrifting || len(tg.got()) != 1 {
+				t.Fatalf("on the extension's page: %s (%s), orders %+v", v.Drift, v.DriftReason, tg.got())
+			}
+			h.clock.Advance(time.Minute)
+			if level == LevelLocked {
+				h.clock.Advance(25 * time.Minute) // locked ends at the deadline
+			} else {
+				must(t, h.Complete())
+			}
+			if o := tg.got(); len(o) != 2 || !o[1].Restore {
+				t.Fatalf("after the session: orders %+v, want a restore", o)
+			}
+			marks := 0
+			for _, e := range h.store.events[id] {
+				if e.Mark == MarkTabBlocked && e.Site == "www.youtube.com/watch" {
+					marks++
+				}
+			}
+			if marks != 1 {
+				t.Fatalf("the raw log has %d tab_blocked marks", marks)
+			}
+		})
+	}
+}
+
+func TestWithoutTheExtensionBlockIconifiesTheBrowserAsBefore(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"*:*YouTube*"}})
+	tg := &tabGuard{}
+	h.AddListener(tg)
+	h.RecordWindow(ffWin("7", prTitle))
+	h.start(t, LevelBlock, "firefox-esr")
+	h.RecordWindow(ffWin("7", ytTitle))
+	h.settle()
+	if m, _ := g.calls(); len(m) != 1 || len(tg.got()) != 0 {
+		t.Fatalf("minimized %v, tab orders %+v", m, tg.got())
 	}
 }

@@ -123,6 +123,9 @@ const (
 	MarkVerdict = "verdict"
 	// MarkMinimized: the guard iconified the drifting window.
 	MarkMinimized = "minimized"
+	// MarkTabBlocked: the browser's extension was told to replace the
+	// drifting tab's page (Site) with its own; the window stayed.
+	MarkTabBlocked = "tab_blocked"
 	// MarkNotDistraction: the person said the window of Class and (scrubbed)
 	// Title is not a distraction; it counts as on task for the rest of the
 	// session. Replay restores the exemption; accounting ignores the mark
