@@ -86,7 +86,10 @@ async function report() {
   } catch (e) {
     win = null;
   }
-  if (!win || !win.focused) {
+  // The last focused window even when the browser says it has lost focus:
+  // on Wayland it does not always know, and the daemon believes a report
+  // only for the window the compositor says has focus anyway.
+  if (!win) {
     post({ type: "none" });
     return;
   }
@@ -136,7 +139,7 @@ async function onHostMessage(msg) {
 // alone, and the window stays where it is.
 async function block(msg) {
   const win = await api.windows.getLastFocused({ windowTypes: ["normal"] });
-  if (!win || !win.focused) {
+  if (!win) {
     return;
   }
   const [tab] = await api.tabs.query({ active: true, windowId: win.id });

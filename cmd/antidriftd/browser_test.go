@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+)
+
+// pages serves the sites the browser tests visit, all on 127.0.0.1: the
+// browser maps every host name there (--host-resolver-rules), so no request
+// leaves the machine. Each page's title is its path.
+func pages(t *testing.T) (port int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		title := map[string]string{"/antidrift/antidrift/pull/3": "Tabs, not windows #3", "/watch": "Cats"}[r.URL.Path]
+		if title == "" {
+			title = "Page " + r.URL.Path
+		}
+		fmt.Fprintf(w, "<!doctype html><title>%s</title><h1>%s on %s</h1>", title, title, r.Host)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startChromiumWithExtension runs the host's Chromium on sway as a person
+// who installed antidrift would: its extension loaded from dist/webextension
+// (--load-extension, as "Load unpacked" does), the native host's manifest in
+// the profile's NativeMessagingHosts (~/.config/chromium's, where make
+// install-user puts it), on the test's bus.
+func startChromiumWithExtension(t *testing.T, s *swayDesktop, port int, urls ...string) *exec.Cmd {
+	t.Helper()
+	testenv.Need(t, "chromium")
+	home := t.TempDir()
+	profile := filepath.Join(home, ".config", "chromium")
+	manifest, err := os.ReadFile("../../dist/native-messaging/chromium.json.in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := testenv.Binary(t, "antidrift-native-host")
+	nmh := filepath.Join(profile, "NativeMessagingHosts")
+	if err := os.MkdirAll(nmh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	filled := strings.ReplaceAll(string(manifest), "@BINDIR@/antidrift-native-host", host)
+	if err := os.WriteFile(filepath.Join(nmh, "org.antidrift.native_host.json"), []byte(filled), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ext, err := filepath.Abs("../../dist/webextension")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--ozone-platform=wayland", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--no-default-browser-check", "--disable-background-networking", "--disable-sync", "--disable-component-update",
+		"--user-data-dir=" + profile, "--load-extension=" + ext,
+		fmt.Sprintf("--host-resolver-rules=MAP * 127.0.0.1:%d", port), "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
+		"--enable-logging=stderr", "--new-window"}
+	cmd := exec.Command("chromium", append(args, urls...)...)
+	cmd.Env = append(os.Environ(), s.sway.Env()...)
+	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address)
+	logf, err := os.Create(filepath.Join(home, "chromium.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("chromium's output:\n%s", b[max(0, len(b)-6000):])
+		}
+	})
+	return cmd
+}
+
+// key types keys into the focused window (wtype in the rootfs).
+func (s *swayDesktop) key(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := s.sway.Run(append([]string{"wtype"}, args...)...); err != nil {
+		t.Fatalf("wtype %v: %v\n%s", args, err, out)
+	}
+}
+
+// tab switches the focused browser window to its tab n: Ctrl+1, then
+// Ctrl+PageDown to the next (wtype's own keymap makes Ctrl+2 a second
+// Ctrl+1 to Chromium).
+// It presses them again until the window shows a title starting with
+// title, as a person would when a key went unnoticed.
+func (s *swayDesktop) tab(t *testing.T, n int, title string) {
+	t.Helper()
+	pressed := time.Time{}
+	testenv.WaitUntil(t, wait, fmt.Sprintf("tab %d (%s) in front", n, title), func() bool {
+		if time.Since(pressed) > 3*time.Second {
+			s.key(t, "-M", "ctrl", "-k", "1", "-m", "ctrl")
+			for range n - 1 {
+				s.key(t, "-M", "ctrl", "-k", "Next", "-m", "ctrl")
+			}
+			pressed = time.Now()
+		}
+		w := s.window(t, "chromium")
+		return w != nil && strings.HasPrefix(w.Name, title)
+	})
+}
+
+// Real Chromium on sway with antidrift's extension: it sends nothing until
+// the person agrees on its consent page; then switching tabs changes the
+// current site, a url: rule makes one tab on task and the other drift in
+// the same window, at block the drifting tab shows the extension's page
+// while the window and the work tab stay, and after the session the tab is
+// restored.
+func TestChromiumTabsOnSway(t *testing.T) {
+	s := startSwayDesktop(t, "drift_grace = \"0s\"\nnudge_repeat = \"10m\"\ndistractions = [\"url:*.youtube.test\"]\n")
+	port := pages(t)
+	work := "http://github.test/antidrift/antidrift/pull/3?token=SECRET"
+	distraction := "http://www.youtube.test/watch?v=SECRET"
+	startChromiumWithExtension(t, s, port, work, distraction)
+	s.waitFocused(t, "chromium")
+	// The consent page opened on install; nothing is reported yet.
+	testenv.WaitUntil(t, wait, "the consent page in front", func() bool {
+		w := s.window(t, "chromium")
+		return w != nil && strings.HasPrefix(w.Name, "antidrift: what this extension sends")
+	})
+	if got := mustProp(t, s.d, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
+		t.Fatalf("before consent, SiteReason %s", got)
+	}
+	// The agree button has the focus: Return presses it (again, as a person
+	// would, while the page is still taking the keyboard).
+	pressed := time.Time{}
+	testenv.WaitUntil(t, wait, "the extension to report once the person agreed", func() bool {
+		if time.Since(pressed) > 3*time.Second {
+			s.key(t, "-k", "Return")
+			pressed = time.Now()
+		}
+		return !strings.Contains(mustProp(t, s.d, "SiteReason"), "no antidrift extension connected")
+	})
+	s.tab(t, 1, "Tabs, not windows #3")
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	s.tab(t, 2, "Cats")
+	s.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
+	s.tab(t, 1, "Tabs, not windows #3")
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+
+	if _, err := s.d.Busctl(t, "call", "Start", "sstsas", "review the PR", "approved", "600", "block", "1", "url:github.test/antidrift/*"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitProp(t, "Drift", `s "on_task"`)
+	s.tab(t, 2, "antidrift: back to work")
+	// The drifting tab's page is replaced by the extension's; the window stays.
+	s.waitProp(t, "CurrentSite", `s "antidrift:"`)
+	if w := s.window(t, "chromium"); w == nil || !w.Visible || !w.Focused || !strings.HasPrefix(w.Name, "antidrift: back to work") {
+		t.Fatalf("the browser window after the block: %+v", w)
+	}
+	if got := mustProp(t, s.d, "MinimizeCount"); got != "u 0" {
+		t.Errorf("MinimizeCount %s: the window was minimized", got)
+	}
+	shot := filepath.Join(s.sway.RuntimeDir, "blocked.png")
+	if out, err := s.sway.Run("grim", shot); err == nil {
+		if b, err := os.ReadFile(shot); err == nil {
+			os.WriteFile(filepath.Join(testenv.ArtifactsDir(t), "chromium-tab-blocked.png"), b, 0o644)
+		}
+	} else {
+		t.Logf("grim: %v %s", err, out)
+	}
+	// The work tab is untouched.
+	s.tab(t, 1, "Tabs, not windows #3")
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	s.waitProp(t, "Drift", `s "on_task"`)
+
+	// After the session the page comes back.
+	if _, err := s.d.Busctl(t, "call", "Complete"); err != nil {
+		t.Fatal(err)
+	}
+	s.tab(t, 2, "Cats")
+	s.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
+	if strings.Contains(mustProp(t, s.d, "CurrentSite"), "SECRET") {
+		t.Error("CurrentSite carries the query")
+	}
+}
