@@ -82,6 +82,14 @@ func (s *Service) RecordTab(browser, rawURL, title string, private bool) error {
 		return nil
 	}
 	b.next, b.hasNext = t, true
+	if t.Site == "" {
+		// The browser says its focused window shows nothing it reports (a
+		// private window, or none of its windows has focus): the tab that
+		// fitted last no longer describes the window in front, even if a
+		// private window happens to carry the same title. Its windows are
+		// judged by the window alone until a report fits again.
+		b.fit, b.hasFit = Tab{}, false
+	}
 	s.refreshWindowLocked()
 	return nil
 }
@@ -175,14 +183,22 @@ func (s *Service) fitLocked() string {
 		return b.fit.Site
 	case b.hasFit && TabFits(b.fit, win, t.rawTitle):
 		return b.fit.Site
-	case b.newest().Private:
-		t.reason = "a private " + name + " window: its tabs are not reported, so antidrift sees the window only"
-	case t.settled:
-		t.pending = true
-		t.reason = "the " + name + " window's title fits no tab its extension reported, so antidrift sees the window only"
 	default:
+		// Nothing fits yet: wait for the report (the browser retitles its
+		// window and reports its tab in either order), then judge the
+		// window by itself.
 		t.pending = true
-		t.reason = "waiting for " + name + "'s tab report"
+		newest := b.newest()
+		switch {
+		case newest.Private:
+			t.reason = "a private " + name + " window: its tabs are not reported, so antidrift sees the window only"
+		case !t.settled:
+			t.reason = "waiting for " + name + "'s tab report"
+		case newest.Site == "":
+			t.reason = name + "'s extension sees none of its windows in front (a private window it is not allowed in, perhaps), so antidrift sees the window only"
+		default:
+			t.reason = "the " + name + " window's title fits no tab its extension reported, so antidrift sees the window only"
+		}
 	}
 	return ""
 }

@@ -148,10 +148,9 @@ func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
 	h.start(t, LevelBlock, "url:github.com/*")
 	before := h.View()
-	// Another client claims the focused browser shows YouTube, in a tab
-	// whose title is not the one in front, and then that it is private.
+	// Another client claims the browser shows YouTube, in a tab whose
+	// title is not the one in front.
 	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
-	must(t, h.RecordTab(BrowserFirefox, "", "", true))
 	h.clock.Advance(time.Minute)
 	h.settle()
 	v := h.View()
@@ -417,5 +416,27 @@ func TestWithoutTheExtensionBlockIconifiesTheBrowserAsBefore(t *testing.T) {
 	h.settle()
 	if m, _ := g.calls(); len(m) != 1 || len(tg.got()) != 0 {
 		t.Fatalf("minimized %v, tab orders %+v", m, tg.got())
+	}
+}
+
+// Chromium titles a private window as it titles a normal one: a private
+// window showing a page of the same title as a normal tab is not that tab.
+// The browser's word that none of its windows it reports is in front ends
+// the tab that fitted last.
+func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	chromium := func(id, title string) Window {
+		return Window{ID: id, Class: "chromium", Title: title + " - Chromium", Available: true}
+	}
+	h.RecordWindow(chromium("1", "Cats"))
+	must(t, h.RecordTab(BrowserChromium, ytURL, "Cats", false))
+	if h.View().CurrentSite == "" {
+		t.Fatal("the normal window has no site")
+	}
+	h.RecordWindow(chromium("2", "Cats"))                // the incognito window, in front
+	must(t, h.RecordTab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
+	h.clock.Advance(tabSettle)
+	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
+		t.Fatalf("the private window: site %q (%s)", v.CurrentSite, v.SiteReason)
 	}
 }

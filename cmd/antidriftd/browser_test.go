@@ -40,10 +40,15 @@ func pages(t *testing.T) (port int) {
 // (--load-extension, as "Load unpacked" does), the native host's manifest in
 // the profile's NativeMessagingHosts (~/.config/chromium's, where make
 // install-user puts it), on the test's bus.
-func startChromiumWithExtension(t *testing.T, s *swayDesktop, port int, urls ...string) *exec.Cmd {
+// home is the person's home directory ("" for a fresh one, returned); a
+// second call with the same home hands its command line to the running
+// browser, as a person opening another window does.
+func startChromiumWithExtension(t *testing.T, s *swayDesktop, home string, port int, urls ...string) (string, *exec.Cmd) {
 	t.Helper()
 	testenv.Need(t, "chromium")
-	home := t.TempDir()
+	if home == "" {
+		home = t.TempDir()
+	}
 	profile := filepath.Join(home, ".config", "chromium")
 	manifest, err := os.ReadFile("../../dist/native-messaging/chromium.json.in")
 	if err != nil {
@@ -70,7 +75,7 @@ func startChromiumWithExtension(t *testing.T, s *swayDesktop, port int, urls ...
 	cmd := exec.Command("chromium", append(args, urls...)...)
 	cmd.Env = append(os.Environ(), s.sway.Env()...)
 	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address)
-	logf, err := os.Create(filepath.Join(home, "chromium.log"))
+	logf, err := os.CreateTemp(home, "chromium-*.log")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +92,7 @@ func startChromiumWithExtension(t *testing.T, s *swayDesktop, port int, urls ...
 			t.Logf("chromium's output:\n%s", b[max(0, len(b)-6000):])
 		}
 	})
-	return cmd
+	return home, cmd
 }
 
 // key types keys into the focused window (wtype in the rootfs).
@@ -124,13 +129,13 @@ func (s *swayDesktop) tab(t *testing.T, n int, title string) {
 // current site, a url: rule makes one tab on task and the other drift in
 // the same window, at block the drifting tab shows the extension's page
 // while the window and the work tab stay, and after the session the tab is
-// restored.
+// restored; an incognito window reports nothing.
 func TestChromiumTabsOnSway(t *testing.T) {
 	s := startSwayDesktop(t, "drift_grace = \"0s\"\nnudge_repeat = \"10m\"\ndistractions = [\"url:*.youtube.test\"]\n")
 	port := pages(t)
 	work := "http://github.test/antidrift/antidrift/pull/3?token=SECRET"
 	distraction := "http://www.youtube.test/watch?v=SECRET"
-	startChromiumWithExtension(t, s, port, work, distraction)
+	home, _ := startChromiumWithExtension(t, s, "", port, work, distraction)
 	s.waitFocused(t, "chromium")
 	// The consent page opened on install; nothing is reported yet.
 	testenv.WaitUntil(t, wait, "the consent page in front", func() bool {
@@ -192,4 +197,17 @@ func TestChromiumTabsOnSway(t *testing.T) {
 	if strings.Contains(mustProp(t, s.d, "CurrentSite"), "SECRET") {
 		t.Error("CurrentSite carries the query")
 	}
+
+	// A private (incognito) window reports nothing: no site, whatever it shows.
+	// (Chromium hands the command line to the running browser.)
+	startChromiumWithExtension(t, s, home, port, "--incognito", "http://www.youtube.test/watch?v=private")
+	testenv.WaitUntil(t, wait, "an incognito window in front", func() bool {
+		w := s.window(t, "chromium")
+		return w != nil && w.Focused && strings.HasPrefix(w.Name, "Cats")
+	})
+	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
+	if got := mustProp(t, s.d, "CurrentSite"); got != `s ""` {
+		t.Errorf("the incognito window has a site: %s", got)
+	}
+	t.Logf("incognito window %q: SiteReason %s", s.window(t, "chromium").Name, mustProp(t, s.d, "SiteReason"))
 }

@@ -196,5 +196,17 @@ api.tabs.onUpdated.addListener((tabId, change, tab) => {
     report();
   }
 });
-api.windows.onFocusChanged.addListener(report);
+// Focus left every window this extension may see: another program, or a
+// private window it is not allowed in (whose title may well be the same
+// as a page's here). Say so, rather than let the last tab stand for it.
+api.windows.onFocusChanged.addListener(async (id) => {
+  if (id !== api.windows.WINDOW_ID_NONE) {
+    report();
+    return;
+  }
+  const { consent } = await settings();
+  if (consent) {
+    post({ type: "none" });
+  }
+});
 report();
