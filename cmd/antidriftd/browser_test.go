@@ -103,24 +103,24 @@ func (s *swayDesktop) key(t *testing.T, args ...string) {
 	}
 }
 
-// tab switches the focused browser window to its tab n: Ctrl+1, then
-// Ctrl+PageDown to the next (wtype's own keymap makes Ctrl+2 a second
-// Ctrl+1 to Chromium).
-// It presses them again until the window shows a title starting with
-// title, as a person would when a key went unnoticed.
-func (s *swayDesktop) tab(t *testing.T, n int, title string) {
+// tab brings the tab titled title (the n-th) to the front of the focused
+// browser window, as a person does with Ctrl+PageDown, which cycles through
+// the tabs in both browsers; once more while the title has not come. (wtype
+// types with a keymap of its own, in which the browsers read Ctrl+2 as
+// Ctrl+1: the named keys are read alike everywhere.)
+func (s *swayDesktop) tab(t *testing.T, appID string, n int, title string) {
 	t.Helper()
 	pressed := time.Time{}
 	testenv.WaitUntil(t, wait, fmt.Sprintf("tab %d (%s) in front", n, title), func() bool {
-		if time.Since(pressed) > 3*time.Second {
-			s.key(t, "-M", "ctrl", "-k", "1", "-m", "ctrl")
-			for range n - 1 {
-				s.key(t, "-M", "ctrl", "-k", "Next", "-m", "ctrl")
-			}
+		w := s.window(t, appID)
+		if w != nil && strings.HasPrefix(w.Name, title) {
+			return true
+		}
+		if time.Since(pressed) > 2*time.Second {
+			s.key(t, "-M", "ctrl", "-k", "Next", "-m", "ctrl")
 			pressed = time.Now()
 		}
-		w := s.window(t, "chromium")
-		return w != nil && strings.HasPrefix(w.Name, title)
+		return false
 	})
 }
 
@@ -131,15 +131,46 @@ func (s *swayDesktop) tab(t *testing.T, n int, title string) {
 // while the window and the work tab stay, and after the session the tab is
 // restored; an incognito window reports nothing.
 func TestChromiumTabsOnSway(t *testing.T) {
-	s := startSwayDesktop(t, "drift_grace = \"0s\"\nnudge_repeat = \"10m\"\ndistractions = [\"url:*.youtube.test\"]\n")
+	s := startSwayDesktop(t, browserConfig)
 	port := pages(t)
-	work := "http://github.test/antidrift/antidrift/pull/3?token=SECRET"
-	distraction := "http://www.youtube.test/watch?v=SECRET"
+	work, distraction := pageURLs(port)
 	home, _ := startChromiumWithExtension(t, s, "", port, work, distraction)
-	s.waitFocused(t, "chromium")
+	tabScenario(t, s, "chromium")
+
+	// A private (incognito) window reports nothing: no site, whatever it shows.
+	// (Chromium hands the command line to the running browser.)
+	startChromiumWithExtension(t, s, home, port, "--incognito", "http://www.youtube.test/watch?v=private")
+	testenv.WaitUntil(t, wait, "an incognito window in front", func() bool {
+		w := s.window(t, "chromium")
+		return w != nil && w.Focused && strings.HasPrefix(w.Name, "Cats")
+	})
+	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
+	if got := mustProp(t, s.d, "CurrentSite"); got != `s ""` {
+		t.Errorf("the incognito window has a site: %s", got)
+	}
+	t.Logf("incognito window %q: SiteReason %s", s.window(t, "chromium").Name, mustProp(t, s.d, "SiteReason"))
+}
+
+// browserConfig is the daemon's config in the browser tests: drift at
+// once, and YouTube a distraction by its address.
+const browserConfig = "drift_grace = \"0s\"\nnudge_repeat = \"10m\"\ndistractions = [\"url:*.youtube.test\"]\n"
+
+// pageURLs are the work tab's and the distraction's addresses, each with a
+// query that must never reach antidrift.
+func pageURLs(port int) (work, distraction string) {
+	return fmt.Sprintf("http://github.test:%d/antidrift/antidrift/pull/3?token=SECRET", port),
+		fmt.Sprintf("http://www.youtube.test:%d/watch?v=SECRET", port)
+}
+
+// tabScenario is what a person does with the browser appID (its window in
+// front, the work tab and the distraction open, the consent page on top):
+// agree, switch tabs, start a session, drift, get blocked, go back, end.
+func tabScenario(t *testing.T, s *swayDesktop, appID string) {
+	t.Helper()
+	s.waitFocused(t, appID)
 	// The consent page opened on install; nothing is reported yet.
 	testenv.WaitUntil(t, wait, "the consent page in front", func() bool {
-		w := s.window(t, "chromium")
+		w := s.window(t, appID)
 		return w != nil && strings.HasPrefix(w.Name, "antidrift: what this extension sends")
 	})
 	if got := mustProp(t, s.d, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
@@ -155,21 +186,21 @@ func TestChromiumTabsOnSway(t *testing.T) {
 		}
 		return !strings.Contains(mustProp(t, s.d, "SiteReason"), "no antidrift extension connected")
 	})
-	s.tab(t, 1, "Tabs, not windows #3")
+	s.tab(t, appID, 1, "Tabs, not windows #3")
 	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
-	s.tab(t, 2, "Cats")
+	s.tab(t, appID, 2, "Cats")
 	s.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
-	s.tab(t, 1, "Tabs, not windows #3")
+	s.tab(t, appID, 1, "Tabs, not windows #3")
 	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
 
 	if _, err := s.d.Busctl(t, "call", "Start", "sstsas", "review the PR", "approved", "600", "block", "1", "url:github.test/antidrift/*"); err != nil {
 		t.Fatal(err)
 	}
 	s.waitProp(t, "Drift", `s "on_task"`)
-	s.tab(t, 2, "antidrift: back to work")
+	s.tab(t, appID, 2, "antidrift: back to work")
 	// The drifting tab's page is replaced by the extension's; the window stays.
 	s.waitProp(t, "CurrentSite", `s "antidrift:"`)
-	if w := s.window(t, "chromium"); w == nil || !w.Visible || !w.Focused || !strings.HasPrefix(w.Name, "antidrift: back to work") {
+	if w := s.window(t, appID); w == nil || !w.Visible || !w.Focused || !strings.HasPrefix(w.Name, "antidrift: back to work") {
 		t.Fatalf("the browser window after the block: %+v", w)
 	}
 	if got := mustProp(t, s.d, "MinimizeCount"); got != "u 0" {
@@ -178,13 +209,13 @@ func TestChromiumTabsOnSway(t *testing.T) {
 	shot := filepath.Join(s.sway.RuntimeDir, "blocked.png")
 	if out, err := s.sway.Run("grim", shot); err == nil {
 		if b, err := os.ReadFile(shot); err == nil {
-			os.WriteFile(filepath.Join(testenv.ArtifactsDir(t), "chromium-tab-blocked.png"), b, 0o644)
+			os.WriteFile(filepath.Join(testenv.ArtifactsDir(t), appID+"-tab-blocked.png"), b, 0o644)
 		}
 	} else {
 		t.Logf("grim: %v %s", err, out)
 	}
 	// The work tab is untouched.
-	s.tab(t, 1, "Tabs, not windows #3")
+	s.tab(t, appID, 1, "Tabs, not windows #3")
 	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
 	s.waitProp(t, "Drift", `s "on_task"`)
 
@@ -192,22 +223,97 @@ func TestChromiumTabsOnSway(t *testing.T) {
 	if _, err := s.d.Busctl(t, "call", "Complete"); err != nil {
 		t.Fatal(err)
 	}
-	s.tab(t, 2, "Cats")
+	s.tab(t, appID, 2, "Cats")
 	s.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
 	if strings.Contains(mustProp(t, s.d, "CurrentSite"), "SECRET") {
 		t.Error("CurrentSite carries the query")
 	}
 
-	// A private (incognito) window reports nothing: no site, whatever it shows.
-	// (Chromium hands the command line to the running browser.)
-	startChromiumWithExtension(t, s, home, port, "--incognito", "http://www.youtube.test/watch?v=private")
-	testenv.WaitUntil(t, wait, "an incognito window in front", func() bool {
-		w := s.window(t, "chromium")
-		return w != nil && w.Focused && strings.HasPrefix(w.Name, "Cats")
-	})
-	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
-	if got := mustProp(t, s.d, "CurrentSite"); got != `s ""` {
-		t.Errorf("the incognito window has a site: %s", got)
+}
+
+// startFirefoxWithExtension runs the host's Firefox ESR on sway as a person
+// who installed antidrift would: the unsigned .xpi make package-panels
+// packs, in a profile that allows unsigned add-ons (ESR honours
+// xpinstall.signatures.required = false), the native host's manifest in
+// ~/.mozilla/native-messaging-hosts, on the test's bus. The test's host
+// names resolve to 127.0.0.1 (network.dns.localDomains).
+func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) *exec.Cmd {
+	t.Helper()
+	testenv.Need(t, "firefox-esr", "zip")
+	home := t.TempDir()
+	manifest, err := os.ReadFile("../../dist/native-messaging/firefox.json.in")
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("incognito window %q: SiteReason %s", s.window(t, "chromium").Name, mustProp(t, s.d, "SiteReason"))
+	nmh := filepath.Join(home, ".mozilla", "native-messaging-hosts")
+	if err := os.MkdirAll(nmh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	filled := strings.ReplaceAll(string(manifest), "@BINDIR@/antidrift-native-host", testenv.Binary(t, "antidrift-native-host"))
+	if err := os.WriteFile(filepath.Join(nmh, "org.antidrift.native_host.json"), []byte(filled), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	packed := t.TempDir()
+	if out, err := exec.Command("../../scripts/pack-webextension.sh", packed).CombinedOutput(); err != nil {
+		t.Fatalf("pack-webextension.sh: %v\n%s", err, out)
+	}
+	profile := filepath.Join(home, "profile")
+	if err := os.MkdirAll(filepath.Join(profile, "extensions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	xpi, err := os.ReadFile(filepath.Join(packed, "antidrift-browser.xpi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(profile, "extensions", "browser@antidrift.github.io.xpi"), xpi, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prefs := []string{
+		`user_pref("xpinstall.signatures.required", false);`,
+		`user_pref("extensions.autoDisableScopes", 0);`,
+		`user_pref("extensions.enabledScopes", 15);`,
+		`user_pref("network.dns.localDomains", "github.test,www.youtube.test");`,
+		`user_pref("dom.security.https_first", false);`,
+		`user_pref("dom.security.https_only_mode", false);`,
+		`user_pref("browser.shell.checkDefaultBrowser", false);`,
+		`user_pref("browser.aboutwelcome.enabled", false);`,
+		`user_pref("browser.startup.homepage_override.mstone", "ignore");`,
+		`user_pref("datareporting.policy.dataSubmissionEnabled", false);`,
+		`user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);`,
+		`user_pref("app.update.enabled", false);`,
+		`user_pref("browser.tabs.warnOnClose", false);`,
+	}
+	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(strings.Join(prefs, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("firefox-esr", append([]string{"--profile", profile, "--new-instance"}, urls...)...)
+	cmd.Env = append(os.Environ(), s.sway.Env()...)
+	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address, "MOZ_ENABLE_WAYLAND=1", "MOZ_CRASHREPORTER_DISABLE=1")
+	logf, err := os.CreateTemp(home, "firefox-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("firefox's output:\n%s", b[max(0, len(b)-6000):])
+		}
+	})
+	return cmd
+}
+
+// Real Firefox ESR on sway with antidrift's unsigned .xpi, as
+// TestChromiumTabsOnSway does with Chromium.
+func TestFirefoxTabsOnSway(t *testing.T) {
+	s := startSwayDesktop(t, browserConfig)
+	work, distraction := pageURLs(pages(t))
+	startFirefoxWithExtension(t, s, work, distraction)
+	tabScenario(t, s, "firefox-esr")
 }
