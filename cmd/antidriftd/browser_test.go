@@ -129,12 +129,14 @@ func (s *swayDesktop) tab(t *testing.T, appID string, n int, title string) {
 // current site, a url: rule makes one tab on task and the other drift in
 // the same window, at block the drifting tab shows the extension's page
 // while the window and the work tab stay, and after the session the tab is
-// restored; an incognito window reports nothing.
+// restored; the native host outlives a daemon restart; a forged report of
+// a tab not in front changes nothing; an incognito window reports nothing;
+// the browser closing and coming back connects again.
 func TestChromiumTabsOnSway(t *testing.T) {
 	s := startSwayDesktop(t, browserConfig)
 	port := pages(t)
 	work, distraction := pageURLs(port)
-	home, _ := startChromiumWithExtension(t, s, "", port, work, distraction)
+	home, browser := startChromiumWithExtension(t, s, "", port, work, distraction)
 	tabScenario(t, s, "chromium")
 
 	// A private (incognito) window reports nothing: no site, whatever it shows.
@@ -149,6 +151,13 @@ func TestChromiumTabsOnSway(t *testing.T) {
 		t.Errorf("the incognito window has a site: %s", got)
 	}
 	t.Logf("incognito window %q: SiteReason %s", s.window(t, "chromium").Name, mustProp(t, s.d, "SiteReason"))
+
+	// The browser closes and comes back: its extension connects again.
+	browser.Process.Kill()
+	browser.Wait()
+	s.waitFocused(t, "Editor")
+	startChromiumWithExtension(t, s, home, port, work)
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
 }
 
 // browserConfig is the daemon's config in the browser tests: drift at
@@ -193,10 +202,26 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 	s.tab(t, appID, 1, "Tabs, not windows #3")
 	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
 
+	// The daemon restarts: the native host tells the new one the page in front.
+	s.d.Stop(t)
+	s.d.Start(t)
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+
 	if _, err := s.d.Busctl(t, "call", "Start", "sstsas", "review the PR", "approved", "600", "block", "1", "url:github.test/antidrift/*"); err != nil {
 		t.Fatal(err)
 	}
 	s.waitProp(t, "Drift", `s "on_task"`)
+	// Another bus client forges a report of the distraction, a tab that is
+	// not in front: nothing changes.
+	family := map[string]string{"chromium": "chromium", "firefox-esr": "firefox"}[appID]
+	if _, err := s.bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
+		"--method", "org.antidrift.Evidence1.ReportTab", family, "http://www.youtube.test/watch", "Cats", "false"); err != nil {
+		t.Fatalf("the forged ReportTab: %v", err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if site, drift := mustProp(t, s.d, "CurrentSite"), mustProp(t, s.d, "Drift"); site != `s "github.test/antidrift/antidrift/pull/3"` || drift != `s "on_task"` {
+		t.Fatalf("a forged report changed the window in front: %s %s", site, drift)
+	}
 	s.tab(t, appID, 2, "antidrift: back to work")
 	// The drifting tab's page is replaced by the extension's; the window stays.
 	s.waitProp(t, "CurrentSite", `s "antidrift:"`)
