@@ -440,3 +440,24 @@ func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
 		t.Fatalf("the private window: site %q (%s)", v.CurrentSite, v.SiteReason)
 	}
 }
+
+// A restarted daemon replays the raw log: the sealed sites are the same as
+// if it had never stopped.
+func TestSitesSurviveARestart(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	h.start(t, LevelWarn, "firefox-esr")
+	h.clock.Advance(90 * time.Second)
+	h = h.restart(t)
+	h.clock.Advance(30 * time.Second)
+	must(t, h.Complete())
+	_, err := h.End()
+	must(t, err)
+	sum := h.store.sealed()[0]
+	// The replayed last window holds focus until the next event, as it does
+	// for the buckets: all 120 s are the pull request's.
+	if len(sum.Sites) != 1 || sum.Sites[0] != (SiteTime{Host: "github.com", Seconds: 120}) {
+		t.Fatalf("sealed sites %+v, want github.com for 120 s", sum.Sites)
+	}
+}
