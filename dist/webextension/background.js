@@ -183,11 +183,18 @@ api.runtime.onInstalled.addListener(async (details) => {
   }
 });
 
-api.runtime.onMessage.addListener((msg) => {
-  if (msg && msg.type === "consent-changed") {
-    lastSent = "";
-    report();
+api.runtime.onMessage.addListener(async (msg) => {
+  if (!msg || msg.type !== "consent-changed") {
+    return;
   }
+  const { consent } = await settings();
+  if (!consent && port) {
+    // Withdrawn: close the host, which tells antidrift this browser is gone.
+    port.disconnect();
+    port = null;
+  }
+  lastSent = "";
+  report();
 });
 api.runtime.onStartup.addListener(report);
 api.tabs.onActivated.addListener(report);
