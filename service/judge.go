@@ -19,7 +19,7 @@ const MaxReasonLen = 200
 func (s *Service) rulesLocked(w Window, title string) (v Verdict, decided bool) {
 	class := displayClass(w)
 	if w.Site == BlockedPageSite {
-		return Verdict{Task: TaskUnknown, Reason: "antidrift's page stands in a blocked tab's place"}, true
+		return Verdict{Task: TaskUnknown, Reason: "a page of antidrift's own extension is in front"}, true
 	}
 	if s.drift.exempt[judgeKey{class: strings.ToLower(class), title: title}] {
 		return Verdict{Task: TaskOn, Reason: "you marked this " + class + " window as not a distraction"}, true

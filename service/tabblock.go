@@ -8,9 +8,9 @@ package service
 // session's active phase ends, every blocked page is restored. A browser
 // without the extension is enforced as before: the window is iconified.
 
-// BlockedPageSite is the site the extension reports while its own page
-// stands in a blocked tab's place ("antidrift:blocked"): not a site, and
-// never drift.
+// BlockedPageSite is the site the extension reports while one of its own
+// pages is in front ("antidrift:blocked" in a blocked tab's place,
+// "antidrift:consent"): not a site, and never drift, nor blocked.
 const BlockedPageSite = "antidrift:"
 
 // TabOrder is the core's word to the browsers' extensions.

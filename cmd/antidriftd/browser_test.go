@@ -116,7 +116,7 @@ func (s *swayDesktop) tab(t *testing.T, appID string, n int, title string) {
 		if w != nil && strings.HasPrefix(w.Name, title) {
 			return true
 		}
-		if time.Since(pressed) > 2*time.Second {
+		if time.Since(pressed) > 4*time.Second {
 			s.key(t, "-M", "ctrl", "-k", "Next", "-m", "ctrl")
 			pressed = time.Now()
 		}
@@ -176,6 +176,16 @@ func pageURLs(port int) (work, distraction string) {
 // agree, switch tabs, start a session, drift, get blocked, go back, end.
 func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() { // what the person would have seen
+			shot := filepath.Join(s.sway.RuntimeDir, "failed.png")
+			if _, err := s.sway.Run("grim", shot); err == nil {
+				if b, err := os.ReadFile(shot); err == nil {
+					os.WriteFile(filepath.Join(testenv.ArtifactsDir(t), appID+"-failed.png"), b, 0o644)
+				}
+			}
+		}
+	})
 	s.waitFocused(t, appID)
 	// The consent page opened on install; nothing is reported yet.
 	testenv.WaitUntil(t, wait, "the consent page in front", func() bool {
@@ -262,10 +272,10 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 // xpinstall.signatures.required = false), the native host's manifest in
 // ~/.mozilla/native-messaging-hosts, on the test's bus. The test's host
 // names resolve to 127.0.0.1 (network.dns.localDomains).
-func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) *exec.Cmd {
+func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) (home string, cmd *exec.Cmd) {
 	t.Helper()
 	testenv.Need(t, "firefox-esr", "zip")
-	home := t.TempDir()
+	home = t.TempDir()
 	manifest, err := os.ReadFile("../../dist/native-messaging/firefox.json.in")
 	if err != nil {
 		t.Fatal(err)
@@ -311,9 +321,7 @@ func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) *ex
 	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(strings.Join(prefs, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("firefox-esr", append([]string{"--profile", profile, "--new-instance"}, urls...)...)
-	cmd.Env = append(os.Environ(), s.sway.Env()...)
-	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address, "MOZ_ENABLE_WAYLAND=1", "MOZ_CRASHREPORTER_DISABLE=1")
+	cmd = firefoxESR(s, home, append([]string{"--new-instance"}, urls...)...)
 	logf, err := os.CreateTemp(home, "firefox-*.log")
 	if err != nil {
 		t.Fatal(err)
@@ -331,6 +339,15 @@ func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) *ex
 			t.Logf("firefox's output:\n%s", b[max(0, len(b)-6000):])
 		}
 	})
+	return home, cmd
+}
+
+// firefoxESR is Firefox ESR with the profile in home, on sway and the test's
+// bus (where a second one hands its command line to the running one).
+func firefoxESR(s *swayDesktop, home string, args ...string) *exec.Cmd {
+	cmd := exec.Command("firefox-esr", append([]string{"--profile", filepath.Join(home, "profile")}, args...)...)
+	cmd.Env = append(os.Environ(), s.sway.Env()...)
+	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address, "MOZ_ENABLE_WAYLAND=1", "MOZ_CRASHREPORTER_DISABLE=1")
 	return cmd
 }
 
@@ -339,6 +356,21 @@ func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) *ex
 func TestFirefoxTabsOnSway(t *testing.T) {
 	s := startSwayDesktop(t, browserConfig)
 	work, distraction := pageURLs(pages(t))
-	startFirefoxWithExtension(t, s, work, distraction)
+	home, _ := startFirefoxWithExtension(t, s, work, distraction)
 	tabScenario(t, s, "firefox-esr")
+
+	// A private window reports nothing: Firefox runs no extension there
+	// unless the person allows it, and the extension says none of its
+	// windows is in front.
+	if out, err := firefoxESR(s, home, "--private-window", "http://www.youtube.test:1/watch?v=private").CombinedOutput(); err != nil {
+		t.Fatalf("firefox-esr --private-window: %v\n%s", err, out)
+	}
+	testenv.WaitUntil(t, wait, "a private window in front", func() bool {
+		return strings.Contains(mustProp(t, s.d, "CurrentTitle"), "Private Browsing")
+	})
+	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
+	if got := mustProp(t, s.d, "CurrentSite"); got != `s ""` {
+		t.Errorf("the private window has a site: %s", got)
+	}
+	t.Logf("private window %s: SiteReason %s", mustProp(t, s.d, "CurrentTitle"), mustProp(t, s.d, "SiteReason"))
 }

@@ -15,9 +15,10 @@
 const api = globalThis.browser ?? globalThis.chrome;
 const HOST = "org.antidrift.native_host";
 const BLOCKED_PAGE = "blocked.html";
-// What the daemon is told when its own page is in front: not a site, and
-// never drift (docs/browsers.md).
-const BLOCKED_URL = "antidrift:blocked";
+// What the daemon is told when one of this extension's own pages is in
+// front (the consent page, a blocked tab's page): "antidrift:NAME", not a
+// site, and never drift (docs/browsers.md).
+const OWN_SCHEME = "antidrift:";
 
 let port = null;
 let lastSent = "";
@@ -71,7 +72,20 @@ function post(msg) {
 }
 
 function isOurPage(url) {
+  return typeof url === "string" && url.startsWith(api.runtime.getURL(""));
+}
+
+function isBlockedPage(url) {
   return typeof url === "string" && url.startsWith(api.runtime.getURL(BLOCKED_PAGE));
+}
+
+// reported is the address the daemon is told of url.
+function reported(url) {
+  if (!isOurPage(url)) {
+    return url ?? "";
+  }
+  const page = url.slice(api.runtime.getURL("").length).replace(/\.html.*$/, "");
+  return OWN_SCHEME + page;
 }
 
 // report tells the daemon the active tab of the focused browser window.
@@ -102,7 +116,7 @@ async function report() {
     post({ type: "tab", private: true });
     return;
   }
-  const url = isOurPage(tab.url) ? BLOCKED_URL : tab.url ?? "";
+  const url = reported(tab.url);
   post({ type: "tab", url, title: tab.title ?? "", private: tab.incognito, private_opt_in: tab.incognito && privateOptIn });
 }
 
@@ -165,7 +179,7 @@ async function restore() {
   for (const [id, entry] of Object.entries(blocked)) {
     try {
       const tab = await api.tabs.get(Number(id));
-      if (isOurPage(tab.url)) {
+      if (isBlockedPage(tab.url)) {
         await api.tabs.update(tab.id, { url: entry.url });
       }
     } catch (e) {
