@@ -16,7 +16,9 @@ func TestGnomeIndicatorShowsTheSite(t *testing.T) {
 	g.OpenWindow(t, firefox.id, "Tabs, not windows #3 — Mozilla Firefox")
 	k.startDaemon(t, gnomeConfig)
 	k.waitProp(t, "CurrentClass", "(<'"+firefox.id+"'>,)", false)
-	site := func() string { return g.EvalString(t, indicator+"?._site?.visible ? "+indicator+"._site.label.text : ''") }
+	site := func() string {
+		return g.EvalString(t, indicator+"?._site?.visible ? "+indicator+"._site.label.text : ''")
+	}
 	if got := site(); got != "" {
 		t.Fatalf("the menu shows a site before any report: %q", got)
 	}
