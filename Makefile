@@ -29,7 +29,7 @@ USER_DATA   := $(call abs_or,$(XDG_DATA_HOME),$(HOME)/.local/share)
 # The manual pages, section 1: the CLI and the daemon (a user program,
 # run by the user manager). Installed as they are; packagers compress them
 # (debhelper's dh_compress does).
-MAN_PAGES := dist/man/antidrift.1 dist/man/antidriftd.1
+MAN_PAGES := dist/man/antidrift.1 dist/man/antidriftd.1 dist/man/antidrift-native-host.1
 
 # Shell completions.
 COMPLETION_BASH := dist/completions/antidrift.bash
