@@ -39,11 +39,9 @@ type Tab struct {
 
 // Limits of a tab report, checked where it enters the core.
 const (
-	MaxURLLen    = 8192 // bytes of the address as the browser sends it
-	MaxSiteLen   = 512  // runes of host and path as kept
-	maxTabTitle  = 4096 // bytes of a tab's title
-	maxBrowsers  = 8    // families the core remembers a tab of
-	siteNoTabYet = ""
+	MaxURLLen   = 8192 // bytes of the address as the browser sends it
+	MaxSiteLen  = 512  // runes of host and path as kept
+	maxTabTitle = 4096 // bytes of a tab's title
 )
 
 // SiteOf is the address antidrift keeps of a URL: for http and https the
