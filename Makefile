@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 
 # The commands to build: the daemon and the CLI. Built without cgo (every
 # dependency is pure Go): a static binary starts faster under bus activation.
-CMDS := antidriftd antidrift
+CMDS := antidriftd antidrift antidrift-native-host
 # Where build puts them (and install, install-user and demo take them from).
 BUILDDIR ?= bin
 
@@ -29,7 +29,7 @@ USER_DATA   := $(call abs_or,$(XDG_DATA_HOME),$(HOME)/.local/share)
 # The manual pages, section 1: the CLI and the daemon (a user program,
 # run by the user manager). Installed as they are; packagers compress them
 # (debhelper's dh_compress does).
-MAN_PAGES := dist/man/antidrift.1 dist/man/antidriftd.1
+MAN_PAGES := dist/man/antidrift.1 dist/man/antidriftd.1 dist/man/antidrift-native-host.1
 
 # Shell completions.
 COMPLETION_BASH := dist/completions/antidrift.bash
@@ -41,6 +41,15 @@ COMPLETION_FISH := dist/completions/antidrift.fish
 # its uuid under share/gnome-shell/extensions, at login.
 GNOME_EXT        := antidrift@antidrift.github.io
 GNOME_EXT_DIR    := dist/gnome-shell/$(GNOME_EXT)
+
+# The browser extension's native messaging host manifests (docs/browsers.md):
+# where Firefox and Chromium look for them system-wide (fixed paths, whatever
+# the PREFIX) and in the user's home.
+NMH_NAME          := org.antidrift.native_host.json
+MOZILLA_NMH_DIR   ?= /usr/lib/mozilla/native-messaging-hosts
+CHROMIUM_NMH_DIR  ?= /etc/chromium/native-messaging-hosts
+USER_MOZILLA_NMH  := $(HOME)/.mozilla/native-messaging-hosts
+USER_CHROMIUM_NMH  = $(USER_CONFIG)/chromium/NativeMessagingHosts
 
 # The Plasma 6 applet.
 PLASMOID       := org.antidrift.panel
@@ -130,6 +139,7 @@ lint:
 
 package-panels:
 	./scripts/pack-panels.sh $(BUILDDIR)
+	./scripts/pack-webextension.sh $(BUILDDIR)
 
 # The translation templates, extracted from the sources: the extension's
 # (gettext domain antidrift) and the applet's (plasma_applet_org.antidrift.panel,
@@ -215,11 +225,15 @@ install: build package-panels
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1
 	$(call install_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
 	$(call install_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
+	$(call fill_in,dist/native-messaging/firefox.json.in,$(DESTDIR)$(MOZILLA_NMH_DIR)/$(NMH_NAME),$(BINDIR))
+	$(call fill_in,dist/native-messaging/chromium.json.in,$(DESTDIR)$(CHROMIUM_NMH_DIR)/$(NMH_NAME),$(BINDIR))
 
 # Removes exactly what install puts in place, and no directories but the
 # extension's own.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/antidriftd $(DESTDIR)$(BINDIR)/antidrift \
+		$(DESTDIR)$(BINDIR)/antidrift-native-host \
+		$(DESTDIR)$(MOZILLA_NMH_DIR)/$(NMH_NAME) $(DESTDIR)$(CHROMIUM_NMH_DIR)/$(NMH_NAME) \
 		$(DESTDIR)$(USERUNITDIR)/antidrift.service \
 		$(DESTDIR)$(DBUSDIR)/services/org.antidrift.service \
 		$(DESTDIR)$(DBUSDIR)/interfaces/org.antidrift.Session1.xml \
@@ -255,6 +269,8 @@ install-user: build package-panels
 	install -d -m 0755 $(USER_DATA)/man/man1
 	install -m 0644 $(MAN_PAGES) $(USER_DATA)/man/man1
 	$(call install_ext,$(USER_DATA)/gnome-shell/extensions)
+	$(call fill_in,dist/native-messaging/firefox.json.in,$(USER_MOZILLA_NMH)/$(NMH_NAME),$(USER_BINDIR))
+	$(call fill_in,dist/native-messaging/chromium.json.in,$(USER_CHROMIUM_NMH)/$(NMH_NAME),$(USER_BINDIR))
 	@# Plasma's own installer where there is one (it also tells a running
 	@# Plasma); a plain copy to the same place elsewhere.
 	if command -v kpackagetool6 >/dev/null 2>&1; then \
@@ -270,11 +286,14 @@ install-user: build package-panels
 	@echo "on GNOME: log out and back in (GNOME Shell finds new extensions at login), then"
 	@echo "    gnome-extensions enable $(GNOME_EXT)"
 	@echo "on Plasma: right-click the panel, Add or Manage Widgets, and drag in antidrift."
+	@echo "in Firefox or Chromium: install the extension from $(BUILDDIR)/antidrift-browser.xpi or .zip (docs/browsers.md)."
 
 uninstall-user:
 	@case "$(HOME)" in /?*) ;; *) echo "uninstall-user: HOME is not set to an absolute path" >&2; exit 1 ;; esac
 	-@command -v systemctl >/dev/null 2>&1 && systemctl --user disable --now antidrift.service 2>/dev/null || true
 	rm -f $(USER_BINDIR)/antidriftd $(USER_BINDIR)/antidrift \
+		$(USER_BINDIR)/antidrift-native-host \
+		$(USER_MOZILLA_NMH)/$(NMH_NAME) $(USER_CHROMIUM_NMH)/$(NMH_NAME) \
 		$(USER_CONFIG)/systemd/user/antidrift.service \
 		$(USER_DATA)/dbus-1/services/org.antidrift.service \
 		$(USER_DATA)/dbus-1/interfaces/org.antidrift.Session1.xml \

@@ -66,6 +66,9 @@ type Judge struct {
 	Model       string        // model: passed through; "" for servers that serve one
 	Timeout     time.Duration // timeout: per request
 	AllowRemote bool          // allow_remote: permit an endpoint off this machine
+	// SitePaths tells the model a browser page's path beside its host
+	// (site_paths); by default it hears the host only.
+	SitePaths bool
 }
 
 // JudgeKinds are the values of judge.kind.
@@ -386,14 +389,14 @@ func rules(dst func(*Config) *[]string) field {
 }
 
 // judgeKeys are the keys of the [judge] table.
-var judgeKeys = []string{"kind", "endpoint", "model", "timeout", "allow_remote"}
+var judgeKeys = []string{"kind", "endpoint", "model", "timeout", "allow_remote", "site_paths"}
 
 // judge is the [judge] table, taken whole or not at all: a half-applied
 // judge could send titles somewhere the person did not mean to.
 func judge(c *Config, v any) error {
 	table, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("want a table ([judge] with kind, endpoint, model, timeout, allow_remote), got %s", describe(v))
+		return fmt.Errorf("want a table ([judge] with kind, endpoint, model, timeout, allow_remote, site_paths), got %s", describe(v))
 	}
 	j := Default().Judge
 	for _, k := range slices.Sorted(maps.Keys(table)) {
@@ -410,6 +413,11 @@ func judge(c *Config, v any) error {
 		case "allow_remote":
 			var isBool bool
 			if j.AllowRemote, isBool = table[k].(bool); !isBool {
+				err = fmt.Errorf("want true or false, got %s", describe(table[k]))
+			}
+		case "site_paths":
+			var isBool bool
+			if j.SitePaths, isBool = table[k].(bool); !isBool {
 				err = fmt.Errorf("want true or false, got %s", describe(table[k]))
 			}
 		default:

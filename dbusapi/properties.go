@@ -38,6 +38,8 @@ var propertyList = []struct {
 	{"MinimizeCount", func(v *service.View) any { return v.MinimizeCount }},
 	{"CurrentClass", func(v *service.View) any { return v.CurrentClass }},
 	{"CurrentTitle", func(v *service.View) any { return v.CurrentTitle }},
+	{"CurrentSite", func(v *service.View) any { return v.CurrentSite }},
+	{"SiteReason", func(v *service.View) any { return v.SiteReason }},
 	{"EvidenceAvailable", func(v *service.View) any { return v.EvidenceAvailable }},
 	{"EvidenceReason", func(v *service.View) any { return v.EvidenceReason }},
 	{"EvidenceSource", func(v *service.View) any { return v.EvidenceSource }},

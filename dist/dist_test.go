@@ -291,6 +291,8 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 	if hasCLI(t) {
 		want = append(want, installed{path: "/usr/bin/antidrift", mode: 0o755})
 	}
+	want = append(want, nativeHost("/usr/bin", "/usr/bin/antidrift-native-host",
+		"/usr/lib/mozilla/native-messaging-hosts/", "/etc/chromium/native-messaging-hosts/")...)
 	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t)) {
 		want = append(want, installed{path: "/usr/share/" + c, mode: 0o644})
 	}
@@ -304,6 +306,19 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 
 	runMake(t, os.Environ(), append([]string{"uninstall"}, vars...)...)
 	noFiles(t, destdir)
+}
+
+// nativeHost is the browser extension's native host as installed: the
+// binary at bin, and its manifests for Firefox and Chromium in their
+// directories, naming the binary in bindir and each browser's extension.
+func nativeHost(bindir, bin, firefoxDir, chromiumDir string) []installed {
+	const name = "org.antidrift.native_host.json"
+	path := `"path": "` + bindir + `/antidrift-native-host"`
+	return []installed{
+		{path: bin, mode: 0o755},
+		{path: firefoxDir + name, mode: 0o644, contains: []string{path, `"allowed_extensions": ["browser@antidrift.github.io"]`, `"name": "org.antidrift.native_host"`}},
+		{path: chromiumDir + name, mode: 0o644, contains: []string{path, `"allowed_origins": ["chrome-extension://fopagejekiabnkobjkkggigkgddpcehh/"]`}},
+	}
 }
 
 // manInstalled is the manual pages as installed into the man1 directory
@@ -357,6 +372,8 @@ func TestMakeInstallUser(t *testing.T) {
 	if hasCLI(t) {
 		want = append(want, installed{path: "/.local/bin/antidrift", mode: 0o755})
 	}
+	want = append(want, nativeHost(bindir, "/.local/bin/antidrift-native-host",
+		"/.mozilla/native-messaging-hosts/", "/.config/chromium/NativeMessagingHosts/")...)
 	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t)) {
 		want = append(want, installed{path: "/.local/share/" + c, mode: 0o644})
 	}

@@ -28,8 +28,12 @@ func TestPackageContents(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"/usr/bin/antidriftd":                                                           "-rwxr-xr-x",
-		"/usr/bin/antidrift":                                                            "-rwxr-xr-x",
+		"/usr/bin/antidriftd":            "-rwxr-xr-x",
+		"/usr/bin/antidrift":             "-rwxr-xr-x",
+		"/usr/bin/antidrift-native-host": "-rwxr-xr-x",
+		"/usr/lib/mozilla/native-messaging-hosts/org.antidrift.native_host.json":        "-rw-r--r--",
+		"/etc/chromium/native-messaging-hosts/org.antidrift.native_host.json":           "-rw-r--r--",
+		"/usr/share/man/man1/antidrift-native-host.1.gz":                                "-rw-r--r--",
 		"/usr/lib/systemd/user/antidrift.service":                                       "-rw-r--r--",
 		"/usr/share/dbus-1/services/org.antidrift.service":                              "-rw-r--r--",
 		"/usr/share/dbus-1/interfaces/org.antidrift.Session1.xml":                       "-rw-r--r--",

@@ -358,3 +358,21 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// The model is told the site in front of a browser window as the core
+// gives it (a host, unless the person opted in to paths), and nothing of a
+// site for any other window.
+func TestTheRequestCarriesTheSiteOnlyWhenThereIsOne(t *testing.T) {
+	for _, c := range []struct {
+		site string
+		want string
+	}{{"www.youtube.com", `\"site\":\"www.youtube.com\"`}, {"", ""}} {
+		body, err := newRequest("m", service.Question{NextAction: "a", SuccessCondition: "b", Class: "firefox", Title: "t", Site: c.site})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(body), `\"site\"`); got != (c.want != "") || (c.want != "" && !strings.Contains(string(body), c.want)) {
+			t.Errorf("site %q: request %s", c.site, body)
+		}
+	}
+}

@@ -31,7 +31,8 @@ const systemPrompt = `You judge whether a desktop window is on task for a person
 You are given the person's next action, their success condition, and the window's class and title as JSON.
 Answer on_task true when the window plausibly serves the next action (docs, code, tools, communication about it),
 false when it is a distraction from it. Give a short reason a person understands, without repeating the title.
-An empty window_title means the title is private: judge by the class alone.`
+An empty window_title means the title is private: judge by the class alone.
+A site, when given, is the page a browser window shows: its host, sometimes with its path.`
 
 // verdictSchema constrains the reply (response_format json_schema).
 var verdictSchema = map[string]any{
@@ -76,11 +77,14 @@ type windowFacts struct {
 	SuccessCondition string `json:"success_condition"`
 	WindowClass      string `json:"window_class"`
 	WindowTitle      string `json:"window_title"`
+	// Site is the page in front of a browser window: its host, with the
+	// path only when the person opted in (judge.site_paths).
+	Site string `json:"site,omitempty"`
 }
 
 // newRequest builds the request for q.
 func newRequest(model string, q service.Question) ([]byte, error) {
-	facts, err := json.Marshal(windowFacts{q.NextAction, q.SuccessCondition, q.Class, q.Title})
+	facts, err := json.Marshal(windowFacts{q.NextAction, q.SuccessCondition, q.Class, q.Title, q.Site})
 	if err != nil {
 		return nil, err
 	}

@@ -343,6 +343,8 @@ func fastFocusEvent(line []byte, e *service.FocusEvent, strs *interner) bool {
 			return setString(value, &e.Instance, strs)
 		case "title":
 			return setString(value, &e.Title, strs)
+		case "site":
+			return setString(value, &e.Site, strs)
 		case "available":
 			return setBool(value, &e.Available)
 		case "reason":

@@ -18,6 +18,8 @@ func sampleEvents() []service.FocusEvent {
 		{AtUnixMillis: 1_780_000_009_000, Reason: "no active window"},
 		{AtUnixMillis: 1_780_000_010_000, Class: "firefox", Title: "news", Available: true, OffTask: true},
 		{AtUnixMillis: 1_780_000_011_000, Class: "firefox", Title: "news", Available: true, Mark: service.MarkVerdict},
+		{AtUnixMillis: 1_780_000_011_500, Class: "firefox-esr", Title: "PR — Mozilla Firefox", Site: "github.com/antidrift/antidrift/pull/3", Available: true},
+		{AtUnixMillis: 1_780_000_011_600, Mark: service.MarkTabBlocked, Site: "www.youtube.com/watch"},
 		{AtUnixMillis: 1_780_000_012_000, Mark: service.MarkPause},
 	}
 }

@@ -41,6 +41,7 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 		Days:     emptyDays(span),
 		Sessions: []Session{},
 		Windows:  []WindowTime{},
+		Sites:    []SiteTime{},
 	}
 	sums, err := r.History()
 	if err != nil {
@@ -77,6 +78,7 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 	rep.Totals = Totals{SinceUnix: since, UntilUnix: until}
 	rep.Previous = Totals{SinceUnix: prev, UntilUnix: since}
 	windows := newWindowTally(o)
+	sites := siteTally{}
 	for _, e := range all {
 		switch {
 		case e.StartedUnix >= prev && e.StartedUnix < since:
@@ -99,6 +101,7 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 			if s.Timeline == nil {
 				windows.addSummary(e.Summary)
 			}
+			sites.add(e.Summary)
 			rep.Totals.add(s)
 			if d := daysBetween(span.day(span.Since), span.day(time.Unix(s.StartedUnix, 0))); d >= 0 && d < len(rep.Days) {
 				rep.Days[d].add(s)
@@ -109,6 +112,7 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 	rep.Totals.finish()
 	rep.Previous.finish()
 	rep.Windows = windows.top(topWindows)
+	rep.Sites = sites.top(topSites)
 	return rep, nil
 }
 

@@ -307,3 +307,15 @@ func (v htmlView) Windows() []htmlWindow {
 	}
 	return out
 }
+
+// htmlSite is a row of the top sites.
+type htmlSite struct{ Host, OnTask, Drift string }
+
+// Sites is "Top sites", beside "Top windows".
+func (v htmlView) Sites() []htmlSite {
+	out := make([]htmlSite, len(v.r.Sites))
+	for i, s := range v.r.Sites {
+		out[i] = htmlSite{Host: s.Host, OnTask: showSecs(s.OnTaskSeconds), Drift: showSecs(s.DriftSeconds)}
+	}
+	return out
+}

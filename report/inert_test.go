@@ -28,6 +28,7 @@ func hostileReport(text string) *Report {
 				Timeline: []Stretch{{FromUnixMillis: 0, ToUnixMillis: 1000, Kind: "on_task", Class: text}}},
 		},
 		Windows: []WindowTime{{Class: text, OnTaskSeconds: 600, Titles: top}},
+		Sites:   []SiteTime{{Host: text, OnTaskSeconds: 60}},
 		Devices: []DeviceTotals{{DeviceID: "d1", Name: text, OK: true, Form: "chain"}, {DeviceID: "d2", Name: "desk", ThisDevice: true, OK: true, Form: "state"}},
 	}
 }

@@ -29,6 +29,9 @@ type Report struct {
 	// machines sharing sync_dir (absent when it covers this one alone);
 	// Totals is then all of them together.
 	Devices []DeviceTotals `json:"devices,omitempty"`
+	// Sites is the hosts with the most time in front of a browser window
+	// (its extension reporting them, docs/browsers.md).
+	Sites []SiteTime `json:"sites"`
 }
 
 // Period is the time reported on: sessions that started in

@@ -23,6 +23,7 @@ func Text(w io.Writer, r *Report, loc *time.Location, colour bool) error {
 	t.days(r)
 	t.sessions(r)
 	t.windows(r)
+	t.sites(r)
 	_, err := io.WriteString(w, t.b.String())
 	return err
 }
@@ -322,4 +323,25 @@ func wrap(s string, n int) []string {
 		lines = append(lines, cur)
 	}
 	return lines
+}
+
+// sites is "Top sites", beside "Top windows": the hosts of the pages in
+// front, as the sessions' summaries keep them.
+func (t *textWriter) sites(r *Report) {
+	if len(r.Sites) == 0 {
+		return
+	}
+	t.line("")
+	t.line("%s", t.paint("1", fmt.Sprintf("%-34s%12s%12s", "Top sites", "on task", "drift")))
+	for _, s := range r.Sites {
+		t.line("  %-32s%12s%12s", clip(inert.Terminal(s.Host), 32), showSecs(s.OnTaskSeconds), showSecs(s.DriftSeconds))
+	}
+}
+
+// showSecs is a column's duration, "—" for none.
+func showSecs(secs uint64) string {
+	if secs == 0 {
+		return "—"
+	}
+	return dur(secs)
 }

@@ -19,6 +19,9 @@ type writes struct {
 	// ops and enforcement. Closures capture values, not the state.
 	effects []func()
 	nudged  [][2]string // Nudge signals to emit: class, reason
+	// tabOrders are for the browsers' extensions, through the listeners
+	// that are TabGuards: block a tab, or restore every blocked one.
+	tabOrders []TabOrder
 }
 
 // merge appends the work of o, which was captured after w's.
@@ -31,6 +34,7 @@ func (w *writes) merge(o writes) {
 		w.snapshot = o.snapshot
 	}
 	w.effects = append(w.effects, o.effects...)
+	w.tabOrders = append(w.tabOrders, o.tabOrders...)
 	w.nudged = append(w.nudged, o.nudged...)
 }
 
@@ -74,6 +78,11 @@ func (s *Service) commit(w writes) (hash string) {
 		}
 		if w.seal != nil {
 			l.SessionEnded(w.seal.SessionID, w.seal.Outcome, hash)
+		}
+		if g, ok := l.(TabGuard); ok {
+			for _, o := range w.tabOrders {
+				g.TabOrder(o)
+			}
 		}
 		l.Changed()
 	}
@@ -167,7 +176,7 @@ func (s *Service) snapshotLocked() *Snapshot {
 func eventOf(w Window, t time.Time) FocusEvent {
 	e := FocusEvent{AtUnixMillis: t.UnixMilli(), Available: w.Available, Reason: w.Reason}
 	if w.Available {
-		e.Class, e.Instance, e.Title = w.Class, w.Instance, w.Title
+		e.Class, e.Instance, e.Title, e.Site = w.Class, w.Instance, w.Title, w.Site
 	}
 	return e
 }

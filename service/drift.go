@@ -31,9 +31,13 @@ type drift struct {
 	episode  uint64    // bumps on every off-task episode; timers must match
 	offSince time.Time // start of the off-task episode; zero when on task
 	drifting bool      // the episode outlasted the grace
-	grace    Timer
-	repeat   Timer
-	onTask   Window // the last on-task window of the session, for refocus
+	graceDue bool      // the grace ran out while the browser window waited for its tab report
+	// tabsBlocked: this session had a browser's extension block a tab,
+	// to be restored when the active phase ends.
+	tabsBlocked bool
+	grace       Timer
+	repeat      Timer
+	onTask      Window // the last on-task window of the session, for refocus
 	// noticeUp says a drift nudge is on screen. enforced says this episode
 	// ended with our iconify: its nudge stays up, because it explains where
 	// the window went and still offers "Allow".
@@ -42,11 +46,21 @@ type drift struct {
 }
 
 // judgeKey is what a verdict depends on besides the rules: the window's
-// class, instance and scrubbed, redacted title.
-type judgeKey struct{ class, instance, title string }
+// class, instance and scrubbed, redacted title, and the site in front as
+// the judge is told it (judgeSite).
+type judgeKey struct{ class, instance, title, site string }
 
-func keyOfWindow(w Window) judgeKey {
-	return judgeKey{w.Class, w.Instance, ScrubTitle(w.Title)}
+func (s *Service) keyOfWindow(w Window) judgeKey {
+	return judgeKey{class: w.Class, instance: w.Instance, title: FoldTitle(w.Title), site: s.judgeSite(w.Site)}
+}
+
+// judgeSite is what the model judge is told of a site: its host, and its
+// path only when the person opted in (judge_site_paths).
+func (s *Service) judgeSite(site string) string {
+	if s.judgePaths {
+		return site
+	}
+	return SiteHost(site)
 }
 
 // exemptKey is how a "not a distraction" window is remembered.
@@ -81,7 +95,7 @@ func (s *Service) judgeLocked() Verdict {
 	if !win.Available {
 		return Verdict{Task: TaskUnknown, Reason: "evidence unavailable: " + win.Reason}
 	}
-	key := keyOfWindow(win)
+	key := s.keyOfWindow(win)
 	if v, ok := s.rulesLocked(win, key.title); ok {
 		return v
 	}
@@ -92,7 +106,7 @@ func (s *Service) judgeLocked() Verdict {
 		return v
 	}
 	id := s.sessionID
-	q := Question{NextAction: s.nextAction, SuccessCondition: s.successCond, Class: displayClass(win), Title: key.title}
+	q := Question{NextAction: s.nextAction, SuccessCondition: s.successCond, Class: displayClass(win), Title: key.title, Site: key.site}
 	v, ok := s.judge.Judge(q, func(v Verdict) { s.lateVerdict(id, key, v) })
 	if !ok {
 		return Verdict{Task: TaskUnknown, Reason: judging}
@@ -137,7 +151,7 @@ func (s *Service) lateVerdict(id string, key judgeKey, v Verdict) {
 		return
 	}
 	s.cacheLocked(key, v)
-	if !s.window.Available || keyOfWindow(s.window) != key || s.drift.verdict.Task != TaskUnknown || v == s.drift.verdict {
+	if !s.window.Available || s.keyOfWindow(s.window) != key || s.drift.verdict.Task != TaskUnknown || v == s.drift.verdict {
 		s.mu.Unlock() // the person moved on, or a rule decided; the cache still learned
 		return
 	}
@@ -174,8 +188,8 @@ func (s *Service) applyVerdictLocked(w *writes, v Verdict, now time.Time) {
 				since = now
 			}
 			s.startEpisodeLocked(w, since, now)
-		} else if s.drift.drifting {
-			s.confirmDriftLocked(w) // a new distraction while drifting
+		} else if s.drift.drifting || s.drift.graceDue {
+			s.confirmDriftLocked(w) // a new distraction while drifting, or the grace ran out while the browser was between pages
 		}
 	case TaskOn:
 		s.drift.onTask = s.window
@@ -189,7 +203,7 @@ func (s *Service) applyVerdictLocked(w *writes, v Verdict, now time.Time) {
 // since (now or earlier): drift is confirmed when the grace is over.
 func (s *Service) startEpisodeLocked(w *writes, since, now time.Time) {
 	s.drift.episode++
-	s.drift.offSince, s.drift.drifting, s.drift.enforced = since, false, false
+	s.drift.offSince, s.drift.drifting, s.drift.enforced, s.drift.graceDue = since, false, false, false
 	left := s.driftGrace - now.Sub(since)
 	if left <= 0 {
 		s.confirmDriftLocked(w)
@@ -206,7 +220,7 @@ func (s *Service) endEpisodeLocked(w *writes) {
 		return
 	}
 	s.stopDriftTimersLocked()
-	s.drift.offSince, s.drift.drifting = time.Time{}, false
+	s.drift.offSince, s.drift.drifting, s.drift.graceDue = time.Time{}, false, false
 	if !s.drift.enforced {
 		s.closeNoticeLocked(w)
 	}
@@ -227,6 +241,12 @@ func (s *Service) graceElapsed(id string, episode uint64) {
 		return
 	}
 	s.drift.grace = nil
+	if s.tabs.waiting() {
+		// The browser is between two pages: confirm once it says which.
+		s.drift.graceDue = true
+		s.mu.Unlock()
+		return
+	}
 	var w writes
 	s.confirmDriftLocked(&w)
 	s.commit(w)
@@ -236,7 +256,7 @@ func (s *Service) graceElapsed(id string, episode uint64) {
 // observe), and at block and locked the drifting window is iconified and
 // focus handed back to the last on-task window. Both happen off the lock.
 func (s *Service) confirmDriftLocked(w *writes) {
-	s.drift.drifting = true
+	s.drift.drifting, s.drift.graceDue = true, false
 	win, class := s.window, displayClass(s.window)
 	reason := s.drift.verdict.Reason
 	if s.level == LevelObserve {
@@ -244,11 +264,15 @@ func (s *Service) confirmDriftLocked(w *writes) {
 	}
 	w.nudged = append(w.nudged, [2]string{class, reason})
 	if s.nudges != nil {
-		note, about := s.driftNotification(class), nudgeAbout{class, ScrubTitle(win.Title)}
+		note, about := s.driftNotification(class), nudgeAbout{class, FoldTitle(win.Title)}
 		w.effects = append(w.effects, func() { s.nudges.showDrift(about, note) })
 		s.drift.noticeUp = true
 	}
 	s.armRepeatLocked()
+	if (s.level == LevelBlock || s.level == LevelLocked) && s.blockTabLocked(w, win) {
+		s.drift.enforced = true
+		return
+	}
 	if (s.level == LevelBlock || s.level == LevelLocked) && s.guard != nil && win.ID != "" {
 		id, back := s.sessionID, s.drift.onTask
 		w.effects = append(w.effects, func() { s.enforce(id, win, back) })
@@ -275,7 +299,7 @@ func (s *Service) repeatNudge(id string, episode uint64) {
 	class := displayClass(s.window)
 	w.nudged = append(w.nudged, [2]string{class, s.drift.verdict.Reason})
 	if s.nudges != nil {
-		note, about := s.driftNotification(class), nudgeAbout{class, ScrubTitle(s.window.Title)}
+		note, about := s.driftNotification(class), nudgeAbout{class, FoldTitle(s.window.Title)}
 		w.effects = append(w.effects, func() { s.nudges.showDrift(about, note) })
 	}
 	s.armRepeatLocked()

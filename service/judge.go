@@ -18,6 +18,9 @@ const MaxReasonLen = 200
 // port (if any) is asked, or the allowlist's default applies.
 func (s *Service) rulesLocked(w Window, title string) (v Verdict, decided bool) {
 	class := displayClass(w)
+	if w.Site == BlockedPageSite {
+		return Verdict{Task: TaskUnknown, Reason: "a page of antidrift's own extension is in front"}, true
+	}
 	if s.drift.exempt[judgeKey{class: strings.ToLower(class), title: title}] {
 		return Verdict{Task: TaskOn, Reason: "you marked this " + class + " window as not a distraction"}, true
 	}
@@ -49,6 +52,11 @@ func (s *Service) undecidedLocked(w Window) Verdict {
 	for _, r := range s.rules {
 		if r.matchesClass(w) {
 			return Verdict{Task: TaskOff, Reason: fmt.Sprintf("this %s window matches none of this session's allowed titles", class)}
+		}
+	}
+	for _, r := range s.rules {
+		if r.Site() && w.Site != "" {
+			return Verdict{Task: TaskOff, Reason: fmt.Sprintf("%s is not among this session's allowed sites", SiteHost(w.Site))}
 		}
 	}
 	return Verdict{Task: TaskOff, Reason: fmt.Sprintf("%s is not in this session's allowlist", class)}

@@ -32,6 +32,12 @@ const (
 	// MethodReportDevice is Report narrowed to one machine: a method of
 	// its own, so Report's signature stays what clients call.
 	MethodReportDevice Method = "ReportDevice"
+
+	// MethodReportTab and MethodForgetTabs are org.antidrift.Evidence1's
+	// ReportTab and ForgetTabs: a browser's native host reporting the active
+	// tab of the browser's focused window, or that the browser is gone.
+	MethodReportTab  Method = "ReportTab"
+	MethodForgetTabs Method = "ForgetTabs"
 )
 
 // What each state permits, and at which enforcement level.
@@ -109,6 +115,11 @@ var permissions = []struct {
 	// may report it is not a question of state: dbusapi believes only the
 	// connection that owns the compositor's bus name.
 	{method: MethodReportFocus, states: States, source: true},
+	// A browser's tab is evidence too, from any client: the core believes
+	// it only for the window the compositor says has focus, when its title
+	// fits (docs/evidence.md), so who sends it decides nothing.
+	{method: MethodReportTab, states: States, source: true},
+	{method: MethodForgetTabs, states: States, source: true},
 }
 
 // Classified reports whether the permission table has an entry for name.

@@ -91,6 +91,8 @@ var calls = map[Method]func(h *harness) error{
 	MethodReport:       func(h *harness) error { _, err := h.Report(0, 3600); return err },
 	MethodReportDevice: func(h *harness) error { _, err := h.ReportDevice(0, 3600, "laptop"); return err },
 	MethodReportFocus:  func(h *harness) error { return h.Permitted(MethodReportFocus) },
+	MethodReportTab:    func(h *harness) error { return h.RecordTab(BrowserFirefox, "https://example.com/", "Example", false) },
+	MethodForgetTabs:   func(h *harness) error { return h.ForgetTabs(BrowserFirefox) },
 }
 
 // want is the permission table, written out independently of the
@@ -118,7 +120,7 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
-	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus:
+	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus, MethodReportTab, MethodForgetTabs:
 		return true
 	}
 	return false
@@ -199,7 +201,7 @@ func TestViewPermittedIsWhatSucceeds(t *testing.T) {
 		h := enter(t, sit)
 		permitted := h.View().Permitted
 		for m := range calls {
-			if m == MethodReportFocus {
+			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs {
 				if slices.Contains(permitted, string(m)) {
 					t.Errorf("%s: Permitted offers %s, the compositor's call, to a person", sit.name, m)
 				}

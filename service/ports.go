@@ -194,9 +194,13 @@ type Question struct {
 	NextAction       string
 	SuccessCondition string
 	Class            string // the class, or the instance when it has none
-	// Title is scrubbed (ScrubTitle) and redacted (redact_titles); it is
+	// Title is scrubbed (FoldTitle) and redacted (redact_titles); it is
 	// empty for a private class, whose title is never recorded.
 	Title string
+	// Site is the page in front of a browser window whose tab report fits
+	// it: its host, with the path only when the person opted in
+	// (judge_site_paths); "" when no page is known. Never a query.
+	Site string
 }
 
 // Verdict is a judge's answer for one window.

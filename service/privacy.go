@@ -13,8 +13,14 @@ type privacy struct {
 // Redacted replaces each redaction match in a title.
 const Redacted = "…"
 
+// private reports whether w is of a private class: only its class is
+// ever recorded, neither its title nor the page it shows.
+func (p privacy) private(w Window) bool {
+	return containsFold(p.classes, w.Class) || (w.Instance != "" && containsFold(p.classes, w.Instance))
+}
+
 func (p privacy) scrub(w Window) Window {
-	if containsFold(p.classes, w.Class) || (w.Instance != "" && containsFold(p.classes, w.Instance)) {
+	if p.private(w) {
 		w.Title = ""
 		return w
 	}

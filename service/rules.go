@@ -12,7 +12,7 @@ import (
 
 // RuleSyntax is the one-line description of a rule that every refusal of
 // one ends with, so a person who got a pattern wrong sees how to write it.
-const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any text, ? one character, [abc] one of a set and \\ escapes the next character"
+const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any text, ? one character, [abc] one of a set and \\ escapes the next character; or url:HOST or url:HOST/PATH for the page in front of a browser (url:*.youtube.com, url:github.com/antidrift/*)"
 
 // Rule is one entry of an allowlist or of the distractions: a window class,
 // or a class narrowed to titles (CLASS:TITLE-GLOB, e.g. firefox:*GitHub*,
@@ -28,6 +28,7 @@ type Rule struct {
 	class  *regexp.Regexp // matches the whole class or instance
 	title  *regexp.Regexp // matches the whole redacted title; nil: any title
 	folded *regexp.Regexp // the glob folded, matched against the folded title
+	site   *siteRule      // a url: rule: it matches the page in front, not the window
 }
 
 // ParseRule checks and compiles one entry. Its error says what is wrong
@@ -44,6 +45,13 @@ func ParseRule(text string) (Rule, error) {
 		return Rule{}, fmt.Errorf("it is %d characters; at most %d are allowed", n, MaxClassLen)
 	case strings.IndexFunc(text, unicode.IsControl) >= 0:
 		return Rule{}, errors.New("it contains control characters")
+	}
+	if pattern, ok := cutPrefixFold(text, SiteRulePrefix); ok {
+		site, err := parseSiteRule(pattern)
+		if err != nil {
+			return Rule{}, err
+		}
+		return Rule{Text: text, site: site}, nil
 	}
 	classPart, titlePart, narrowed := cutRule(text)
 	r := Rule{Text: text}
@@ -101,17 +109,28 @@ func LiteralRule(class string) string {
 	return b.String()
 }
 
-// Narrowed reports whether the rule names titles, not just a class.
-func (r Rule) Narrowed() bool { return r.title != nil }
+// Narrowed reports whether the rule names titles or pages, not just a
+// class.
+func (r Rule) Narrowed() bool { return r.title != nil || r.site != nil }
 
-// matchesClass reports whether the class half matches w.
+// Site reports whether the rule is a url: rule.
+func (r Rule) Site() bool { return r.site != nil }
+
+// matchesClass reports whether the class half matches w. A url: rule has
+// none: it names pages, whichever browser shows them.
 func (r Rule) matchesClass(w Window) bool {
+	if r.site != nil {
+		return false
+	}
 	return r.class.MatchString(w.Class) || (w.Instance != "" && r.class.MatchString(w.Instance))
 }
 
 // matches reports whether the rule covers window w (its title redacted)
 // whose folded title is folded.
 func (r Rule) matches(w Window, folded string) bool {
+	if r.site != nil {
+		return w.Site != "" && r.site.matches(w.Site)
+	}
 	return r.matchesClass(w) && (r.title == nil || r.folded.MatchString(folded) || r.title.MatchString(w.Title))
 }
 

@@ -41,14 +41,6 @@ func FoldTitle(title string) string {
 	return strings.Join(strings.Fields(out), " ")
 }
 
-// ScrubTitle is FoldTitle under a second name: "scrub" also names what
-// privacy does to a window (private classes, redactions), which this does
-// not do.
-//
-// Deprecated: use FoldTitle. Its last callers (service/drift.go,
-// service/stats.go) move to FoldTitle, and then it goes.
-func ScrubTitle(title string) string { return FoldTitle(title) }
-
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // wordRune reports whether r glues to a number next to it.

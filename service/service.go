@@ -40,6 +40,10 @@ type Options struct {
 	PrivateClasses []string
 	RedactTitles   []*regexp.Regexp
 
+	// JudgeSitePaths tells the judge a page's path beside its host
+	// (judge_site_paths); by default it hears the host only.
+	JudgeSitePaths bool
+
 	Judge    Judge    // asked about windows no rule decides; nil: they are off task
 	Guard    Guard    // nil: nothing is enforced
 	Notifier Notifier // nil: no notifications
@@ -72,6 +76,7 @@ type Service struct {
 	driftGrace     time.Duration
 	nudgeRepeat    time.Duration
 	judge          Judge // nil: rules only
+	judgePaths     bool  // the judge is told a site's path, not just its host
 	distractions   []Rule
 	guard          Guard
 	reporter       Reporter
@@ -99,7 +104,8 @@ type Service struct {
 	breakGlassAt time.Time
 	timer        Timer
 	stats        *stats // nil when no session is live
-	window       Window // the latest the sensor reported, session or not
+	window       Window // the latest the sensor reported, session or not, with the site its tab report gives it
+	tabs         tabs   // what the browsers' extensions report, and how it fits window
 	drift        drift
 	presence     map[string]AwayReason // source → reason, for sources saying away
 	awayMarked   AwayReason            // what the session's raw log says now ("" = present)
@@ -131,6 +137,7 @@ func New(o Options) *Service {
 		driftGrace:     o.DriftGrace,
 		nudgeRepeat:    o.NudgeRepeat,
 		judge:          o.Judge,
+		judgePaths:     o.JudgeSitePaths,
 		guard:          o.Guard,
 		reporter:       o.Reporter,
 		idleAfter:      o.IdleAfter,
@@ -139,6 +146,7 @@ func New(o Options) *Service {
 		state:          StateLocked,
 		window:         Window{Reason: "no focus information yet"},
 	}
+	s.tabs = newTabs(s.window)
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -182,26 +190,32 @@ const MaxTitleLen = 512
 // RecordWindow is the sensor's report of the active window. It is always
 // shown; it is accounted only while a session is active.
 func (s *Service) RecordWindow(win Window) {
+	raw := win.Title // a tab report is matched against the title the browser set
 	win = s.privacy.scrub(win)
 	win.Title = clip(win.Title, MaxTitleLen) // after redaction, which must see a secret whole
+	win.Site = ""                            // only a tab report that fits says which page is in front
 	s.mu.Lock()
-	if win == s.window {
+	if win == s.tabs.seen && raw == s.tabs.rawTitle {
 		s.mu.Unlock()
 		return
 	}
-	s.window = win
-	var w writes
-	now := s.tickLocked(&w)
-	if s.state == StateActive {
-		s.observeLocked(&w, now)
-	}
-	s.commit(w)
+	s.tabs.seen, s.tabs.rawTitle = win, raw
+	s.refreshWindowLocked()
 }
 
 // observeLocked accounts and judges the current window as of now. Caller
-// holds mu and a session is active.
+// holds mu and a session is active. While the window waits for its tab
+// report (tabs.pending) it is accounted but not judged yet: the browser's
+// title and its extension's report arrive in either order, and a browser
+// window between the two is neither its old page nor its new one.
 func (s *Service) observeLocked(w *writes, now time.Time) {
 	s.drift.focusAt = now
+	if s.tabs.waiting() {
+		e := eventOf(s.window, now)
+		e.OffTask = s.drift.verdict.Task == TaskOff
+		s.account(w, e)
+		return
+	}
 	v := s.judgeLocked()
 	e := eventOf(s.window, now)
 	e.OffTask = v.Task == TaskOff
@@ -327,6 +341,7 @@ func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 	var w writes
 	s.endEpisodeLocked(&w)
 	s.closeNoticeLocked(&w)
+	s.restoreTabsLocked(&w)
 	s.state, s.outcome, s.endedAt, s.awayMarked = StateReview, o, t, ""
 	s.account(&w, FocusEvent{AtUnixMillis: t.UnixMilli(), Mark: MarkPause})
 	if o == OutcomeExpired && s.nudges != nil {
@@ -411,6 +426,7 @@ func (s *Service) summaryLocked() Summary {
 		BreakGlass:       !s.breakGlassAt.IsZero(),
 		ClockJumps:       s.stats.clockJumps,
 		Buckets:          s.stats.topN(), // bounded: a few KB whatever the session saw
+		Sites:            s.stats.topSites(),
 	}
 }
 

@@ -40,7 +40,7 @@ func keyOf(e FocusEvent) bucketKey {
 	if !e.Available {
 		return unavailableKey
 	}
-	return bucketKey{class: e.Class, title: ScrubTitle(e.Title)}
+	return bucketKey{class: e.Class, title: FoldTitle(e.Title)}
 }
 
 // stats is one session's evidence accounting. It is fed raw events, live
@@ -81,13 +81,18 @@ type stats struct {
 	// Buffers a read reuses (listed, liveTopN): what it returns is copied.
 	listBuf, liveBuf []timed
 
+	// sites is the time per host of the pages in front (sites.go); winSite
+	// the current window's host, "" when no page is known.
+	sites   siteTally
+	winSite string
+
 	// credited, when set, hears of every stretch of time as it is credited
 	// (see Timeline); live accounting leaves it nil.
 	credited func(from, to time.Time, k bucketKey, kind SegmentKind)
 }
 
 func newStats() *stats {
-	return &stats{buckets: make(map[bucketKey]time.Duration), byClass: make(map[string]time.Duration)}
+	return &stats{buckets: make(map[bucketKey]time.Duration), byClass: make(map[string]time.Duration), sites: siteTally{}}
 }
 
 // apply accounts one raw event.
@@ -118,7 +123,7 @@ func (s *stats) apply(e FocusEvent) {
 	case MarkMinimized:
 		s.minimizes++
 		return
-	case MarkNotDistraction:
+	case MarkNotDistraction, MarkTabBlocked:
 		return
 	case MarkAway:
 		s.flush(at)
@@ -147,6 +152,10 @@ func (s *stats) apply(e FocusEvent) {
 		s.seen, s.hasSeen = key, true
 	}
 	s.running, s.winKey, s.winOff, s.lastAt = true, key, e.OffTask, at
+	s.winSite = ""
+	if e.Available {
+		s.winSite = SiteHost(e.Site)
+	}
 }
 
 // flush credits the open segment up to at and restarts it there.
@@ -165,8 +174,10 @@ func (s *stats) flush(at time.Time) {
 		case s.winOff:
 			s.credit(s.winKey, d)
 			s.drift += d
+			s.sites.credit(s.winSite, d, true)
 		default:
 			s.credit(s.winKey, d)
+			s.sites.credit(s.winSite, d, false)
 		}
 	}
 	s.lastAt = at
@@ -353,6 +364,15 @@ func (s *stats) listed(top []timed, live bucketKey, extra time.Duration) (list [
 	}
 	s.listBuf = list
 	return list, grows
+}
+
+// topSites is the hosts with the most time (TopSites, the rest in
+// (other)); nil when no page was ever known.
+func (s *stats) topSites() []SiteTime {
+	if len(s.sites) == 0 {
+		return nil
+	}
+	return s.sites.top(TopSites)
 }
 
 // topN is the bounded list of buckets (see listed) as credited so far.

@@ -65,10 +65,14 @@ type Window struct {
 	// interprets (an X11 window id, a Wayland foreign-toplevel handle, KWin's
 	// internalId, a Mutter window id); "" when unknown. The core compares
 	// handles and hands them back to the Guard, nothing more.
-	ID        string
-	Class     string // WM_CLASS class part, e.g. "Firefox"
-	Instance  string // WM_CLASS instance part, e.g. "Navigator"
-	Title     string // _NET_WM_NAME (or WM_NAME), unscrubbed
+	ID       string
+	Class    string // WM_CLASS class part, e.g. "Firefox"
+	Instance string // WM_CLASS instance part, e.g. "Navigator"
+	Title    string // _NET_WM_NAME (or WM_NAME), unscrubbed
+	// Site is the page in front when the window is a browser's and its
+	// extension's tab report fits it (TabFits): host and path (SiteOf).
+	// Only the core sets it; sources leave it "".
+	Site      string
 	Available bool
 	Reason    string // why evidence is unavailable; empty when Available
 }
@@ -82,8 +86,11 @@ type FocusEvent struct {
 	Class        string `json:"class"`
 	Instance     string `json:"instance,omitempty"`
 	Title        string `json:"title"`
-	Available    bool   `json:"available"`
-	Reason       string `json:"reason"`
+	// Site is the page in front (host and path, never a query), for a
+	// browser window whose tab report fits it.
+	Site      string `json:"site,omitempty"`
+	Available bool   `json:"available"`
+	Reason    string `json:"reason"`
 	// OffTask is the judge's verdict on this window: its time counts as
 	// drift. Recorded so replay rebuilds drift_seconds without re-judging.
 	OffTask bool `json:"off_task,omitempty"`
@@ -105,6 +112,9 @@ const (
 	MarkVerdict = "verdict"
 	// MarkMinimized: the guard iconified the drifting window.
 	MarkMinimized = "minimized"
+	// MarkTabBlocked: the browser's extension was told to replace the
+	// drifting tab's page (Site) with its own; the window stayed.
+	MarkTabBlocked = "tab_blocked"
 	// MarkNotDistraction: the person said the window of Class and (scrubbed)
 	// Title is not a distraction; it counts as on task for the rest of the
 	// session. Replay restores the exemption; accounting ignores the mark
@@ -136,6 +146,14 @@ type Bucket struct {
 	Seconds uint64 `json:"seconds"`
 }
 
+// SiteTime is the time pages of one host were in front, and how much of
+// it was drift.
+type SiteTime struct {
+	Host         string `json:"host"`
+	Seconds      uint64 `json:"seconds"`
+	DriftSeconds uint64 `json:"drift_seconds,omitempty"`
+}
+
 // Summary is one ended session as sealed into the audit chain. The field
 // order is the audit line's key order and is part of the file format: the
 // hash covers the line's exact bytes. Seq, PrevHash and Hash are assigned by
@@ -160,7 +178,10 @@ type Summary struct {
 	// session; the timebox ran on the boot clock regardless.
 	ClockJumps uint32   `json:"clock_jumps,omitempty"`
 	Buckets    []Bucket `json:"buckets"`
-	Hash       string   `json:"hash"`
+	// Sites is the time per host of the pages in front (TopSites of
+	// them, the rest in (other)); hosts only, never a path.
+	Sites []SiteTime `json:"sites,omitempty"`
+	Hash  string     `json:"hash"`
 }
 
 // AuditReport is the result of walking the audit chain.

@@ -23,22 +23,29 @@ const (
 // View is everything a client can read about the core, one field per
 // D-Bus property. It is a copy; holding it holds no lock.
 type View struct {
-	State             State
-	SessionID         string
-	NextAction        string
-	SuccessCondition  string
-	TimeboxSeconds    uint64
-	StartedAt         int64 // unix seconds, 0 when none
-	Deadline          int64 // unix seconds, 0 when none
-	Outcome           Outcome
-	Enforcement       Level
-	AllowedClasses    []string
-	Drift             string
-	DriftReason       string
-	Enforced          bool
-	MinimizeCount     uint32
-	CurrentClass      string
-	CurrentTitle      string
+	State            State
+	SessionID        string
+	NextAction       string
+	SuccessCondition string
+	TimeboxSeconds   uint64
+	StartedAt        int64 // unix seconds, 0 when none
+	Deadline         int64 // unix seconds, 0 when none
+	Outcome          Outcome
+	Enforcement      Level
+	AllowedClasses   []string
+	Drift            string
+	DriftReason      string
+	Enforced         bool
+	MinimizeCount    uint32
+	CurrentClass     string
+	CurrentTitle     string
+	// CurrentSite is the page in front (host and path) when the focused
+	// window is a browser's whose extension's tab report fits it; "" else.
+	CurrentSite string
+	// SiteReason says why a focused browser window has no CurrentSite (no
+	// extension connected, a private window, waiting for the report); ""
+	// when there is a site or the window is not a browser's.
+	SiteReason        string
 	EvidenceAvailable bool
 	EvidenceReason    string
 	EvidenceSource    string
@@ -81,6 +88,8 @@ func (s *Service) viewLocked() View {
 		Drift:             DriftNone,
 		CurrentClass:      s.window.Class,
 		CurrentTitle:      s.window.Title,
+		CurrentSite:       s.window.Site,
+		SiteReason:        s.tabs.reason,
 		EvidenceAvailable: s.window.Available,
 		EvidenceReason:    s.window.Reason,
 		EvidenceSource:    s.evidenceSource,

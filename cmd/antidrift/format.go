@@ -31,6 +31,8 @@ type status struct {
 	EvidenceAvailable                                              bool
 	SwitchCount, MinimizeCount, AuditPending                       uint32
 	Buckets                                                        []bucket
+	// The page in front of a browser window, or why there is none.
+	CurrentSite, SiteReason string
 
 	raw map[string]dbus.Variant // every property, for --json
 }
@@ -53,7 +55,8 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 		"TimeboxSeconds": &s.TimeboxSeconds, "Deadline": &s.Deadline, "BreakGlassAt": &s.BreakGlassAt,
 		"AllowedClasses": &s.AllowedClasses, "Problems": &s.Problems, "EvidenceAvailable": &s.EvidenceAvailable,
 		"SwitchCount": &s.SwitchCount, "MinimizeCount": &s.MinimizeCount, "AuditPending": &s.AuditPending,
-		"Buckets": &s.Buckets,
+		"Buckets":     &s.Buckets,
+		"CurrentSite": &s.CurrentSite, "SiteReason": &s.SiteReason,
 	} {
 		if v, ok := m[name]; ok {
 			_ = v.Store(dst)
@@ -195,6 +198,9 @@ func statusText(s *status, now time.Time, o textOpts) string {
 		}
 	}
 	row("window", "%s", windowText(s))
+	if site := siteText(s); site != "" {
+		row("site", "%s", site)
+	}
 	if s.State == "active" || s.State == "review" {
 		row("switches", "%d", s.SwitchCount)
 		b.WriteString(bucketChart(s.Buckets, 5))
@@ -233,6 +239,19 @@ func windowText(s *status) string {
 		return s.CurrentClass
 	}
 	return s.CurrentClass + ": " + truncate(s.CurrentTitle, 60)
+}
+
+// siteText is the page in front of a browser window, or why antidrift
+// sees only the window (the browser has no extension, a private window);
+// "" when the focused window is no browser's.
+func siteText(s *status) string {
+	switch {
+	case s.CurrentSite != "":
+		return truncate(s.CurrentSite, 80)
+	case s.SiteReason != "":
+		return "none (" + s.SiteReason + ")"
+	}
+	return ""
 }
 
 // bucketChart draws the top n buckets as bars scaled to the longest:

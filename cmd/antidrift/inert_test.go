@@ -20,7 +20,7 @@ func hostileStatus(text, state string, now time.Time) *status {
 	return decodeStatus(map[string]dbus.Variant{
 		"State": v(state), "NextAction": v(text), "SuccessCondition": v(text), "Outcome": v(text),
 		"Enforcement": v(text), "Drift": v("drifting"), "DriftReason": v(text), "CurrentClass": v(text),
-		"CurrentTitle": v(text), "EvidenceAvailable": v(true), "TimeboxSeconds": v(uint64(1500)),
+		"CurrentTitle": v(text), "CurrentSite": v(text), "EvidenceAvailable": v(true), "TimeboxSeconds": v(uint64(1500)),
 		"Deadline": v(now.Add(10 * time.Minute).Unix()), "AllowedClasses": v([]string{text, "Editor"}),
 		"Problems": v([]string{text}), "SwitchCount": v(uint32(3)), "MinimizeCount": v(uint32(1)),
 		"Buckets": v([]bucket{{text, text, 600}, {"Editor", "main.go", 60}}),

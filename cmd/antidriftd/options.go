@@ -28,6 +28,7 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 		IdleAfter:      cfg.IdleAfter,
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
+		JudgeSitePaths: cfg.Judge.SitePaths,
 		Reporter: report.DirReporter{Dir: m.store.Dir(), DayStart: cfg.DayStarts, SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(),
 			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
 	}

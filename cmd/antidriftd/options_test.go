@@ -28,6 +28,7 @@ type optionsSeen struct {
 	ReportPrivate                                      []string
 	ReportRedacts                                      []string
 	ReportSyncDir, ReportThisName                      string
+	JudgeSitePaths                                     bool
 	HasJudge, HasNotifier, HasGuard                    bool
 }
 
@@ -40,7 +41,7 @@ func seen(o service.Options) optionsSeen {
 		BreakGlassHold: o.BreakGlassHold, DriftGrace: o.DriftGrace, NudgeRepeat: o.NudgeRepeat, IdleAfter: o.IdleAfter,
 		ReportDir: r.Dir, ReportDayStart: r.DayStart, ReportPrivate: r.Options.PrivateClasses, ReportRedacts: patterns(r.Options.RedactTitles),
 		ReportSyncDir: r.SyncDir, ReportThisName: r.ThisName,
-		HasJudge: o.Judge != nil, HasNotifier: o.Notifier != nil, HasGuard: o.Guard != nil,
+		JudgeSitePaths: o.JudgeSitePaths, HasJudge: o.Judge != nil, HasNotifier: o.Notifier != nil, HasGuard: o.Guard != nil,
 	}
 }
 
@@ -79,6 +80,7 @@ func TestServiceOptionsFromConfig(t *testing.T) {
 				o.RedactTitles, o.ReportRedacts = []string{`\d{4}-\d{4}`}, []string{`\d{4}-\d{4}`}
 			})},
 		{"day_starts reaches the report", `day_starts = "04:00"`, with(func(o *optionsSeen) { o.ReportDayStart = 4 * time.Hour })},
+		{"judge.site_paths", "[judge]\nsite_paths = true", with(func(o *optionsSeen) { o.JudgeSitePaths = true })},
 		{"sync_dir and device_name reach the report", "sync_dir = \"/srv/sync/antidrift\"\ndevice_name = \"laptop\"",
 			with(func(o *optionsSeen) { o.ReportSyncDir, o.ReportThisName = "/srv/sync/antidrift", "laptop" })},
 	} {

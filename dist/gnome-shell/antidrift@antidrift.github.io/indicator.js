@@ -105,6 +105,8 @@ class AntidriftIndicator extends PanelMenu.Button {
         this.menu.addMenuItem(this._progress);
 
         this._drift = this._item('');
+        // The page in front of a browser window, as its extension reports it.
+        this._site = this._item('', 'antidrift-site');
         this._enforcement = this._item('');
 
         this._bucketsHeader = this._item(_('Where the time went'), 'antidrift-heading');
@@ -180,6 +182,9 @@ class AntidriftIndicator extends PanelMenu.Button {
         const reason = s.get('DriftReason') ?? '';
         const driftWord = Format.driftWords[drift] ? _(Format.driftWords[drift]) : drift;
         this._drift.label.text = [driftWord, reason].filter(x => x).join(' — ');
+        const site = s.get('CurrentSite') ?? '';
+        this._site.visible = running && site !== '';
+        this._site.label.text = site;
 
         const level = s.get('Enforcement') ?? '';
         const minimized = s.get('MinimizeCount') ?? 0;

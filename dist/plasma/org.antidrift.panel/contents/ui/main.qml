@@ -307,6 +307,16 @@ PlasmoidItem {
                 color: root.st.drift === "drifting" ? Kirigami.Theme.negativeTextColor : Kirigami.Theme.textColor
                 text: [root.driftWord(root.st.drift), root.st.drift_reason].filter(x => x).join(" — ")
             }
+            // The page in front of a browser window, as its extension
+            // reports it (docs/browsers.md): data, shown as plain text.
+            PlasmaComponents.Label {
+                id: currentSite
+                visible: root.running && !!root.st.current_site
+                Layout.fillWidth: true
+                elide: Text.ElideMiddle
+                textFormat: Text.PlainText
+                text: root.st.current_site || ""
+            }
             PlasmaComponents.Label {
                 textFormat: Text.PlainText
                 visible: root.st.state === "active"

@@ -1,0 +1,145 @@
+// Command antidrift-native-host is the native messaging host of antidrift's
+// browser extension (docs/browsers.md). The browser starts it when the
+// extension connects and talks to it over stdin and stdout
+// (internal/nativemsg); it passes each tab report on to antidriftd over the
+// session bus (org.antidrift.Evidence1.ReportTab), and relays the daemon's
+// BlockTab and RestoreTabs signals back to the extension.
+//
+// It outlives the daemon: a report the daemon missed (it was restarting,
+// or not running) is sent again as soon as org.antidrift has an owner.
+// It never starts the daemon (no bus activation): a browser opened outside
+// a session of antidrift costs nothing.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+const (
+	busName     = "org.antidrift"
+	objectPath  = dbus.ObjectPath("/org/antidrift/Session1")
+	evidenceAPI = "org.antidrift.Evidence1"
+	callTimeout = 5 * time.Second
+)
+
+func main() {
+	browser := browserOf(os.Args[1:])
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "antidrift-native-host: cannot connect to the session bus: %v\n", err)
+		os.Exit(1)
+	}
+	defer conn.Close()
+	d := &busDaemon{conn: conn, log: os.Stderr}
+	h := &host{browser: browser, d: d, log: os.Stderr, out: os.Stdout}
+	if err := d.watch(h); err != nil {
+		fmt.Fprintf(os.Stderr, "antidrift-native-host: cannot watch the bus: %v\n", err)
+	}
+	if err := h.run(os.Stdin); err != nil {
+		fmt.Fprintf(os.Stderr, "antidrift-native-host: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// busDaemon is antidriftd on the session bus. It keeps the last report, so
+// that a daemon that (re)appears hears it at once.
+type busDaemon struct {
+	conn *dbus.Conn
+	log  *os.File
+
+	mu      sync.Mutex
+	browser string
+	last    *report
+}
+
+func (d *busDaemon) call(method string, args ...any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	return d.conn.Object(busName, objectPath).CallWithContext(ctx, evidenceAPI+"."+method, dbus.FlagNoAutoStart, args...).Err
+}
+
+func (d *busDaemon) ReportTab(browser string, r report) error {
+	d.mu.Lock()
+	d.browser, d.last = browser, &r
+	d.mu.Unlock()
+	if err := d.call("ReportTab", browser, r.URL, r.Title, r.Private); err != nil {
+		return fmt.Errorf("antidrift did not take the tab report (it is sent again when antidrift starts): %v", err)
+	}
+	return nil
+}
+
+func (d *busDaemon) ForgetTabs(browser string) error {
+	d.mu.Lock()
+	d.last = nil
+	d.mu.Unlock()
+	return d.call("ForgetTabs", browser)
+}
+
+// resend sends the last report again: the daemon is new.
+func (d *busDaemon) resend() {
+	d.mu.Lock()
+	browser, last := d.browser, d.last
+	d.mu.Unlock()
+	if last == nil {
+		return
+	}
+	if err := d.call("ReportTab", browser, last.URL, last.Title, last.Private); err != nil {
+		fmt.Fprintf(d.log, "antidrift-native-host: the restarted antidrift did not take the tab report: %v\n", err)
+	}
+}
+
+// watch follows org.antidrift's owner (to resend on a restart) and the
+// daemon's signals for the extension (to relay them).
+func (d *busDaemon) watch(h *host) error {
+	if err := d.conn.AddMatchSignal(
+		dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchInterface("org.freedesktop.DBus"),
+		dbus.WithMatchMember("NameOwnerChanged"), dbus.WithMatchArg(0, busName)); err != nil {
+		return err
+	}
+	if err := d.conn.AddMatchSignal(dbus.WithMatchInterface(evidenceAPI), dbus.WithMatchObjectPath(objectPath)); err != nil {
+		return err
+	}
+	signals := make(chan *dbus.Signal, 16)
+	d.conn.Signal(signals)
+	go func() {
+		for sig := range signals {
+			d.handle(h, sig)
+		}
+	}()
+	return nil
+}
+
+func (d *busDaemon) handle(h *host, sig *dbus.Signal) {
+	switch sig.Name {
+	case "org.freedesktop.DBus.NameOwnerChanged":
+		if len(sig.Body) == 3 {
+			if owner, _ := sig.Body[2].(string); owner != "" {
+				d.resend()
+			}
+		}
+	default:
+		if msg, ok := relayed(h.browser, sig, d.owner()); ok {
+			if err := h.send(msg); err != nil {
+				fmt.Fprintf(d.log, "antidrift-native-host: relaying to the extension: %v\n", err)
+			}
+		}
+	}
+}
+
+// owner is the unique name that owns org.antidrift now ("" when none):
+// only its signals are relayed.
+func (d *busDaemon) owner() string {
+	var owner string
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	if err := d.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetNameOwner", 0, busName).Store(&owner); err != nil {
+		return ""
+	}
+	return owner
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+)
+
+// nativeHost is antidrift-native-host as a browser runs it: started with the
+// browser's arguments, fed framed JSON on stdin.
+type nativeHost struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bytes.Buffer
+	// relayed is what the host writes to the extension, one message each.
+	relayed chan map[string]any
+}
+
+func startNativeHost(t *testing.T, env []string, args ...string) *nativeHost {
+	t.Helper()
+	cmd := exec.Command(testenv.Binary(t, "antidrift-native-host"), args...)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &nativeHost{cmd: cmd, stdin: stdin, out: &bytes.Buffer{}, relayed: make(chan map[string]any, 16)}
+	cmd.Stderr = h.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			var head [4]byte
+			if _, err := io.ReadFull(stdout, head[:]); err != nil {
+				return
+			}
+			body := make([]byte, binary.NativeEndian.Uint32(head[:]))
+			if _, err := io.ReadFull(stdout, body); err != nil {
+				return
+			}
+			var m map[string]any
+			if json.Unmarshal(body, &m) == nil {
+				h.relayed <- m
+			}
+		}
+	}()
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	return h
+}
+
+// next is the next message the host relayed to the extension.
+func (h *nativeHost) next(t *testing.T, what string) map[string]any {
+	t.Helper()
+	select {
+	case m := <-h.relayed:
+		return m
+	case <-time.After(wait):
+		t.Fatalf("the native host relayed no %s", what)
+		return nil
+	}
+}
+
+func (h *nativeHost) send(t *testing.T, msg map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(msg)
+	frame := binary.NativeEndian.AppendUint32(nil, uint32(len(b)))
+	if _, err := h.stdin.Write(append(frame, b...)); err != nil {
+		t.Fatalf("writing to the native host: %v", err)
+	}
+}
+
+// A browser window (an xterm named like Firefox, titled as Firefox titles
+// its windows, with the hyphen: xterm sets a title beyond Latin-1 as
+// escapes) and its extension's native host: switching tabs changes the
+// site status shows, a url: rule makes one tab on task and another drift in
+// the same window, at block the drifting tab is replaced (through the host)
+// while the window stays, and restored after the session, the host tells a
+// restarted daemon the page in front
+// again, and closing the browser leaves status saying the extension is gone.
+func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "dbus-send", "Xvfb", "openbox", "xterm", "xdotool", "xprop")
+	x := testenv.StartX(t)
+	browser := x.XTerm(t, "firefox-esr", "Tabs, not windows #3 - Mozilla Firefox")
+	x.Activate(t, browser)
+	s := startDaemon(t, "drift_grace = \"0s\"\ndistractions = [\"url:*.youtube.com\"]\n", "DISPLAY="+x.Name)
+	testenv.WaitUntil(t, wait, "antidriftd to see the browser window", func() bool {
+		return s.status(t)["current_class"] == "firefox-esr"
+	})
+	if text := s.ok(t, "status"); !strings.Contains(lineWith(text, "site "), "Firefox has no antidrift extension connected") {
+		t.Errorf("status does not say the browser has no extension:\n%s", text)
+	}
+
+	host := startNativeHost(t, s.d.Bus.Env(), "/home/me/.mozilla/native-messaging-hosts/org.antidrift.native_host.json", "browser@antidrift.github.io")
+	host.send(t, map[string]any{"type": "tab", "url": "https://github.com/antidrift/antidrift/pull/3?token=SECRET#frag", "title": "Tabs, not windows #3"})
+	testenv.WaitUntil(t, wait, "the pull request as the current site", func() bool {
+		return s.status(t)["current_site"] == "github.com/antidrift/antidrift/pull/3"
+	})
+	s.ok(t, "start", "review the PR", "--done-when", "approved", "--for", "10m", "--allow", "url:github.com/antidrift/*", "--enforce", "block")
+	if st := s.status(t); st["drift"] != "on_task" {
+		t.Fatalf("on the pull request: %v (%v)", st["drift"], st["drift_reason"])
+	}
+	text := s.ok(t, "status")
+	contains(t, "status on the pull request", text, "site         github.com/antidrift/antidrift/pull/3", "matches allowed url:github.com/antidrift/*")
+
+	// Another tab of the same window.
+	host.send(t, map[string]any{"type": "tab", "url": "https://www.youtube.com/watch?v=SECRET", "title": "Cats - YouTube"})
+	x.SetTitle(t, browser, "Cats - YouTube - Mozilla Firefox")
+	testenv.WaitUntil(t, wait, "drift on the YouTube tab", func() bool {
+		st := s.status(t)
+		return st["current_site"] == "www.youtube.com/watch" && st["drift"] == "drifting"
+	})
+	if st := s.status(t); st["drift_reason"] != "matches distraction url:*.youtube.com" {
+		t.Errorf("drift reason %v", st["drift_reason"])
+	}
+	// At block the daemon has the extension replace the tab's page; the
+	// window stays.
+	if m := host.next(t, "block"); m["type"] != "block" || m["site"] != "www.youtube.com/watch" || m["next_action"] != "review the PR" || m["done_when"] != "approved" {
+		t.Fatalf("relayed %v, want a block of www.youtube.com/watch with the commitment", m)
+	}
+	if state := x.WMState(t, browser); state != "Normal" {
+		t.Errorf("the browser window is %s, want Normal (not minimized)", state)
+	}
+	host.send(t, map[string]any{"type": "tab", "url": "antidrift:blocked", "title": "antidrift: back to work"})
+	x.SetTitle(t, browser, "antidrift: back to work - Mozilla Firefox")
+	testenv.WaitUntil(t, wait, "the extension's page to end the drift", func() bool {
+		st := s.status(t)
+		return st["current_site"] == "antidrift:" && st["drift"] != "drifting"
+	})
+	s.ok(t, "complete")
+	if m := host.next(t, "restore"); m["type"] != "restore" {
+		t.Fatalf("relayed %v after the session, want a restore", m)
+	}
+	host.send(t, map[string]any{"type": "tab", "url": "https://www.youtube.com/watch?v=SECRET", "title": "Cats - YouTube"})
+	x.SetTitle(t, browser, "Cats - YouTube - Mozilla Firefox")
+
+	// The daemon restarts: the host tells the new one at once.
+	s.d.Stop(t)
+	s.d.Start(t)
+	testenv.WaitUntil(t, wait, "the restarted daemon to know the page in front", func() bool {
+		return s.status(t)["current_site"] == "www.youtube.com/watch"
+	})
+
+	// The browser closes: its windows are judged by the window alone again.
+	host.stdin.Close()
+	host.cmd.Wait()
+	testenv.WaitUntil(t, wait, "the extension to be gone", func() bool {
+		st := s.status(t)
+		return st["current_site"] == "" && strings.Contains(st["site_reason"].(string), "no antidrift extension")
+	})
+	if strings.Contains(s.ok(t, "status"), "SECRET") {
+		t.Error("status shows a query")
+	}
+}

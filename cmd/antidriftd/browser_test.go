@@ -1,0 +1,376 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+)
+
+// pages serves the sites the browser tests visit, all on 127.0.0.1: the
+// browser maps every host name there (--host-resolver-rules), so no request
+// leaves the machine. Each page's title is its path.
+func pages(t *testing.T) (port int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		title := map[string]string{"/antidrift/antidrift/pull/3": "Tabs, not windows #3", "/watch": "Cats"}[r.URL.Path]
+		if title == "" {
+			title = "Page " + r.URL.Path
+		}
+		fmt.Fprintf(w, "<!doctype html><title>%s</title><h1>%s on %s</h1>", title, title, r.Host)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startChromiumWithExtension runs the host's Chromium on sway as a person
+// who installed antidrift would: its extension loaded from dist/webextension
+// (--load-extension, as "Load unpacked" does), the native host's manifest in
+// the profile's NativeMessagingHosts (~/.config/chromium's, where make
+// install-user puts it), on the test's bus.
+// home is the person's home directory ("" for a fresh one, returned); a
+// second call with the same home hands its command line to the running
+// browser, as a person opening another window does.
+func startChromiumWithExtension(t *testing.T, s *swayDesktop, home string, port int, urls ...string) (string, *exec.Cmd) {
+	t.Helper()
+	testenv.Need(t, "chromium")
+	if home == "" {
+		home = t.TempDir()
+	}
+	profile := filepath.Join(home, ".config", "chromium")
+	manifest, err := os.ReadFile("../../dist/native-messaging/chromium.json.in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := testenv.Binary(t, "antidrift-native-host")
+	nmh := filepath.Join(profile, "NativeMessagingHosts")
+	if err := os.MkdirAll(nmh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	filled := strings.ReplaceAll(string(manifest), "@BINDIR@/antidrift-native-host", host)
+	if err := os.WriteFile(filepath.Join(nmh, "org.antidrift.native_host.json"), []byte(filled), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ext, err := filepath.Abs("../../dist/webextension")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--ozone-platform=wayland", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--no-default-browser-check", "--disable-background-networking", "--disable-sync", "--disable-component-update",
+		"--user-data-dir=" + profile, "--load-extension=" + ext,
+		fmt.Sprintf("--host-resolver-rules=MAP * 127.0.0.1:%d", port), "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
+		"--enable-logging=stderr", "--new-window"}
+	cmd := exec.Command("chromium", append(args, urls...)...)
+	cmd.Env = append(os.Environ(), s.sway.Env()...)
+	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address)
+	logf, err := os.CreateTemp(home, "chromium-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("chromium's output:\n%s", b[max(0, len(b)-6000):])
+		}
+	})
+	return home, cmd
+}
+
+// key types keys into the focused window (wtype in the rootfs).
+func (s *swayDesktop) key(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := s.sway.Run(append([]string{"wtype"}, args...)...); err != nil {
+		t.Fatalf("wtype %v: %v\n%s", args, err, out)
+	}
+}
+
+// tab brings the tab titled title (the n-th) to the front of the focused
+// browser window, as a person does with Ctrl+PageDown, which cycles through
+// the tabs in both browsers; once more while the title has not come. (wtype
+// types with a keymap of its own, in which the browsers read Ctrl+2 as
+// Ctrl+1: the named keys are read alike everywhere.)
+func (s *swayDesktop) tab(t *testing.T, appID string, n int, title string) {
+	t.Helper()
+	pressed := time.Time{}
+	testenv.WaitUntil(t, wait, fmt.Sprintf("tab %d (%s) in front", n, title), func() bool {
+		w := s.window(t, appID)
+		if w != nil && strings.HasPrefix(w.Name, title) {
+			return true
+		}
+		if time.Since(pressed) > 4*time.Second {
+			s.key(t, "-M", "ctrl", "-k", "Next", "-m", "ctrl")
+			pressed = time.Now()
+		}
+		return false
+	})
+}
+
+// Real Chromium on sway with antidrift's extension: it sends nothing until
+// the person agrees on its consent page; then switching tabs changes the
+// current site, a url: rule makes one tab on task and the other drift in
+// the same window, at block the drifting tab shows the extension's page
+// while the window and the work tab stay, and after the session the tab is
+// restored; the native host outlives a daemon restart; a forged report of
+// a tab not in front changes nothing; an incognito window reports nothing;
+// the browser closing and coming back connects again.
+func TestChromiumTabsOnSway(t *testing.T) {
+	s := startSwayDesktop(t, testenv.Stable(testenv.SwayReleases), browserConfig)
+	port := pages(t)
+	work, distraction := pageURLs(port)
+	home, browser := startChromiumWithExtension(t, s, "", port, work, distraction)
+	tabScenario(t, s, "chromium")
+
+	// A private (incognito) window reports nothing: no site, whatever it shows.
+	// (Chromium hands the command line to the running browser.)
+	startChromiumWithExtension(t, s, home, port, "--incognito", "http://www.youtube.test/watch?v=private")
+	testenv.WaitUntil(t, wait, "an incognito window in front", func() bool {
+		w := s.window(t, "chromium")
+		return w != nil && w.Focused && strings.HasPrefix(w.Name, "Cats")
+	})
+	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
+	if got := mustProp(t, s.d, "CurrentSite"); got != `s ""` {
+		t.Errorf("the incognito window has a site: %s", got)
+	}
+	t.Logf("incognito window %q: SiteReason %s", s.window(t, "chromium").Name, mustProp(t, s.d, "SiteReason"))
+
+	// The browser closes and comes back: its extension connects again.
+	browser.Process.Kill()
+	browser.Wait()
+	s.waitFocused(t, "Editor")
+	startChromiumWithExtension(t, s, home, port, work)
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+}
+
+// browserConfig is the daemon's config in the browser tests: drift at
+// once, and YouTube a distraction by its address.
+const browserConfig = "drift_grace = \"0s\"\nnudge_repeat = \"10m\"\ndistractions = [\"url:*.youtube.test\"]\n"
+
+// pageURLs are the work tab's and the distraction's addresses, each with a
+// query that must never reach antidrift.
+func pageURLs(port int) (work, distraction string) {
+	return fmt.Sprintf("http://github.test:%d/antidrift/antidrift/pull/3?token=SECRET", port),
+		fmt.Sprintf("http://www.youtube.test:%d/watch?v=SECRET", port)
+}
+
+// tabScenario is what a person does with the browser appID (its window in
+// front, the work tab and the distraction open, the consent page on top):
+// agree, switch tabs, start a session, drift, get blocked, go back, end.
+func tabScenario(t *testing.T, s *swayDesktop, appID string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() { // what the person would have seen
+			shot := filepath.Join(s.sway.RuntimeDir, "failed.png")
+			if _, err := s.sway.Run("grim", shot); err == nil {
+				if b, err := os.ReadFile(shot); err == nil {
+					os.WriteFile(filepath.Join(testenv.ArtifactsDir(t), appID+"-failed.png"), b, 0o644)
+				}
+			}
+		}
+	})
+	s.waitFocused(t, appID)
+	// The consent page opened on install; nothing is reported yet.
+	testenv.WaitUntil(t, wait, "the consent page in front", func() bool {
+		w := s.window(t, appID)
+		return w != nil && strings.HasPrefix(w.Name, "antidrift: what this extension sends")
+	})
+	if got := mustProp(t, s.d, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
+		t.Fatalf("before consent, SiteReason %s", got)
+	}
+	// The agree button has the focus: Return presses it (again, as a person
+	// would, while the page is still taking the keyboard).
+	pressed := time.Time{}
+	testenv.WaitUntil(t, wait, "the extension to report once the person agreed", func() bool {
+		if time.Since(pressed) > 3*time.Second {
+			s.key(t, "-k", "Return")
+			pressed = time.Now()
+		}
+		return !strings.Contains(mustProp(t, s.d, "SiteReason"), "no antidrift extension connected")
+	})
+	s.tab(t, appID, 1, "Tabs, not windows #3")
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	s.tab(t, appID, 2, "Cats")
+	s.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
+	s.tab(t, appID, 1, "Tabs, not windows #3")
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+
+	// The daemon restarts: the native host tells the new one the page in front.
+	s.d.Stop(t)
+	s.d.Start(t)
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+
+	if _, err := s.d.Busctl(t, "call", "Start", "sstsas", "review the PR", "approved", "600", "block", "1", "url:github.test/antidrift/*"); err != nil {
+		t.Fatal(err)
+	}
+	s.waitProp(t, "Drift", `s "on_task"`)
+	// Another bus client forges a report of the distraction, a tab that is
+	// not in front: nothing changes.
+	family := map[string]string{"chromium": "chromium", "firefox-esr": "firefox"}[appID]
+	if _, err := s.bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
+		"--method", "org.antidrift.Evidence1.ReportTab", family, "http://www.youtube.test/watch", "Cats", "false"); err != nil {
+		t.Fatalf("the forged ReportTab: %v", err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if site, drift := mustProp(t, s.d, "CurrentSite"), mustProp(t, s.d, "Drift"); site != `s "github.test/antidrift/antidrift/pull/3"` || drift != `s "on_task"` {
+		t.Fatalf("a forged report changed the window in front: %s %s", site, drift)
+	}
+	s.tab(t, appID, 2, "antidrift: back to work")
+	// The drifting tab's page is replaced by the extension's; the window stays.
+	s.waitProp(t, "CurrentSite", `s "antidrift:"`)
+	if w := s.window(t, appID); w == nil || !w.Visible || !w.Focused || !strings.HasPrefix(w.Name, "antidrift: back to work") {
+		t.Fatalf("the browser window after the block: %+v", w)
+	}
+	if got := mustProp(t, s.d, "MinimizeCount"); got != "u 0" {
+		t.Errorf("MinimizeCount %s: the window was minimized", got)
+	}
+	shot := filepath.Join(s.sway.RuntimeDir, "blocked.png")
+	if out, err := s.sway.Run("grim", shot); err == nil {
+		if b, err := os.ReadFile(shot); err == nil {
+			os.WriteFile(filepath.Join(testenv.ArtifactsDir(t), appID+"-tab-blocked.png"), b, 0o644)
+		}
+	} else {
+		t.Logf("grim: %v %s", err, out)
+	}
+	// The work tab is untouched.
+	s.tab(t, appID, 1, "Tabs, not windows #3")
+	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	s.waitProp(t, "Drift", `s "on_task"`)
+
+	// After the session the page comes back.
+	if _, err := s.d.Busctl(t, "call", "Complete"); err != nil {
+		t.Fatal(err)
+	}
+	s.tab(t, appID, 2, "Cats")
+	s.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
+	if strings.Contains(mustProp(t, s.d, "CurrentSite"), "SECRET") {
+		t.Error("CurrentSite carries the query")
+	}
+
+}
+
+// startFirefoxWithExtension runs the host's Firefox ESR on sway as a person
+// who installed antidrift would: the unsigned .xpi make package-panels
+// packs, in a profile that allows unsigned add-ons (ESR honours
+// xpinstall.signatures.required = false), the native host's manifest in
+// ~/.mozilla/native-messaging-hosts, on the test's bus. The test's host
+// names resolve to 127.0.0.1 (network.dns.localDomains).
+func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) (home string, cmd *exec.Cmd) {
+	t.Helper()
+	testenv.Need(t, "firefox-esr", "zip")
+	home = t.TempDir()
+	manifest, err := os.ReadFile("../../dist/native-messaging/firefox.json.in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nmh := filepath.Join(home, ".mozilla", "native-messaging-hosts")
+	if err := os.MkdirAll(nmh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	filled := strings.ReplaceAll(string(manifest), "@BINDIR@/antidrift-native-host", testenv.Binary(t, "antidrift-native-host"))
+	if err := os.WriteFile(filepath.Join(nmh, "org.antidrift.native_host.json"), []byte(filled), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	packed := t.TempDir()
+	if out, err := exec.Command("../../scripts/pack-webextension.sh", packed).CombinedOutput(); err != nil {
+		t.Fatalf("pack-webextension.sh: %v\n%s", err, out)
+	}
+	profile := filepath.Join(home, "profile")
+	if err := os.MkdirAll(filepath.Join(profile, "extensions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	xpi, err := os.ReadFile(filepath.Join(packed, "antidrift-browser.xpi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(profile, "extensions", "browser@antidrift.github.io.xpi"), xpi, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prefs := []string{
+		`user_pref("xpinstall.signatures.required", false);`,
+		`user_pref("extensions.autoDisableScopes", 0);`,
+		`user_pref("extensions.enabledScopes", 15);`,
+		`user_pref("network.dns.localDomains", "github.test,www.youtube.test");`,
+		`user_pref("dom.security.https_first", false);`,
+		`user_pref("dom.security.https_only_mode", false);`,
+		`user_pref("browser.shell.checkDefaultBrowser", false);`,
+		`user_pref("browser.aboutwelcome.enabled", false);`,
+		`user_pref("browser.startup.homepage_override.mstone", "ignore");`,
+		`user_pref("datareporting.policy.dataSubmissionEnabled", false);`,
+		`user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);`,
+		`user_pref("app.update.enabled", false);`,
+		`user_pref("browser.tabs.warnOnClose", false);`,
+	}
+	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(strings.Join(prefs, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd = firefoxESR(s, home, append([]string{"--new-instance"}, urls...)...)
+	logf, err := os.CreateTemp(home, "firefox-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("firefox's output:\n%s", b[max(0, len(b)-6000):])
+		}
+	})
+	return home, cmd
+}
+
+// firefoxESR is Firefox ESR with the profile in home, on sway and the test's
+// bus (where a second one hands its command line to the running one).
+func firefoxESR(s *swayDesktop, home string, args ...string) *exec.Cmd {
+	cmd := exec.Command("firefox-esr", append([]string{"--profile", filepath.Join(home, "profile")}, args...)...)
+	cmd.Env = append(os.Environ(), s.sway.Env()...)
+	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address, "MOZ_ENABLE_WAYLAND=1", "MOZ_CRASHREPORTER_DISABLE=1")
+	return cmd
+}
+
+// Real Firefox ESR on sway with antidrift's unsigned .xpi, as
+// TestChromiumTabsOnSway does with Chromium.
+func TestFirefoxTabsOnSway(t *testing.T) {
+	s := startSwayDesktop(t, testenv.Stable(testenv.SwayReleases), browserConfig)
+	work, distraction := pageURLs(pages(t))
+	home, _ := startFirefoxWithExtension(t, s, work, distraction)
+	tabScenario(t, s, "firefox-esr")
+
+	// A private window reports nothing: Firefox runs no extension there
+	// unless the person allows it, and the extension says none of its
+	// windows is in front.
+	if out, err := firefoxESR(s, home, "--private-window", "http://www.youtube.test:1/watch?v=private").CombinedOutput(); err != nil {
+		t.Fatalf("firefox-esr --private-window: %v\n%s", err, out)
+	}
+	testenv.WaitUntil(t, wait, "a private window in front", func() bool {
+		return strings.Contains(mustProp(t, s.d, "CurrentTitle"), "Private Browsing")
+	})
+	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
+	if got := mustProp(t, s.d, "CurrentSite"); got != `s ""` {
+		t.Errorf("the private window has a site: %s", got)
+	}
+	t.Logf("private window %s: SiteReason %s", mustProp(t, s.d, "CurrentTitle"), mustProp(t, s.d, "SiteReason"))
+}

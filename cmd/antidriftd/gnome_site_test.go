@@ -1,0 +1,39 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+)
+
+// The GNOME indicator's menu shows the page in front of a browser window
+// when its extension's native host reports it (a client on the bus, as
+// antidrift-native-host is), and nothing for other windows.
+func TestGnomeIndicatorShowsTheSite(t *testing.T) {
+	testenv.EachRelease(t, testenv.GnomeReleases, testGnomeIndicatorShowsTheSite)
+}
+
+func testGnomeIndicatorShowsTheSite(t *testing.T, rel testenv.Release) {
+	k := startGnomeDesktop(t, rel)
+	g := k.g
+	g.OpenWindow(t, firefox.id, "Tabs, not windows #3 — Mozilla Firefox")
+	k.startDaemon(t, gnomeConfig)
+	k.waitProp(t, "CurrentClass", "(<'"+firefox.id+"'>,)", false)
+	site := func() string {
+		return g.EvalString(t, indicator+"?._site?.visible ? "+indicator+"._site.label.text : ''")
+	}
+	if got := site(); got != "" {
+		t.Fatalf("the menu shows a site before any report: %q", got)
+	}
+	if _, err := k.gdbus(t, "org.antidrift.Evidence1.ReportTab", "firefox", "https://github.com/antidrift/antidrift/pull/3?token=SECRET", "Tabs, not windows #3", "false"); err != nil {
+		t.Fatalf("ReportTab: %v", err)
+	}
+	k.waitProp(t, "CurrentSite", "(<'github.com/antidrift/antidrift/pull/3'>,)", false)
+	testenv.WaitUntil(t, wait, "the menu to show the site", func() bool { return site() == "github.com/antidrift/antidrift/pull/3" })
+	g.EvalString(t, indicator+".menu.open(false), ''")
+	g.Screenshot(t, filepath.Join(testenv.ArtifactsDir(t), "gnome-menu-site.png"))
+	g.EvalString(t, indicator+".menu.close(false), ''")
+	g.OpenWindow(t, editor.id, "intro.md — Text Editor")
+	testenv.WaitUntil(t, wait, "the site to leave the menu with the browser", func() bool { return site() == "" })
+}

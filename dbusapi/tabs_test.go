@@ -1,0 +1,103 @@
+package dbusapi
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/service"
+)
+
+func reportTab(conn *dbus.Conn, browser, url, title string, private bool) error {
+	return conn.Object(BusName, ObjectPath).Call(EvidenceInterface+".ReportTab", 0, browser, url, title, private).Err
+}
+
+func siteProp(t *testing.T, conn *dbus.Conn) string {
+	t.Helper()
+	v, err := conn.Object(BusName, ObjectPath).GetProperty(Interface + ".CurrentSite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := v.Value().(string)
+	return s
+}
+
+// waitFor polls the core (the property cache is the server's business) for
+// what a client would read, up to 10 s.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A tab report from any client is believed only for the window the
+// compositor (here KWin's connection) says has focus, when its title is the
+// tab's: a forged report for a page that is not in front, from another
+// connection, changes nothing a client can read.
+func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
+	bus, svc, srv := serve(t)
+	windows := make(chan service.Window, 16)
+	go func() {
+		for w := range windows {
+			svc.RecordWindow(w)
+		}
+	}()
+	stop := srv.BelieveEvidenceFrom("kwin", "org.kde.KWin", func(handle, app, title string) {
+		windows <- service.ReportedWindow(handle, app, title)
+	})
+	defer stop()
+	defer close(windows)
+	kwin := compositorConn(t, bus, "org.kde.KWin")
+	if err := reportFocus(kwin, "{ff}", "firefox-esr", "Tabs, not windows #3 — Mozilla Firefox"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the Firefox window in front", func() bool { return svc.View().CurrentClass == "firefox-esr" })
+	if _, err := svc.Start("review the PR", "approved", 600, "block", []string{"url:github.com/antidrift/*"}); err != nil {
+		t.Fatal(err)
+	}
+
+	host := bus.Dial(t) // the native host: a client like any other
+	if err := reportTab(host, "firefox", "https://github.com/antidrift/antidrift/pull/3?token=SECRET#x", "Tabs, not windows #3", false); err != nil {
+		t.Fatalf("ReportTab: %v", err)
+	}
+	if got := siteProp(t, host); got != "github.com/antidrift/antidrift/pull/3" {
+		t.Fatalf("CurrentSite = %q", got)
+	}
+	before := svc.View()
+	if before.Drift != service.DriftOnTask {
+		t.Fatalf("on the pull request: %s (%s)", before.Drift, before.DriftReason)
+	}
+
+	// A forger (gdbus, another connection) names a page that is not in front.
+	if _, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
+		"--method", EvidenceInterface+".ReportTab", "firefox", "https://www.youtube.com/watch?v=1", "Cats - YouTube", "false"); err != nil {
+		t.Fatalf("forged ReportTab: %v", err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if v := svc.View(); v.CurrentSite != before.CurrentSite || v.Drift != before.Drift || v.DriftReason != before.DriftReason || v.MinimizeCount != 0 {
+		t.Fatalf("a forged tab report changed the judgement: %q %s (%s), minimized %d", v.CurrentSite, v.Drift, v.DriftReason, v.MinimizeCount)
+	}
+	if strings.Contains(siteProp(t, host), "SECRET") {
+		t.Fatal("CurrentSite carries the query")
+	}
+
+	// Bad reports are refused with a named error a person reads.
+	err := reportTab(host, "opera", "https://example.com", "", false)
+	if errorName(err) != "org.antidrift.Error.InvalidArgument" || !strings.Contains(err.Error(), "browser must be firefox or chromium") {
+		t.Fatalf("ReportTab from an unknown browser = %v", err)
+	}
+	err = host.Object(BusName, ObjectPath).Call(EvidenceInterface+".ForgetTabs", 0, "firefox").Err
+	if err != nil {
+		t.Fatalf("ForgetTabs: %v", err)
+	}
+	if v := svc.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
+		t.Fatalf("after ForgetTabs: %q (%s)", v.CurrentSite, v.SiteReason)
+	}
+}

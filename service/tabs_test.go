@@ -1,0 +1,463 @@
+package service
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// ffWin is a Firefox window showing a page titled title, as sway reports it.
+func ffWin(id, title string) Window {
+	return Window{ID: id, Class: "firefox-esr", Title: title + " — Mozilla Firefox", Available: true}
+}
+
+const (
+	prURL   = "https://github.com/antidrift/antidrift/pull/3?token=SECRET#diff-SECRET"
+	prSite  = "github.com/antidrift/antidrift/pull/3"
+	prTitle = "Tabs, not windows #3"
+	ytURL   = "https://www.youtube.com/watch?v=SECRET"
+	ytTitle = "Cats - YouTube"
+)
+
+func TestSiteOfKeepsHostAndPathOnly(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{prURL, prSite},
+		{"https://user:hunter2@GitHub.com:8443/a/b/?q=1", "github.com/a/b/"},
+		{"https://example.com/", "example.com"},
+		{"https://example.com", "example.com"},
+		{"http://Example.COM./x", "example.com/x"},
+		{"file:///home/me/taxes-2026.pdf", "file:"},
+		{"about:newtab", "about:"},
+		{"moz-extension://1234/blocked.html?site=x", "moz-extension:"},
+	} {
+		got, ok := SiteOf(c.in)
+		if !ok || got != c.want {
+			t.Errorf("SiteOf(%q) = %q, %v; want %q", c.in, got, ok, c.want)
+		}
+	}
+	for _, bad := range []string{"", "not a url", "https://", "//host/path"} {
+		if got, ok := SiteOf(bad); ok {
+			t.Errorf("SiteOf(%q) = %q, want refused", bad, got)
+		}
+	}
+}
+
+func TestTabFitsOnlyItsBrowsersWindowWithItsTitle(t *testing.T) {
+	tab := Tab{Browser: BrowserFirefox, Site: prSite, Title: prTitle}
+	chromeTab := Tab{Browser: BrowserChromium, Site: prSite, Title: prTitle}
+	for _, c := range []struct {
+		name string
+		tab  Tab
+		w    Window
+		want bool
+	}{
+		{"firefox suffix", tab, ffWin("1", prTitle), true},
+		{"private browsing suffix", tab, Window{Class: "firefox", Title: prTitle + " — Mozilla Firefox Private Browsing", Available: true}, true},
+		{"exact title", tab, Window{Class: "Firefox", Instance: "Navigator", Title: prTitle, Available: true}, true},
+		{"chromium suffix", chromeTab, Window{Class: "chromium", Title: prTitle + " - Chromium", Available: true}, true},
+		{"another title", tab, ffWin("1", "Cats"), false},
+		{"a prefix of the title is not the title", Tab{Browser: BrowserFirefox, Site: "a.example", Title: "Tabs"}, ffWin("1", prTitle), false},
+		{"another browser's window", chromeTab, ffWin("1", prTitle), false},
+		{"not a browser", tab, Window{Class: "xterm", Title: prTitle, Available: true}, false},
+		{"no site", Tab{Browser: BrowserFirefox, Title: prTitle}, ffWin("1", prTitle), false},
+		{"private without opt-in", Tab{Browser: BrowserFirefox, Private: true}, ffWin("1", ""), false},
+	} {
+		if got := TabFits(c.tab, c.w, c.w.Title); got != c.want {
+			t.Errorf("%s: TabFits = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestATabReportGivesTheFocusedBrowserWindowItsSite(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(ffWin("7", prTitle))
+	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
+		t.Fatalf("before any report: site %q reason %q", v.CurrentSite, v.SiteReason)
+	}
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	if v := h.View(); v.CurrentSite != prSite || v.SiteReason != "" {
+		t.Fatalf("site %q reason %q, want %q", v.CurrentSite, v.SiteReason, prSite)
+	}
+	if strings.Contains(fmtAll(h.View()), "SECRET") {
+		t.Fatal("the query or fragment reached the view")
+	}
+}
+
+func TestAURLRuleJudgesTabsOfOneWindowApart(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	id := h.start(t, LevelBlock, "url:github.com/antidrift/*")
+	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "matches allowed url:github.com/antidrift/*" {
+		t.Fatalf("on the pull request: %s (%s)", v.Drift, v.DriftReason)
+	}
+	// The tab switch: the report first, then the window's title.
+	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
+		t.Fatalf("a report before the title changed moved the window: %q %s", v.CurrentSite, v.Drift)
+	}
+	h.RecordWindow(ffWin("7", ytTitle))
+	v := h.View()
+	if v.CurrentSite != "www.youtube.com/watch" || v.Drift != DriftDrifting || v.DriftReason != "matches distraction url:*.youtube.com" {
+		t.Fatalf("on youtube: %q %s (%s)", v.CurrentSite, v.Drift, v.DriftReason)
+	}
+	h.settle()
+	// Back to the pull request: title first, then the report.
+	h.RecordWindow(ffWin("7", prTitle))
+	if v := h.View(); v.CurrentSite != "" || v.SiteReason != "waiting for Firefox's tab report" {
+		t.Fatalf("between title and report: %q (%s)", v.CurrentSite, v.SiteReason)
+	}
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
+		t.Fatalf("back on the pull request: %q %s", v.CurrentSite, v.Drift)
+	}
+	if m, _ := g.calls(); len(m) != 1 || m[0] != "7" {
+		t.Fatalf("minimized %v", m)
+	}
+	h.clock.Advance(time.Minute)
+	must(t, h.Complete())
+	_, err := h.End()
+	must(t, err)
+	var sites []string
+	for _, e := range h.store.events[id] {
+		if strings.Contains(fmtAll(e), "SECRET") {
+			t.Fatalf("the raw log kept a query or fragment: %+v", e)
+		}
+		if e.Site != "" {
+			sites = append(sites, e.Site)
+		}
+	}
+	if !reflect.DeepEqual(sites, []string{prSite, "www.youtube.com/watch", prSite}) {
+		t.Fatalf("raw log sites %q", sites)
+	}
+	sum := h.store.sealed()[0]
+	if len(sum.Sites) != 1 || sum.Sites[0].Host != "github.com" || sum.Sites[0].Seconds != 60 {
+		t.Fatalf("sealed sites %+v, want github.com 60 s (hosts only)", sum.Sites)
+	}
+	if strings.Contains(fmtAll(sum), "/antidrift/") {
+		t.Fatalf("the summary kept a path: %+v", sum.Sites)
+	}
+}
+
+func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
+	h, g, n := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	h.start(t, LevelBlock, "url:github.com/*")
+	before := h.View()
+	// Another client claims the browser shows YouTube, in a tab whose
+	// title is not the one in front.
+	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	h.clock.Advance(time.Minute)
+	h.settle()
+	v := h.View()
+	if v.CurrentSite != prSite || v.Drift != before.Drift || v.DriftReason != before.DriftReason {
+		t.Fatalf("a forged report changed the judgement: %q %s (%s)", v.CurrentSite, v.Drift, v.DriftReason)
+	}
+	if m, _ := g.calls(); len(m) != 0 || len(n.onScreen()) != 0 {
+		t.Fatalf("a forged report was enforced: minimized %v, notes %v", m, n.onScreen())
+	}
+	// A Chromium report naming the Firefox window's title is not its.
+	must(t, h.RecordTab(BrowserChromium, ytURL, prTitle, false))
+	if v := h.View(); v.CurrentSite != prSite {
+		t.Fatalf("another browser's report took the window: %q", v.CurrentSite)
+	}
+}
+
+func TestAPrivateTabIsJudgedByTheWindowAndRecordsNoSite(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	id := h.start(t, LevelWarn, "firefox-esr")
+	h.RecordWindow(Window{ID: "8", Class: "firefox-esr", Title: "Mozilla Firefox Private Browsing", Available: true})
+	must(t, h.RecordTab(BrowserFirefox, "", "", true))
+	v := h.View()
+	if v.CurrentSite != "" || !strings.Contains(v.SiteReason, "private") || v.Drift != DriftOnTask {
+		t.Fatalf("private window: site %q reason %q drift %s", v.CurrentSite, v.SiteReason, v.Drift)
+	}
+	evs := h.store.events[id]
+	if last := evs[len(evs)-1]; last.Site != "" {
+		t.Fatalf("the private window's event has a site: %+v", last)
+	}
+}
+
+func TestABrowserWindowThatFitsNoReportIsJudgedByItselfAfterTheSettle(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	h.start(t, LevelBlock, "url:github.com/*")
+	h.RecordWindow(ffWin("7", "Some page the extension never reports"))
+	if v := h.View(); v.Drift != DriftOnTask {
+		t.Fatalf("judged before the report could arrive: %s (%s)", v.Drift, v.DriftReason)
+	}
+	h.clock.Advance(tabSettle)
+	h.settle()
+	v := h.View()
+	if v.Drift != DriftDrifting || !strings.Contains(v.SiteReason, "fits no tab") {
+		t.Fatalf("after the settle: %s (%s), site reason %q", v.Drift, v.DriftReason, v.SiteReason)
+	}
+	if m, _ := g.calls(); len(m) != 1 {
+		t.Fatalf("minimized %v, want the window once (no extension page to show)", m)
+	}
+}
+
+func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{grace: 5 * time.Second, distractions: []string{"url:*.youtube.com"}})
+	h.RecordWindow(ffWin("7", ytTitle))
+	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	h.start(t, LevelBlock, "firefox-esr")
+	h.clock.Advance(4 * time.Second)
+	h.RecordWindow(ffWin("7", prTitle)) // title first: the report is on its way
+	h.clock.Advance(time.Second + time.Millisecond)
+	h.settle()
+	if m, _ := g.calls(); len(m) != 0 {
+		t.Fatalf("the browser was minimized while it was between pages: %v", m)
+	}
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	h.settle()
+	if v := h.View(); v.Drift != DriftOnTask {
+		t.Fatalf("on the pull request: %s (%s)", v.Drift, v.DriftReason)
+	}
+	if m, _ := g.calls(); len(m) != 0 {
+		t.Fatalf("minimized %v after the work tab came back", m)
+	}
+}
+
+func TestForgetTabsJudgesTheWindowAloneAgain(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.ForgetTabs(BrowserFirefox))
+	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
+		t.Fatalf("after the extension left: %q (%s)", v.CurrentSite, v.SiteReason)
+	}
+}
+
+func TestTabReportsAreRefusedWhenMalformed(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	for _, c := range []struct{ browser, url, title, want string }{
+		{"opera", prURL, "", "browser must be"},
+		{BrowserFirefox, "not a url", "", "is not an address"},
+		{BrowserFirefox, "https://x/" + strings.Repeat("a", MaxURLLen), "", "at most"},
+		{BrowserFirefox, prURL, strings.Repeat("t", 5000), "at most"},
+		{BrowserFirefox, "https://x/\x1b[2J", "", "control characters"},
+		{BrowserFirefox, prURL, "\xff", "UTF-8"},
+	} {
+		err := h.RecordTab(c.browser, c.url, c.title, false)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("RecordTab(%q, %.20q, %.20q) = %v, want %q", c.browser, c.url, c.title, err, c.want)
+		}
+	}
+	if err := h.ForgetTabs("opera"); err == nil {
+		t.Error("ForgetTabs of an unknown browser was accepted")
+	}
+}
+
+func TestTheJudgeIsToldTheHostOnlyUnlessPathsAreOptedIn(t *testing.T) {
+	for _, paths := range []bool{false, true} {
+		j := &recordingJudge{}
+		h := &harness{clock: newFakeClock(), store: newFakeStore()}
+		h.Service = New(Options{Store: h.store, Clock: h.clock, Logger: quiet, Judge: j, JudgeSitePaths: paths})
+		must(t, h.Recover(Snapshot{}))
+		h.RecordWindow(ffWin("7", prTitle))
+		must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+		h.start(t, LevelWarn, "emacs")
+		want := "github.com"
+		if paths {
+			want = prSite
+		}
+		if len(j.asked) != 1 || j.asked[0].Site != want {
+			t.Fatalf("paths %v: judge asked %+v, want site %q", paths, j.asked, want)
+		}
+		h.Shutdown()
+	}
+}
+
+type recordingJudge struct{ asked []Question }
+
+func (j *recordingJudge) Judge(q Question, _ func(Verdict)) (Verdict, bool) {
+	j.asked = append(j.asked, q)
+	return Verdict{Task: TaskOn, Reason: "fine"}, true
+}
+
+func TestURLRulesMatchHostAndPath(t *testing.T) {
+	for _, c := range []struct {
+		rule string
+		site string
+		want bool
+	}{
+		{"url:*.youtube.com", "www.youtube.com/watch", true},
+		{"url:*.youtube.com", "youtube.com", true},
+		{"url:*.youtube.com", "notyoutube.com/x", false},
+		{"URL:*.YouTube.com", "m.youtube.com/shorts/1", true},
+		{"url:github.com/antidrift/*", "github.com/antidrift/antidrift/pull/3", true},
+		{"url:github.com/antidrift/*", "github.com/golang/go/issues/1", false},
+		{"url:github.com/antidrift/*", "gist.github.com/antidrift/x", false},
+		{"url:github.com", "github.com/anything/at/all", true},
+		{"url:*/docs/*", "pkg.go.dev/docs/x", true},
+	} {
+		r, err := ParseRule(c.rule)
+		if err != nil {
+			t.Fatalf("ParseRule(%q): %v", c.rule, err)
+		}
+		w := Window{Class: "firefox", Title: "t", Site: c.site, Available: true}
+		if got := r.matches(w, "t"); got != c.want {
+			t.Errorf("%s on %s: %v, want %v", c.rule, c.site, got, c.want)
+		}
+		if r.matches(Window{Class: "firefox", Title: c.site, Available: true}, c.site) {
+			t.Errorf("%s matched a window without a site by its title", c.rule)
+		}
+	}
+	for _, c := range []struct{ rule, want string }{
+		{"url:", "empty"},
+		{"url:https://github.com/x", "without it"},
+		{"url:youtube.com/watch?v=*", "never keeps a page's query"},
+		{"url:example.com/#top", "never keeps"},
+		{"url:/path", "no host"},
+		{"url:[a.com", "never closed"},
+	} {
+		_, err := ParseRule(c.rule)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseRule(%q) = %v, want %q", c.rule, err, c.want)
+		}
+	}
+	h := newHarness(t)
+	if _, err := h.Start("a", "b", 60, "", []string{"url:https://x.com"}); err == nil || !strings.Contains(err.Error(), `allowed_classes entry 1 "url:https://x.com" is not a valid entry`) {
+		t.Fatalf("Start with a bad url: rule: %v", err)
+	}
+}
+
+func TestAReportThatNeverFitsSettlesAfterTheWindow(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(ffWin("7", prTitle+" x"))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	if v := h.View(); v.SiteReason != "waiting for Firefox's tab report" {
+		t.Fatalf("reason %q", v.SiteReason)
+	}
+	h.clock.Advance(tabSettle)
+	if v := h.View(); !strings.Contains(v.SiteReason, "fits no tab") {
+		t.Fatalf("after the settle: reason %q", v.SiteReason)
+	}
+}
+
+// tabGuard is a listener that takes the core's word to the extensions.
+type tabGuard struct {
+	mu     sync.Mutex
+	orders []TabOrder
+}
+
+func (g *tabGuard) Changed()                             {}
+func (g *tabGuard) SessionEnded(string, Outcome, string) {}
+func (g *tabGuard) Nudged(string, string)                {}
+func (g *tabGuard) TabOrder(o TabOrder)                  { g.mu.Lock(); g.orders = append(g.orders, o); g.mu.Unlock() }
+func (g *tabGuard) got() []TabOrder                      { g.mu.Lock(); defer g.mu.Unlock(); return slices.Clone(g.orders) }
+
+func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
+	for _, level := range []Level{LevelBlock, LevelLocked} {
+		t.Run(string(level), func(t *testing.T) {
+			h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
+			tg := &tabGuard{}
+			h.AddListener(tg)
+			h.RecordWindow(ffWin("7", prTitle))
+			must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+			id := h.start(t, level, "firefox-esr")
+			must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+			h.RecordWindow(ffWin("7", ytTitle))
+			h.settle()
+			want := TabOrder{Browser: BrowserFirefox, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
+			if o := tg.got(); len(o) != 1 || o[0] != want {
+				t.Fatalf("tab orders %+v, want %+v", o, want)
+			}
+			if m, _ := g.calls(); len(m) != 0 {
+				t.Fatalf("the window was minimized too: %v", m)
+			}
+			if v := h.View(); !v.Enforced || v.MinimizeCount != 0 {
+				t.Fatalf("Enforced %v MinimizeCount %d", v.Enforced, v.MinimizeCount)
+			}
+			// The extension's page stands in the tab's place: not drift, no new order.
+			must(t, h.RecordTab(BrowserFirefox, "antidrift:blocked", "antidrift: back to work", false))
+			h.RecordWindow(ffWin("7", "antidrift: back to work"))
+			h.settle()
+			if v := h.View(); v.Drift == DriftDrifting || len(tg.got()) != 1 {
+				t.Fatalf("on the extension's page: %s (%s), orders %+v", v.Drift, v.DriftReason, tg.got())
+			}
+			h.clock.Advance(time.Minute)
+			if level == LevelLocked {
+				h.clock.Advance(25 * time.Minute) // locked ends at the deadline
+			} else {
+				must(t, h.Complete())
+			}
+			if o := tg.got(); len(o) != 2 || !o[1].Restore {
+				t.Fatalf("after the session: orders %+v, want a restore", o)
+			}
+			marks := 0
+			for _, e := range h.store.events[id] {
+				if e.Mark == MarkTabBlocked && e.Site == "www.youtube.com/watch" {
+					marks++
+				}
+			}
+			if marks != 1 {
+				t.Fatalf("the raw log has %d tab_blocked marks", marks)
+			}
+		})
+	}
+}
+
+func TestWithoutTheExtensionBlockIconifiesTheBrowserAsBefore(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"*:*YouTube*"}})
+	tg := &tabGuard{}
+	h.AddListener(tg)
+	h.RecordWindow(ffWin("7", prTitle))
+	h.start(t, LevelBlock, "firefox-esr")
+	h.RecordWindow(ffWin("7", ytTitle))
+	h.settle()
+	if m, _ := g.calls(); len(m) != 1 || len(tg.got()) != 0 {
+		t.Fatalf("minimized %v, tab orders %+v", m, tg.got())
+	}
+}
+
+// Chromium titles a private window as it titles a normal one: a private
+// window showing a page of the same title as a normal tab is not that tab.
+// The browser's word that none of its windows it reports is in front ends
+// the tab that fitted last.
+func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{})
+	chromium := func(id, title string) Window {
+		return Window{ID: id, Class: "chromium", Title: title + " - Chromium", Available: true}
+	}
+	h.RecordWindow(chromium("1", "Cats"))
+	must(t, h.RecordTab(BrowserChromium, ytURL, "Cats", false))
+	if h.View().CurrentSite == "" {
+		t.Fatal("the normal window has no site")
+	}
+	h.RecordWindow(chromium("2", "Cats"))                // the incognito window, in front
+	must(t, h.RecordTab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
+	h.clock.Advance(tabSettle)
+	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
+		t.Fatalf("the private window: site %q (%s)", v.CurrentSite, v.SiteReason)
+	}
+}
+
+// A restarted daemon replays the raw log: the sealed sites are the same as
+// if it had never stopped.
+func TestSitesSurviveARestart(t *testing.T) {
+	h := newHarness(t)
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	h.start(t, LevelWarn, "firefox-esr")
+	h.clock.Advance(90 * time.Second)
+	h = h.restart(t)
+	h.clock.Advance(30 * time.Second)
+	must(t, h.Complete())
+	_, err := h.End()
+	must(t, err)
+	sum := h.store.sealed()[0]
+	// The replayed last window holds focus until the next event, as it does
+	// for the buckets: all 120 s are the pull request's.
+	if len(sum.Sites) != 1 || sum.Sites[0] != (SiteTime{Host: "github.com", Seconds: 120}) {
+		t.Fatalf("sealed sites %+v, want github.com for 120 s", sum.Sites)
+	}
+}
