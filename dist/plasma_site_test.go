@@ -1,0 +1,103 @@
+package dist
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+)
+
+// With a Firefox window in front (on Xvfb: a window of class firefox,
+// titled as Firefox titles a tab's window), the applet's popup shows the
+// page its extension's native host reports (a client of its own on the
+// bus, here gdbus): host and path, never the query or the fragment, as a
+// screen reader reads it; photographed. A report of a page whose title is
+// not the window's (a forged one, or another window's tab) changes nothing
+// the popup shows.
+func TestPlasmaAppletShowsTheSite(t *testing.T) {
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletShowsTheSite)
+}
+
+func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
+	r := needPlasma(t, rel)
+	bus := testenv.StartBus(t)
+	x := testenv.StartX(t)
+	runtime := r.TempDir(t)
+	a11y := testenv.StartAccessibility(t, bus, runtime)
+	// Class firefox is what makes a window Firefox's (service.BrowserOf).
+	// Titled as Firefox titles it, with _NET_WM_NAME (xterm's own title
+	// outside a UTF-8 locale is COMPOUND_TEXT, its dash escaped).
+	browser := x.XTerm(t, "firefox", "Mozilla Firefox")
+	x.SetTitle(t, browser, "Tabs, not windows #3 — Mozilla Firefox")
+	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
+	obj := bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1")
+	if err := obj.Call("org.antidrift.Session1.Start", 0,
+		"review the tabs pull request", "it is approved", uint64(1500), "observe", []string{"firefox"}).Err; err != nil {
+		t.Fatal(err)
+	}
+
+	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
+	installCLI(t, dir)
+	applet := startApplet(t, r, dir, env)
+	window := roomyWindow(t, x, applet, 480, 260)
+	// The browser in front again (the applet's window took the focus), as
+	// the daemon sees it.
+	x.Activate(t, browser)
+	testenv.WaitUntil(t, time.Minute, "the daemon to see the browser in front", func() bool {
+		return strings.Contains(prop(t, bus, "CurrentClass"), `"firefox"`) &&
+			strings.Contains(prop(t, bus, "CurrentTitle"), "Tabs, not windows")
+	})
+
+	// Anything the popup shows that names a page: the one it should, the
+	// query or fragment it must not, or the page that does not fit.
+	pages := func(n *testenv.Node) bool {
+		return n.Has("showing") && (strings.Contains(n.Name, "github.com") || strings.Contains(n.Name, "SECRET") ||
+			strings.Contains(n.Name, "youtube") || strings.Contains(n.Name, "token"))
+	}
+	_, tree := a11y.WaitForNode(t, "plasmawindowed", "the applet showing the session", showing("heading", named("review the tabs pull request")))
+	for _, n := range tree.Find(pages) {
+		t.Errorf("before any tab report the popup shows a page: %s %q", n.Role, n.Name)
+	}
+
+	report := func(url, title string) {
+		t.Helper()
+		if out, err := bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
+			"--method", "org.antidrift.Evidence1.ReportTab", "firefox", url, title, "false"); err != nil {
+			t.Fatalf("ReportTab %s: %v\n%s", url, err, out)
+		}
+	}
+	const site = "github.com/antidrift/antidrift/pull/3"
+	report("https://github.com/antidrift/antidrift/pull/3?token=SECRET#diff", "Tabs, not windows #3")
+	_, tree = a11y.WaitForNode(t, "plasmawindowed", "the applet showing the site", showing("label", named(site)))
+	for _, n := range tree.Find(pages) {
+		if n.Name != site {
+			t.Errorf("the popup shows %s %q; the only page it names should be %q", n.Role, n.Name, site)
+		}
+	}
+	shots := testenv.ArtifactsDir(t)
+	photograph(t, x, applet, window, filepath.Join(shots, "plasma-applet-site.png"), 2, white)
+
+	// A page whose title is not the window's: believed for no window, so
+	// the daemon's site stays and so does the popup's. What the popup shows
+	// after a later change (the session extended by 10 minutes, over the
+	// bus) is what it shows after the report.
+	report("https://www.youtube.com/watch?v=dQw4w9WgXcQ", "Cat videos - YouTube")
+	if got := prop(t, bus, "CurrentSite"); !strings.Contains(got, `"`+site+`"`) {
+		t.Errorf("after a report that fits no window the daemon's CurrentSite is %s, want %q", got, site)
+	}
+	if err := obj.Call("org.antidrift.Session1.Extend", 0, uint64(600)).Err; err != nil {
+		t.Fatal(err)
+	}
+	_, tree = a11y.WaitForNode(t, "plasmawindowed", "the applet showing the extended session", showing("label", func(s string) bool { return strings.HasSuffix(s, " left of 35m") }))
+	if len(tree.Find(showing("label", named(site)))) == 0 {
+		t.Errorf("after a report that fits no window the popup no longer shows %q:\n%s", site, tree)
+	}
+	for _, n := range tree.Find(pages) {
+		if n.Name != site {
+			t.Errorf("after a report that fits no window the popup shows %s %q", n.Role, n.Name)
+		}
+	}
+	x.Screenshot(t, filepath.Join(shots, "plasma-applet-site-unfit.png"), uint32(window))
+}
