@@ -76,23 +76,7 @@ func startChromiumWithExtension(t *testing.T, s *swayDesktop, home string, port 
 	cmd := exec.Command("chromium", append(args, urls...)...)
 	cmd.Env = append(os.Environ(), s.sway.Env()...)
 	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address)
-	logf, err := os.CreateTemp(home, "chromium-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("chromium's output:\n%s", b[max(0, len(b)-6000):])
-		}
-	})
+	startLogged(t, home, "chromium", cmd)
 	return home, cmd
 }
 
@@ -353,23 +337,7 @@ func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) (ho
 		t.Fatal(err)
 	}
 	cmd = firefoxESR(s, home, append([]string{"--new-instance"}, urls...)...)
-	logf, err := os.CreateTemp(home, "firefox-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("firefox's output:\n%s", b[max(0, len(b)-6000):])
-		}
-	})
+	startLogged(t, home, "firefox", cmd)
 	return home, cmd
 }
 
@@ -404,4 +372,27 @@ func TestFirefoxTabsOnSway(t *testing.T) {
 		t.Errorf("the private window has a site: %s", got)
 	}
 	t.Logf("private window %s: SiteReason %s", mustProp(t, s.d, "CurrentTitle"), mustProp(t, s.d, "SiteReason"))
+}
+
+// startLogged starts a browser with its output in a file under home, kills
+// it at cleanup, and shows the end of that output when the test failed.
+func startLogged(t *testing.T, home, name string, cmd *exec.Cmd) {
+	t.Helper()
+	logf, err := os.CreateTemp(home, name+"-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("%s's output:\n%s", name, b[max(0, len(b)-6000):])
+		}
+	})
 }
