@@ -90,7 +90,7 @@ check-go:
 	fi
 
 # The test command CI runs (.ci/run). It first makes sure the desktop
-# pieces the end-to-end tests drive are installed. Cold, that is about 25
+# pieces the end-to-end tests drive are installed. Cold, that is about 30
 # minutes and 6 GB once (a desktop rootfs per Debian suite, built while
 # llama-server compiles; cached in /var/cache/antidrift), then the tests:
 # docs/development.md.
