@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -84,25 +83,7 @@ func startChromiumWithExtension(t *testing.T, s *swayDesktop, home string, port 
 // more than one window), or nil.
 func (s *swayDesktop) front(t *testing.T, appID string) *swayNode {
 	t.Helper()
-	var root swayNode
-	if err := json.Unmarshal([]byte(s.sway.Msg(t, "-t", "get_tree")), &root); err != nil {
-		t.Fatal(err)
-	}
-	var find func(n *swayNode) *swayNode
-	find = func(n *swayNode) *swayNode {
-		if n.AppID == appID && n.Focused {
-			return n
-		}
-		for _, list := range [][]swayNode{n.Nodes, n.Float} {
-			for i := range list {
-				if w := find(&list[i]); w != nil {
-					return w
-				}
-			}
-		}
-		return nil
-	}
-	return find(&root)
+	return s.find(t, func(n *swayNode) bool { return n.AppID == appID && n.Focused })
 }
 
 // key types keys into the focused window (wtype in the rootfs).

@@ -48,13 +48,19 @@ type swayNode struct {
 // window finds the window with appID in sway's tree (nil when gone).
 func (s *swayDesktop) window(t *testing.T, appID string) *swayNode {
 	t.Helper()
+	return s.find(t, func(n *swayNode) bool { return n.AppID == appID })
+}
+
+// find is the first node of sway's tree that is, or nil.
+func (s *swayDesktop) find(t *testing.T, is func(*swayNode) bool) *swayNode {
+	t.Helper()
 	var root swayNode
 	if err := json.Unmarshal([]byte(s.sway.Msg(t, "-t", "get_tree")), &root); err != nil {
 		t.Fatal(err)
 	}
 	var find func(n *swayNode) *swayNode
 	find = func(n *swayNode) *swayNode {
-		if n.AppID == appID {
+		if is(n) {
 			return n
 		}
 		for _, list := range [][]swayNode{n.Nodes, n.Float} {
