@@ -96,6 +96,7 @@ type Daemon struct {
 	args     []string
 	env      []string
 	proc     *proc
+	session  *Session // made by Session on first use
 }
 
 // StartDaemon starts antidriftd on b with its state in stateDir and waits

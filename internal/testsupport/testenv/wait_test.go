@@ -19,6 +19,10 @@ func (f *fatalRecorder) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	runtime.Goexit()
 }
+func (f *fatalRecorder) Fatal(args ...any) {
+	f.msg = fmt.Sprint(args...)
+	runtime.Goexit()
+}
 
 // failure runs wait against a recorder and returns what it failed with.
 func failure(t *testing.T, wait func(tb testing.TB)) string {
