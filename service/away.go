@@ -17,7 +17,7 @@ const suspendJump = 3 * time.Second
 //
 // While away, time accrues to (away) — or (suspended) while the machine
 // sleeps — never to the last window and never to drift, and drift
-// judgement, nudges and enforcement pause. Coming back resumes judgement
+// drift, nudges and enforcement pause. Coming back resumes drift
 // at once. The timebox keeps running: it is a commitment in wall time.
 func (s *Service) SetAway(source string, reason AwayReason, away bool) {
 	s.mu.Lock()
@@ -48,7 +48,7 @@ func (s *Service) awayReasonLocked() AwayReason {
 }
 
 // syncAwayLocked makes the session's record of presence match the
-// sources: it marks the raw log and pauses or resumes judgement.
+// sources: it marks the raw log and pauses or resumes drift.
 func (s *Service) syncAwayLocked(w *writes, now time.Time) {
 	reason := s.awayReasonLocked()
 	if reason == s.awayMarked {
@@ -59,7 +59,7 @@ func (s *Service) syncAwayLocked(w *writes, now time.Time) {
 	if reason == "" {
 		s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkBack})
 		s.drift.focusAt = now // back at the desk: the grace starts afresh
-		s.applyVerdictLocked(w, s.judgeLocked(), now)
+		s.applyVerdictLocked(w, s.verdictLocked(), now)
 		return
 	}
 	s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkAway, Reason: reason})

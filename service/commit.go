@@ -171,20 +171,3 @@ func (s *Service) snapshotLocked() *Snapshot {
 		ClockSetBackMillis:  s.clockSetBack.Milliseconds(),
 	}
 }
-
-// eventOf is the raw-log event for window w seen at t.
-func eventOf(w Window, t time.Time) FocusEvent {
-	e := FocusEvent{AtUnixMillis: t.UnixMilli(), Available: w.Available, Reason: w.Reason}
-	if w.Available {
-		e.Class, e.Instance, e.Title, e.Site = w.Class, w.Instance, w.Title, w.Site
-	}
-	return e
-}
-
-// account feeds e to the live stats and queues it for the raw log. Caller
-// holds mu and a session is live.
-func (s *Service) account(w *writes, e FocusEvent) {
-	s.stats.apply(e)
-	w.sessionID = s.sessionID
-	w.events = append(w.events, e)
-}

@@ -1,5 +1,5 @@
 // Package service is antidrift's decision core: the session state machine,
-// the commitment, evidence accounting, drift judgement, the nudges and the
+// the commitment, evidence accounting, drift verdicts, the nudges and the
 // enforcement policy, and the permission table.
 //
 // It imports no D-Bus, no X11 and no Wayland, and nothing else of ours. It

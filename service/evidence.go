@@ -10,14 +10,14 @@ package service
 //     own handle for it (opaque to the core, handed back to the source's
 //     Guard), Class the WM_CLASS class or Wayland app id ("" when the
 //     window has none), Instance the WM_CLASS instance where there is one,
-//     Title the raw title. The core judges it.
+//     Title the raw title. The core decides its verdict.
 //
 //   - No window has focus: NoFocus. The person clicked the desktop or
 //     closed the only window. This is not drift: the core takes it as no
-//     evidence (the time accrues to "(unavailable)"), judges nothing,
+//     evidence (the time accrues to "(unavailable)"), decides nothing,
 //     nudges nobody and minimizes nothing. A source never reports it as an
 //     Available window without a class: that is a window, and the core
-//     would judge it.
+//     would decide it.
 //
 //   - The source cannot see: CannotSee, with a sentence a person reads in
 //     EvidenceReason (and the journal) that says why, and what would fix it

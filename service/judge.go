@@ -1,7 +1,6 @@
 package service
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,55 +10,44 @@ import (
 // that rambles cannot fill a panel or the Nudge signal.
 const MaxReasonLen = 200
 
-// rulesLocked judges window w, whose scrubbed, redacted title is title, by
-// the rules a person wrote, strongest first: a window they marked "not a
-// distraction" this session, then the distractions, then the session's
-// allowed entries. decided is false when no rule covers w; then the judge
-// port (if any) is asked, or the allowlist's default applies.
-func (s *Service) rulesLocked(w Window, title string) (v Verdict, decided bool) {
-	class := displayClass(w)
-	if w.Site == BlockedPageSite {
-		return Verdict{Task: TaskUnknown, Reason: "a page of antidrift's own extension is in front"}, true
+// maxJudged bounds the verdicts the judge is remembered for, so a session
+// that sees thousands of titles keeps flat memory: past it the memory
+// starts over.
+const maxJudged = 1000
+
+// awaitingJudge is the reason a window reads while a slow judge thinks
+// about it.
+const awaitingJudge = "judging…"
+
+// judgeVerdictLocked is the judge's verdict on window w, keyed key (step 4
+// of the path): the one it gave this session, or what it answers now. A
+// slow judge answers later through late, and the window reads "judging…"
+// meanwhile. Its on and off verdicts are remembered for the session, its
+// unknown ones are not, so a judge that failed is asked again.
+func (s *Service) judgeVerdictLocked(w Window, key verdictKey, late func(Verdict)) Verdict {
+	if v, ok := s.drift.judged[key]; ok {
+		return v
 	}
-	if s.drift.exempt[judgeKey{class: strings.ToLower(class), title: title}] {
-		return Verdict{Task: TaskOn, Reason: "you marked this " + class + " window as not a distraction"}, true
+	q := Question{NextAction: s.nextAction, SuccessCondition: s.successCond, Class: displayClass(w), Title: key.title, Site: key.site}
+	v, ok := s.judge.Judge(q, late)
+	if !ok {
+		return Verdict{Task: TaskUnknown, Reason: awaitingJudge}
 	}
-	for _, r := range s.distractions {
-		if r.matches(w, title) {
-			return Verdict{Task: TaskOff, Reason: "matches distraction " + r.Text}, true
-		}
-	}
-	for _, r := range s.rules {
-		if !r.matches(w, title) {
-			continue
-		}
-		if !r.Narrowed() {
-			return Verdict{Task: TaskOn, Reason: fmt.Sprintf("%s is allowed in this session", class)}, true
-		}
-		return Verdict{Task: TaskOn, Reason: "matches allowed " + r.Text}, true
-	}
-	return Verdict{}, false
+	return s.rememberJudgedLocked(key, v)
 }
 
-// undecidedLocked is the verdict on a window no rule covers when no judge
-// port is configured: off task, since the session's allowlist does not
-// name it — unless the session allows nothing, which judges nothing.
-func (s *Service) undecidedLocked(w Window) Verdict {
-	class := displayClass(w)
-	if len(s.rules) == 0 {
-		return Verdict{Task: TaskUnknown, Reason: "this session allows no window classes, so nothing is judged off task"}
+// rememberJudgedLocked is the judge's verdict v on key as the core keeps
+// it: its reason cleaned, and remembered for the session unless unknown.
+func (s *Service) rememberJudgedLocked(key verdictKey, v Verdict) Verdict {
+	v.Reason = cleanReason(v.Reason)
+	if v.Task == TaskUnknown {
+		return v
 	}
-	for _, r := range s.rules {
-		if r.matchesClass(w) {
-			return Verdict{Task: TaskOff, Reason: fmt.Sprintf("this %s window matches none of this session's allowed titles", class)}
-		}
+	if len(s.drift.judged) >= maxJudged {
+		clear(s.drift.judged)
 	}
-	for _, r := range s.rules {
-		if r.Site() && w.Site != "" {
-			return Verdict{Task: TaskOff, Reason: fmt.Sprintf("%s is not among this session's allowed sites", SiteHost(w.Site))}
-		}
-	}
-	return Verdict{Task: TaskOff, Reason: fmt.Sprintf("%s is not in this session's allowlist", class)}
+	s.drift.judged[key] = v
+	return v
 }
 
 // cleanReason is a judge's reason as a person may see it: one line, no
@@ -77,16 +65,4 @@ func cleanReason(r string) string {
 		return unicode.IsSpace(c) || unicode.IsControl(c) || unicode.Is(unicode.Bidi_Control, c)
 	}), " ")
 	return clip(r, MaxReasonLen)
-}
-
-// displayClass is how a window is named to a person: its class, or its
-// instance when the class is empty. Never its title, which is private.
-func displayClass(w Window) string {
-	switch {
-	case w.Class != "":
-		return w.Class
-	case w.Instance != "":
-		return w.Instance
-	}
-	return "this window"
 }

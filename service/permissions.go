@@ -226,7 +226,7 @@ func (s *Service) refuse(m Method, why Because, worksIn []State) *Error {
 }
 
 // permittedNow lists, in table order, the methods the current state and
-// level permit (argument-dependent conditions judged for no argument).
+// level permit (argument-dependent conditions checked for no argument).
 func (s *Service) permittedNow() []string {
 	var out []string
 	for _, m := range s.permittedMethods() {

@@ -131,7 +131,7 @@ func (SystemClock) AfterFunc(d time.Duration, f func()) Timer { return time.Afte
 type Guard interface {
 	// MinimizeWindow iconifies window id, but only if it is still the active
 	// window. It returns nil only when it did iconify; ErrNotActive when the
-	// window is no longer active (the person moved on between judgement and
+	// window is no longer active (the person moved on between the verdict and
 	// action), and another error when it could not act.
 	MinimizeWindow(ctx context.Context, id string) error
 	// ActivateWindow asks the window manager to give window id focus, if it
@@ -175,14 +175,15 @@ type Action struct {
 	Label string // "Back to work"
 }
 
-// Judge decides whether a window is on task when none of the session's
-// rules does (allowed entries, distractions, "not a distraction"); without
-// a Judge such a window is off task. A judge that can answer at once
-// returns ok; a slower one returns ok == false and delivers its verdict
-// later through deliver, from any goroutine, possibly more than once (an
-// Unknown "unreachable" first, a real verdict after a retry). The core
-// applies a late verdict only if that window is still the current one.
-// Judge is called under the core's lock, so it must not block.
+// Judge is the judge: a model (llmjudge) that decides whether a window is
+// on task when none of the session's rules does (allowed entries,
+// distractions, "not a distraction"); without a Judge such a window is off
+// task. "Judge" in the core means this and nothing else. A judge that can
+// answer at once returns ok; a slower one returns ok == false and delivers
+// its verdict later through deliver, from any goroutine, possibly more than
+// once (an Unknown "unreachable" first, a real verdict after a retry). The
+// core applies a late verdict only if that window is still the current
+// one. Judge is called under the core's lock, so it must not block.
 type Judge interface {
 	Judge(q Question, deliver func(Verdict)) (v Verdict, ok bool)
 }

@@ -64,28 +64,28 @@ type Options struct {
 // while readers of the state never wait for a disk. Nothing takes mu while
 // holding io.
 type Service struct {
-	store          Store
-	clock          Clock
-	bootID         string // the clock's BootID, read once
-	log            *slog.Logger
-	version        string
-	evidenceSource string
-	defaultLevel   Level
-	defaultAllowed []string
-	breakGlassHold time.Duration
-	driftGrace     time.Duration
-	nudgeRepeat    time.Duration
-	judge          Judge // nil: rules only
-	judgePaths     bool  // the judge is told a site's path, not just its host
-	distractions   []Rule
-	guard          Guard
-	reporter       Reporter
-	idleAfter      time.Duration
-	privacy        privacy
-	nudges         *nudger        // nil without a notifier
-	background     sync.WaitGroup // enforcement goroutines
-	bgMu           sync.Mutex     // orders background.Add before Shutdown's Wait
-	bgStopped      bool
+	store           Store
+	clock           Clock
+	bootID          string // the clock's BootID, read once
+	log             *slog.Logger
+	version         string
+	evidenceSource  string
+	defaultLevel    Level
+	defaultAllowed  []string
+	breakGlassHold  time.Duration
+	driftGrace      time.Duration
+	nudgeRepeat     time.Duration
+	judge           Judge // nil: rules only
+	judgeHearsPaths bool  // the judge is told a site's path, not just its host
+	distractions    []Rule
+	guard           Guard
+	reporter        Reporter
+	idleAfter       time.Duration
+	privacy         privacy
+	nudges          *nudger        // nil without a notifier
+	background      sync.WaitGroup // enforcement goroutines
+	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
+	bgStopped       bool
 
 	mu           sync.Mutex
 	listeners    []Listener
@@ -126,25 +126,25 @@ type Service struct {
 // New builds a Service in the locked state. Call Recover before serving.
 func New(o Options) *Service {
 	s := &Service{
-		store:          o.Store,
-		clock:          o.Clock,
-		log:            o.Logger,
-		version:        o.Version,
-		evidenceSource: o.EvidenceSource,
-		defaultLevel:   o.DefaultLevel,
-		defaultAllowed: slices.Clone(o.DefaultAllowed),
-		breakGlassHold: o.BreakGlassHold,
-		driftGrace:     o.DriftGrace,
-		nudgeRepeat:    o.NudgeRepeat,
-		judge:          o.Judge,
-		judgePaths:     o.JudgeSitePaths,
-		guard:          o.Guard,
-		reporter:       o.Reporter,
-		idleAfter:      o.IdleAfter,
-		privacy:        privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
-		presence:       map[string]AwayReason{},
-		state:          StateLocked,
-		window:         Window{Reason: "no focus information yet"},
+		store:           o.Store,
+		clock:           o.Clock,
+		log:             o.Logger,
+		version:         o.Version,
+		evidenceSource:  o.EvidenceSource,
+		defaultLevel:    o.DefaultLevel,
+		defaultAllowed:  slices.Clone(o.DefaultAllowed),
+		breakGlassHold:  o.BreakGlassHold,
+		driftGrace:      o.DriftGrace,
+		nudgeRepeat:     o.NudgeRepeat,
+		judge:           o.Judge,
+		judgeHearsPaths: o.JudgeSitePaths,
+		guard:           o.Guard,
+		reporter:        o.Reporter,
+		idleAfter:       o.IdleAfter,
+		privacy:         privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
+		presence:        map[string]AwayReason{},
+		state:           StateLocked,
+		window:          Window{Reason: "no focus information yet"},
 	}
 	s.tabs = newTabs(s.window)
 	if s.clock == nil {
@@ -180,7 +180,7 @@ func (s *Service) AddListener(l Listener) {
 	s.mu.Unlock()
 }
 
-// MaxTitleLen bounds a window title as the core keeps it (shown, judged,
+// MaxTitleLen bounds a window title as the core keeps it (shown, decided,
 // logged, accounted): a page or a program can set a title of any length,
 // and one of megabytes would be written to the focus log at every switch.
 // Real titles are far shorter; what a person recognizes a window by is at
@@ -201,26 +201,6 @@ func (s *Service) RecordWindow(win Window) {
 	}
 	s.tabs.seen, s.tabs.rawTitle = win, raw
 	s.refreshWindowLocked()
-}
-
-// observeLocked accounts and judges the current window as of now. Caller
-// holds mu and a session is active. While the window waits for its tab
-// report (tabs.pending) it is accounted but not judged yet: the browser's
-// title and its extension's report arrive in either order, and a browser
-// window between the two is neither its old page nor its new one.
-func (s *Service) observeLocked(w *writes, now time.Time) {
-	s.drift.focusAt = now
-	if s.tabs.waiting() {
-		e := eventOf(s.window, now)
-		e.OffTask = s.drift.verdict.Task == TaskOff
-		s.account(w, e)
-		return
-	}
-	v := s.judgeLocked()
-	e := eventOf(s.window, now)
-	e.OffTask = v.Task == TaskOff
-	s.account(w, e)
-	s.applyVerdictLocked(w, v, now)
 }
 
 // Plan moves locked → planning.
@@ -299,7 +279,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.lastWall, s.lastMono, s.lastBoot, s.awayMarked = now, s.clock.Mono(), s.clock.Boot(), ""
 	s.clockSetBack = 0
 	w := writes{snapshot: s.snapshotLocked()}
-	s.syncAwayLocked(&w, now) // away before the first judgement: nothing is judged while away
+	s.syncAwayLocked(&w, now) // away before the first verdict: no drift while away
 	s.observeLocked(&w, now)
 	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level)
 	s.commit(w)
@@ -478,7 +458,7 @@ func (s *Service) Allow(entry string) error {
 		}
 		s.allowed, s.rules = append(s.allowed, rule.Text), append(s.rules, rule)
 		w.snapshot = s.snapshotLocked()
-		s.rejudgeLocked(w, now)
+		s.redecideLocked(w, now)
 		return nil
 	})
 }

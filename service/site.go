@@ -12,7 +12,7 @@ import (
 // evidence about a window only where it fits: the window the trusted
 // source says has focus is that browser's, and its title is the tab's
 // title as the browser shows it (TabFits). A report that fits no focused
-// window changes nothing: a forged one cannot change the judgement of a
+// window changes nothing: a forged one cannot change the verdict on a
 // window that is not in front.
 
 // Browser families a tab report names: the native host tells them apart by
@@ -145,7 +145,7 @@ func BrowserOf(w Window) string {
 // TabFits reports whether tab t describes window w, whose raw title (before
 // redaction) is title: w is a window of t's browser and its title is the
 // tab's title as that browser shows it. A private tab carries no title
-// unless the person opted in, so it fits nothing and its window is judged
+// unless the person opted in, so it fits nothing and its window is decided
 // by the window alone.
 func TabFits(t Tab, w Window, title string) bool {
 	if !w.Available || t.Site == "" || BrowserOf(w) != t.Browser {

@@ -3,12 +3,12 @@ package service
 import "time"
 
 // tabSettle is how long a browser window whose title fits none of its
-// extension's tab reports waits for one that does before it is judged by
+// extension's tab reports waits for one that does before it is decided by
 // the window alone. The browser retitles its window and its extension
 // reports the new tab within milliseconds of each other, in either order;
 // a title that still fits nothing after this is a page the extension does
 // not report, or a browser that titles its windows in a way antidrift does
-// not know, and the window is judged as it would be without an extension.
+// not know, and the window is decided as it would be without an extension.
 const tabSettle = 2 * time.Second
 
 // tabs is what the browsers' extensions report and how it fits the window
@@ -19,7 +19,7 @@ type tabs struct {
 	reports  map[string]*browserTabs // per browser family connected
 	// pending: seen is a window of a browser whose extension is connected,
 	// and its title fits no report yet. settled: it waited tabSettle, and
-	// is judged by the window alone until a report fits again.
+	// is decided by the window alone until a report fits again.
 	pending, settled bool
 	reason           string // SiteReason: why no site is known for seen
 	timer            Timer
@@ -48,7 +48,7 @@ func newTabs(seen Window) tabs {
 	return tabs{seen: seen, reports: map[string]*browserTabs{}}
 }
 
-// waiting reports whether the focused window's judgement waits for its
+// waiting reports whether the focused window's verdict waits for its
 // browser's tab report.
 func (t *tabs) waiting() bool { return t.pending && !t.settled }
 
@@ -64,7 +64,7 @@ func (t *tabs) stopTimer() {
 // (through the native host): rawURL, title and whether it is private. The
 // address is reduced to host and path at once (SiteOf). An empty rawURL,
 // not private, says the browser has no focused window. The report changes
-// the judgement only of the focused window, and only when it fits it
+// the verdict only of the focused window, and only when it fits it
 // (TabFits).
 func (s *Service) RecordTab(browser, rawURL, title string, private bool) error {
 	t, err := cleanTab(browser, rawURL, title, private)
@@ -87,7 +87,7 @@ func (s *Service) RecordTab(browser, rawURL, title string, private bool) error {
 		// private window, or none of its windows has focus): the tab that
 		// fitted last no longer describes the window in front, even if a
 		// private window happens to carry the same title. Its windows are
-		// judged by the window alone until a report fits again.
+		// decided by the window alone until a report fits again.
 		b.fit, b.hasFit = Tab{}, false
 	}
 	s.refreshWindowLocked()
@@ -95,7 +95,7 @@ func (s *Service) RecordTab(browser, rawURL, title string, private bool) error {
 }
 
 // ForgetTabs says a browser's extension is gone (the browser closed, or
-// its native host lost the browser): its windows are judged by the window
+// its native host lost the browser): its windows are decided by the window
 // alone again.
 func (s *Service) ForgetTabs(browser string) error {
 	if browser != BrowserFirefox && browser != BrowserChromium {
@@ -112,7 +112,7 @@ func (s *Service) ForgetTabs(browser string) error {
 }
 
 // refreshWindowLocked makes the current window the one the source reported
-// with the site its browser's report gives it, and accounts and judges it
+// with the site its browser's report gives it, and accounts and decides it
 // when that changed anything. Caller holds mu; it is released.
 func (s *Service) refreshWindowLocked() {
 	wasWaiting, wasReason := s.tabs.waiting(), s.tabs.reason
@@ -145,7 +145,7 @@ func (s *Service) refreshWindowLocked() {
 }
 
 // tabsSettled ends the wait for a tab report that fits: the window is
-// judged by itself.
+// decided by itself.
 func (s *Service) tabsSettled(gen uint64) {
 	s.mu.Lock()
 	if s.tabs.gen != gen || !s.tabs.pending || s.tabs.settled {
@@ -185,7 +185,7 @@ func (s *Service) fitLocked() string {
 		return b.fit.Site
 	default:
 		// Nothing fits yet: wait for the report (the browser retitles its
-		// window and reports its tab in either order), then judge the
+		// window and reports its tab in either order), then decide the
 		// window by itself.
 		t.pending = true
 		newest := b.newest()

@@ -77,6 +77,18 @@ type Window struct {
 	Reason    string // why evidence is unavailable; empty when Available
 }
 
+// displayClass is how a window is named to a person: its class, or its
+// instance when the class is empty. Never its title, which is private.
+func displayClass(w Window) string {
+	switch {
+	case w.Class != "":
+		return w.Class
+	case w.Instance != "":
+		return w.Instance
+	}
+	return "this window"
+}
+
 // FocusEvent is one line of a session's raw log (sessions/<id>.jsonl). The
 // raw log is the source of truth for a session's accounting: replaying it
 // through the same code that accounted the live events rebuilds identical
@@ -91,8 +103,8 @@ type FocusEvent struct {
 	Site      string `json:"site,omitempty"`
 	Available bool   `json:"available"`
 	Reason    string `json:"reason"`
-	// OffTask is the judge's verdict on this window: its time counts as
-	// drift. Recorded so replay rebuilds drift_seconds without re-judging.
+	// OffTask is the verdict on this window: its time counts as
+	// drift. Recorded so replay rebuilds drift_seconds without deciding again.
 	OffTask bool `json:"off_task,omitempty"`
 	// Mark is empty for a focus event; otherwise see the Mark* constants.
 	Mark string `json:"mark,omitempty"`
@@ -107,7 +119,7 @@ const (
 	// MarkPause: accounting stopped (the session went to review). The next
 	// focus event resumes it without crediting the gap to anyone.
 	MarkPause = "pause"
-	// MarkVerdict: the current window was judged again (a class was
+	// MarkVerdict: the current window was decided again (a class was
 	// allowed, or a slow verdict arrived); OffTask is the new verdict.
 	MarkVerdict = "verdict"
 	// MarkMinimized: the guard iconified the drifting window.

@@ -1,0 +1,38 @@
+package service
+
+import "fmt"
+
+// The words of antidrift's notifications. Only the class is named: a
+// title is private and never goes to a notification server.
+
+func (s *Service) driftNotification(class string) Notification {
+	n := Notification{
+		Summary:  "Drifting: " + class,
+		Body:     s.commitmentText(),
+		Category: "x-antidrift.drift",
+		Urgency:  1,
+		Actions:  []Action{{Key: "refocus", Label: "Back to work"}},
+	}
+	hint := "Run `antidrift refocus` to go back to work"
+	if s.level != LevelLocked {
+		n.Actions = append(n.Actions, Action{Key: "allow", Label: "Allow " + class}, Action{Key: "not_distraction", Label: "Not a distraction"})
+		hint += fmt.Sprintf(", or `antidrift allow %s` to allow it", shellWord(LiteralRule(class)))
+	}
+	n.NoActionsHint = hint + "."
+	return n
+}
+
+func (s *Service) deadlineNotification() Notification {
+	return Notification{
+		Summary:       "Time's up",
+		Body:          s.commitmentText(),
+		Category:      "x-antidrift.deadline",
+		Urgency:       1,
+		Actions:       []Action{{Key: "complete", Label: "Done"}, {Key: "extend", Label: "+10 min"}},
+		NoActionsHint: "Run `antidrift end` to seal the session, or `antidrift extend 10m` for more time.",
+	}
+}
+
+func (s *Service) commitmentText() string {
+	return fmt.Sprintf("Next: %s\nDone when: %s", s.nextAction, s.successCond)
+}
