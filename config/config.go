@@ -22,7 +22,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/antidrift/antidrift/llmjudge"
+	"github.com/antidrift/antidrift/internal/endpoint"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -92,7 +92,7 @@ func Default() Config {
 		Judge: Judge{
 			Kind:     "rules",
 			Endpoint: "http://127.0.0.1:8080/v1",
-			Timeout:  llmjudge.DefaultTimeout,
+			Timeout:  3 * time.Second, // llmjudge.DefaultTimeout, which a test holds it to
 		},
 	}
 }
@@ -276,11 +276,7 @@ func dayStarts(c *Config, v any) error {
 }
 
 func level(c *Config, v any) error {
-	names := make([]string, len(service.Levels))
-	for i, x := range service.Levels {
-		names[i] = string(x)
-	}
-	s, err := oneOf(v, "level", `"warn"`, names)
+	s, err := oneOf(v, "level", `"warn"`, service.LevelNames())
 	if err == nil {
 		c.Enforcement = service.Level(s)
 	}
@@ -427,7 +423,7 @@ func judge(c *Config, v any) error {
 			return &keyError{key: k, err: err}
 		}
 	}
-	if _, err := llmjudge.CheckEndpoint(j.Endpoint, j.AllowRemote); err != nil {
+	if _, err := endpoint.Check(j.Endpoint, j.AllowRemote); err != nil {
 		if _, set := table["endpoint"]; set {
 			return &keyError{key: "endpoint", err: err, quiet: true}
 		}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/antidrift/antidrift/internal/endpoint"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -71,7 +72,7 @@ type call struct {
 // New checks cfg and returns a Judge. It makes no request: a server that is
 // not up yet is fine until a window needs judging.
 func New(cfg Config) (*Judge, error) {
-	u, err := CheckEndpoint(cfg.Endpoint, cfg.AllowRemote)
+	u, err := endpoint.Check(cfg.Endpoint, cfg.AllowRemote)
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,15 @@ const (
 // Levels lists every level from gentlest to strictest; rank is the index.
 var Levels = []Level{LevelObserve, LevelWarn, LevelBlock, LevelLocked}
 
+// LevelNames is Levels as the words a person types.
+func LevelNames() []string {
+	names := make([]string, len(Levels))
+	for i, l := range Levels {
+		names[i] = string(l)
+	}
+	return names
+}
+
 // rank orders levels so "lowering" has a meaning. Unknown levels rank -1.
 func (l Level) rank() int {
 	for i, x := range Levels {

@@ -61,7 +61,7 @@ func follow(ctx context.Context, c *client, format string, w io.Writer) error {
 	defer tick.Stop()
 	for {
 		tick.Stop()
-		if st != nil && st.State == "active" {
+		if st != nil && st.is(service.StateActive) {
 			if next := service.NextLeftChange(st.left(time.Now())); next > 0 {
 				tick.Reset(next)
 			}

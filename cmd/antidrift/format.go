@@ -67,6 +67,9 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 	return s
 }
 
+// is reports whether the daemon is in state st.
+func (s *status) is(st service.State) bool { return s.State == string(st) }
+
 // left is the time until the deadline (negative once passed).
 func (s *status) left(now time.Time) time.Duration {
 	return time.Unix(s.Deadline, 0).Sub(now)
@@ -76,7 +79,7 @@ func (s *status) left(now time.Time) time.Duration {
 // active. It is measured back from the deadline, so an Extend (which grows
 // both the timebox and the deadline) stays consistent.
 func (s *status) percentElapsed(now time.Time) int {
-	if s.State != "active" || s.TimeboxSeconds == 0 {
+	if !s.is(service.StateActive) || s.TimeboxSeconds == 0 {
 		return 0
 	}
 	total := time.Duration(s.TimeboxSeconds) * time.Second
@@ -147,25 +150,25 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	row := func(label, format string, a ...any) {
 		fmt.Fprintf(&b, "  %-12s %s\n", label, fmt.Sprintf(format, a...))
 	}
-	switch s.State {
-	case "locked":
+	switch service.State(s.State) {
+	case service.StateLocked:
 		// Not "locked": that is also an enforcement level.
 		fmt.Fprintf(&b, "%s\n", p.bold("no session"))
 		row("start one", "antidrift start NEXT_ACTION --done-when TEXT --for 25m")
-	case "planning":
+	case service.StatePlanning:
 		fmt.Fprintf(&b, "%s  nothing committed yet\n", p.bold("planning"))
 		row("enforcement", "%s", orDefault(s.Enforcement))
 		row("next", "antidrift start NEXT_ACTION --done-when TEXT --for 25m")
-	case "active":
+	case service.StateActive:
 		fmt.Fprintf(&b, "%s  %s\n", p.green("active"), p.bold(s.NextAction))
 		row("done when", "%s", s.SuccessCondition)
 		row("time left", "%s of %s (until %s)", left(s.left(now)), exact(s.TimeboxSeconds),
 			time.Unix(s.Deadline, 0).Format("15:04"))
 		drift := driftText(s.Drift)
 		switch {
-		case s.Drift == "drifting":
+		case s.Drift == service.DriftDrifting:
 			drift = p.red(drift)
-		case s.Drift == "on_task":
+		case s.Drift == service.DriftOnTask:
 			drift = p.green(drift)
 		}
 		// The reason, unless it only repeats why the window is unknown.
@@ -173,18 +176,18 @@ func statusText(s *status, now time.Time, o textOpts) string {
 			drift += ": " + s.DriftReason
 		}
 		row("drift", "%s", drift)
-	case "review":
+	case service.StateReview:
 		fmt.Fprintf(&b, "%s  %s (%s)\n", p.yellow("review"), p.bold(s.NextAction), s.Outcome)
 		row("done when", "%s", s.SuccessCondition)
 		next := "antidrift end (seals the summary)"
-		if s.Outcome == "expired" {
+		if service.Outcome(s.Outcome) == service.OutcomeExpired {
 			next += ", or antidrift extend DURATION to keep going"
 		}
 		row("next", "%s", next)
 	default:
 		fmt.Fprintf(&b, "%s\n", p.bold(s.State))
 	}
-	if s.State == "active" || s.State == "review" {
+	if s.is(service.StateActive) || s.is(service.StateReview) {
 		enf := s.Enforcement
 		if len(s.AllowedClasses) > 0 {
 			enf += "; allowed: " + strings.Join(s.AllowedClasses, ", ")
@@ -201,7 +204,7 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	if site := siteText(s); site != "" {
 		row("site", "%s", site)
 	}
-	if s.State == "active" || s.State == "review" {
+	if s.is(service.StateActive) || s.is(service.StateReview) {
 		row("switches", "%d", s.SwitchCount)
 		b.WriteString(bucketChart(s.Buckets, 5))
 	}
@@ -325,12 +328,12 @@ func textLine(s *status, now time.Time) string {
 	}
 	s = s.forTerminal()
 	parts := []string{s.State}
-	switch s.State {
-	case "locked":
+	switch service.State(s.State) {
+	case service.StateLocked:
 		parts = []string{"no session"}
-	case "active":
+	case service.StateActive:
 		parts = append(parts, s.NextAction, service.ShortLeft(s.left(now))+" left", driftText(s.Drift))
-	case "review":
+	case service.StateReview:
 		parts = append(parts, s.NextAction, s.Outcome)
 	}
 	return strings.Join(append(parts, "window "+windowText(s)), " · ")
@@ -343,16 +346,16 @@ func panelText(s *status, now time.Time) string {
 		return "antidrift offline"
 	}
 	s = s.forTerminal()
-	switch s.State {
-	case "locked":
+	switch service.State(s.State) {
+	case service.StateLocked:
 		return "no session"
-	case "active":
+	case service.StateActive:
 		t := service.ShortLeft(s.left(now)) + " · " + truncate(s.NextAction, 30)
-		if s.Drift == "drifting" {
+		if s.Drift == service.DriftDrifting {
 			t = "drifting · " + t
 		}
 		return t
-	case "review":
+	case service.StateReview:
 		return "review: " + s.Outcome
 	}
 	return s.State
@@ -366,7 +369,7 @@ func waybarLine(s *status, now time.Time) string {
 	tooltip := "antidriftd is not running.\n" + howToStart
 	if s != nil {
 		class = []string{s.State}
-		if s.Drift == "drifting" {
+		if s.Drift == service.DriftDrifting {
 			class = append(class, "drifting")
 		}
 		tooltip = strings.TrimRight(statusText(s, now, textOpts{minutes: true}), "\n")
@@ -410,7 +413,7 @@ func confirmation(method string, s *status, now time.Time) string {
 	case "Allow":
 		return "Allowed classes: " + strings.Join(s.AllowedClasses, ", ")
 	case "SetEnforcement":
-		if s.State == "planning" {
+		if s.is(service.StatePlanning) {
 			return "Enforcement for the next start: " + s.Enforcement
 		}
 		return "Enforcement: " + s.Enforcement

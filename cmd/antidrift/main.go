@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/antidrift/antidrift/internal/inert"
+	"github.com/antidrift/antidrift/service"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -77,7 +78,7 @@ func init() {
 // levels are the enforcement levels, gentlest first. They are part of the
 // documented API; checking them here makes a typo a usage error (exit 2)
 // that needs no daemon.
-var levels = []string{"observe", "warn", "block", "locked"}
+var levels = service.LevelNames()
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

@@ -49,8 +49,18 @@ var argWords = map[string]map[string]string{
 // command works ("locked" is also an enforcement level, so it is never
 // said of a state).
 var (
-	stateIs     = map[string]string{"locked": "there is no session", "planning": "a session is being planned", "active": "a session is active", "review": "a session is in review"}
-	stateInWhen = map[string]string{"locked": "there is no session", "planning": "planning", "active": "a session is active", "review": "a session is in review"}
+	stateIs = map[service.State]string{
+		service.StateLocked:   "there is no session",
+		service.StatePlanning: "a session is being planned",
+		service.StateActive:   "a session is active",
+		service.StateReview:   "a session is in review",
+	}
+	stateInWhen = map[service.State]string{
+		service.StateLocked:   "there is no session",
+		service.StatePlanning: "planning",
+		service.StateActive:   "a session is active",
+		service.StateReview:   "a session is in review",
+	}
 )
 
 // errorData is what an org.antidrift.Error.* says as data: the a{sv} after
@@ -119,9 +129,9 @@ func refusalWhy(cmd string, d errorData) (string, bool) {
 	case service.BecauseState:
 		var when []string
 		for _, st := range d.strs("works_in") {
-			when = append(when, stateInWhen[st])
+			when = append(when, stateInWhen[service.State(st)])
 		}
-		return fmt.Sprintf("%s, and %s works only when %s", stateIs[d.str("state")], cmd, strings.Join(when, " or ")), true
+		return fmt.Sprintf("%s, and %s works only when %s", stateIs[service.State(d.str("state"))], cmd, strings.Join(when, " or ")), true
 	case service.BecauseUnclassified:
 		return cmd + " is not in antidrift's permission table, so no state permits it", true
 	case service.BecauseLocked:

@@ -1,4 +1,9 @@
-package llmjudge
+// Package endpoint says where a model may be asked: an OpenAI-compatible
+// base URL, on this machine unless the person allowed otherwise. Both the
+// config file's reader (to name a bad endpoint at its line) and the model
+// judge (before its first request) hold an endpoint to it, so neither
+// depends on the other.
+package endpoint
 
 import (
 	"errors"
@@ -8,13 +13,13 @@ import (
 	"strings"
 )
 
-// CheckEndpoint parses an OpenAI-compatible base URL (e.g.
+// Check parses an OpenAI-compatible base URL (e.g.
 // http://127.0.0.1:8080/v1) and refuses one that is not on this machine
 // unless allowRemote: window titles are private, and a typo in a config file
 // must not send them across a network. Only a loopback IP literal or the
 // name localhost counts as this machine; other names are not resolved,
 // since what a name resolves to can change under the daemon.
-func CheckEndpoint(endpoint string, allowRemote bool) (*url.URL, error) {
+func Check(endpoint string, allowRemote bool) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(endpoint))
 	switch {
 	case err != nil:
@@ -28,16 +33,16 @@ func CheckEndpoint(endpoint string, allowRemote bool) (*url.URL, error) {
 	case u.RawQuery != "" || u.Fragment != "":
 		return nil, fmt.Errorf("endpoint %q must not have a query or fragment; give the base URL, e.g. http://127.0.0.1:8080/v1", endpoint)
 	}
-	if !allowRemote && !IsLoopback(u.Hostname()) {
+	if !allowRemote && !isLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("endpoint %q is not on this machine (loopback), and window titles are private: set allow_remote = true to send them there", endpoint)
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	return u, nil
 }
 
-// IsLoopback reports whether host (no port) is this machine: localhost, or
+// isLoopback reports whether host (no port) is this machine: localhost, or
 // an IP in 127.0.0.0/8 or ::1.
-func IsLoopback(host string) bool {
+func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
