@@ -68,7 +68,7 @@ func TestLoad(t *testing.T) {
 				c.DriftGrace = 9 * time.Second
 				c.Judge.Kind, c.Judge.Endpoint, c.Judge.AllowRemote = "llm", "https://llm.example.org/v1", true
 			}},
-		{name: "judge table with a remote endpoint keeps the rules judge",
+		{name: "judge table with a remote endpoint keeps the rules alone",
 			file:     ptr("drift_grace = \"9s\"\n\n[judge]\nkind = \"llm\"\nendpoint = \"https://llm.example.org/v1\"\n"),
 			config:   func(c *Config) { c.DriftGrace = 9 * time.Second },
 			problems: []want{{"judge", 5, `endpoint "https://llm.example.org/v1" is not on this machine (loopback), and window titles are private: set allow_remote = true`}}},

@@ -45,7 +45,7 @@ type Main struct {
 	system   *dbus.Conn // the system bus, for logind; nil where unreachable
 	watchers []func()   // stop funcs of the presence watchers
 	store    *persist.Store
-	judge    *llmjudge.Judge // nil: the rules judge alone
+	judge    *llmjudge.Judge // nil: the rules alone decide
 	svc      *service.Service
 	conn     *dbus.Conn
 	notifier *systemdNotifier

@@ -5,9 +5,9 @@ import (
 	"github.com/antidrift/antidrift/llmjudge"
 )
 
-// openJudge makes the judge the [judge] table asks for: nil for "rules"
-// (the core judges by the rules alone), the model judge for "llm". A judge
-// that cannot be made is a problem for the person, and the rules judge
+// openJudge makes the judge the [judge] table asks for: none for "rules"
+// (the core decides by the rules alone), the model for "llm". A judge
+// that cannot be made is a problem for the person, and the rules alone
 // meanwhile; never a daemon that does not start.
 func (m *Main) openJudge(cfg config.Judge) (problem string) {
 	if cfg.Kind != "llm" {
