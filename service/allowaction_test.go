@@ -57,8 +57,8 @@ func TestAllowHintIsOneShellWord(t *testing.T) {
 		h.start(t, LevelWarn, "Editor")
 		h.RecordWindow(Window{ID: "66", Class: class, Title: "a window", Available: true})
 		h.settle()
-		shown, _ := n.history()
-		hint := shown[0].NoActionsHint
+		nudge, _ := n.first(t)
+		hint := nudge.NoActionsHint
 		_, rest, ok := strings.Cut(hint, "`antidrift allow ")
 		word, _, ok2 := strings.Cut(rest, "` to allow it")
 		if !ok || !ok2 {

@@ -114,13 +114,13 @@ func TestBlockIconifiesTheJudgedWindowAndHandsFocusBack(t *testing.T) {
 			if v.MinimizeCount != 1 || !v.Enforced {
 				t.Fatalf("MinimizeCount, Enforced: got %d %v, want 1 true", v.MinimizeCount, v.Enforced)
 			}
-			shown, _ := n.history()
+			nudge, _ := n.first(t)
 			want := []string{"refocus", "allow", "not_distraction"}
 			if level == LevelLocked {
 				want = []string{"refocus"} // no widening at locked
 			}
-			if !reflect.DeepEqual(actionKeys(shown[0]), want) {
-				t.Fatalf("actions %v, want %v", actionKeys(shown[0]), want)
+			if !reflect.DeepEqual(actionKeys(nudge), want) {
+				t.Fatalf("actions %v, want %v", actionKeys(nudge), want)
 			}
 			// Back on task, Enforced goes; re-raising and staying iconifies again.
 			h.RecordWindow(editor)
@@ -249,12 +249,12 @@ func TestAllowActionAddsTheClassAndEndsDrift(t *testing.T) {
 	h.start(t, LevelWarn, "Editor")
 	h.RecordWindow(distraction)
 	h.settle()
-	_, ids := n.history()
-	h.NotificationAction(ids[0]+100, "allow") // not ours: ignored
+	_, id := n.first(t)
+	h.NotificationAction(id+100, "allow") // not ours: ignored
 	if v := h.View(); len(v.AllowedClasses) != 1 {
 		t.Fatalf("after a foreign notification's action: AllowedClasses: got %v, want only the one", v.AllowedClasses)
 	}
-	h.NotificationAction(ids[0], "allow")
+	h.NotificationAction(id, "allow")
 	h.settle()
 	v := h.View()
 	if !reflect.DeepEqual(v.AllowedClasses, []string{"Editor", "Distraction"}) || v.Drift != DriftOnTask {
@@ -272,8 +272,8 @@ func TestRefocusActivatesLastOnTaskWindow(t *testing.T) {
 	h.RecordWindow(distraction)
 	h.clock.Advance(5 * time.Second)
 	h.settle()
-	_, ids := n.history()
-	h.NotificationAction(ids[0], "refocus")
+	_, id := n.first(t)
+	h.NotificationAction(id, "refocus")
 	h.settle()
 	if _, a := g.calls(); !reflect.DeepEqual(a, []string{"10"}) {
 		t.Fatalf("Refocus activated %v, want the editor", a)
