@@ -44,7 +44,7 @@ func TestDriftAfterGraceNudgesAtWarn(t *testing.T) {
 	h.settle()
 	v := h.View()
 	if v.Drift != DriftDrifting || v.Enforced || v.DriftReason != "Distraction is not in this session's allowlist" {
-		t.Fatalf("after the grace: Drift, Enforced, DriftReason: got %s %v %q, want %s false %q (view %+v)", v.Drift, v.Enforced, v.DriftReason, DriftDrifting, "Distraction is not in this session's allowlist", v)
+		t.Fatalf("after the grace: Drift, Enforced, DriftReason: got %s %v %q, want %s false %q", v.Drift, v.Enforced, v.DriftReason, DriftDrifting, "Distraction is not in this session's allowlist")
 	}
 	shown, _ := n.history()
 	if len(shown) != 1 || shown[0].Summary != "Drifting: Distraction" ||
