@@ -188,7 +188,7 @@ func TestBadValues(t *testing.T) {
 			}
 			expect, problems := Parse("rest.toml", []byte(strings.Join(rest, "\n")))
 			if len(problems) != 0 || len(rest) == len(strings.Split(goodFile, "\n")) {
-				t.Fatalf("the good file without %s: %d lines, problems %v", bad.key, len(rest), problems)
+				t.Fatalf("the good file without %s: got %d of %d lines and problems %v, want fewer lines and no problems", bad.key, len(rest), len(strings.Split(goodFile, "\n")), problems)
 			}
 			// The bad line goes in the middle, so lines after it count too.
 			file := slices.Insert(rest, 3, bad.key+" = "+bad.value)
@@ -234,7 +234,7 @@ func TestProblemsAreCapped(t *testing.T) {
 	b.WriteString(`drift_grace = "1s"`)
 	got, problems := Parse("c.toml", []byte(b.String()))
 	if got.DriftGrace != time.Second {
-		t.Errorf("DriftGrace = %v; the keys after the cap still apply", got.DriftGrace)
+		t.Errorf("DriftGrace: got %v, want %v (the keys after the cap still apply)", got.DriftGrace, time.Second)
 	}
 	if len(problems) != maxProblems+1 {
 		t.Fatalf("got %d problems, want %d", len(problems), maxProblems+1)
@@ -243,7 +243,7 @@ func TestProblemsAreCapped(t *testing.T) {
 		t.Errorf("last shown problem %v, want line %d", p, maxProblems)
 	}
 	if s := problems[maxProblems].String(); s != "c.toml: 5 more problems not shown" {
-		t.Errorf("summary = %q", s)
+		t.Errorf("summary: got %q, want %q", s, "c.toml: 5 more problems not shown")
 	}
 }
 
@@ -296,11 +296,11 @@ func FuzzParse(f *testing.F) {
 		checkValid(t, c)
 		for _, p := range problems {
 			if p.Path != "fuzz.toml" || p.Msg == "" || p.Line < 0 {
-				t.Errorf("malformed problem %#v", p)
+				t.Errorf("problem: got %#v, want Path %q, a message and a line >= 0", p, "fuzz.toml")
 			}
 		}
 		if len(problems) > maxProblems+1 {
-			t.Errorf("%d problems, more than the cap", len(problems))
+			t.Errorf("problems: got %d, want at most %d (the cap and its summary)", len(problems), maxProblems+1)
 		}
 	})
 }
@@ -310,7 +310,7 @@ func FuzzParse(f *testing.F) {
 func checkValid(t *testing.T, c Config) {
 	t.Helper()
 	if !slices.Contains(service.Levels, c.Enforcement) {
-		t.Errorf("Enforcement %q is not a level", c.Enforcement)
+		t.Errorf("Enforcement: got %q, want one of %q", c.Enforcement, service.Levels)
 	}
 	for _, d := range []struct {
 		name     string
@@ -323,12 +323,12 @@ func checkValid(t *testing.T, c Config) {
 		{"IdleAfter", c.IdleAfter, time.Second},
 	} {
 		if d.got < d.min {
-			t.Errorf("%s = %v, below its minimum %v", d.name, d.got, d.min)
+			t.Errorf("%s: got %v, want at least %v", d.name, d.got, d.min)
 		}
 	}
 	for _, list := range [][]string{c.AllowedClasses, c.PrivateClasses} {
 		if len(list) > 64 {
-			t.Errorf("%d classes, more than 64", len(list))
+			t.Errorf("classes: got %d, want at most 64", len(list))
 		}
 		for _, s := range list {
 			if n := len([]rune(s)); n < 1 || n > 256 {
@@ -338,7 +338,7 @@ func checkValid(t *testing.T, c Config) {
 	}
 	for i, re := range c.RedactTitles {
 		if re == nil {
-			t.Errorf("RedactTitles[%d] is nil", i)
+			t.Errorf("RedactTitles[%d]: got nil, want a regexp", i)
 		}
 	}
 }
@@ -368,7 +368,7 @@ func checkProblems(t *testing.T, path string, got []Problem, want []want) {
 			t.Errorf("problem %d = %#v, want key %q line %d message containing %q", i, p, w.key, w.line, w.msg)
 		}
 		if !strings.HasPrefix(p.String(), path) {
-			t.Errorf("%q does not name the file", p.String())
+			t.Errorf("problem %d: got %q, want it to start with the file %q", i, p.String(), path)
 		}
 	}
 }

@@ -14,13 +14,13 @@ func TestSyncKeys(t *testing.T) {
 	t.Setenv("HOME", home)
 	good, problems := Parse("c.toml", []byte("sync_dir = \"~/Sync/antidrift\"\nsync_titles = true\ndevice_name = \"Ann's laptop\"\n"))
 	if len(problems) != 0 {
-		t.Fatalf("problems: %v", problems)
+		t.Fatalf("problems: got %v, want none", problems)
 	}
 	if good.SyncDir != filepath.Join(home, "Sync", "antidrift") || !good.SyncTitles || good.DeviceName != "Ann's laptop" {
-		t.Fatalf("parsed %q %v %q", good.SyncDir, good.SyncTitles, good.DeviceName)
+		t.Fatalf("SyncDir, SyncTitles, DeviceName: got %q, %v, %q, want %q, true, %q", good.SyncDir, good.SyncTitles, good.DeviceName, filepath.Join(home, "Sync", "antidrift"), "Ann's laptop")
 	}
 	if d := Default(); d.SyncDir != "" || d.SyncTitles || d.DeviceName != "" {
-		t.Fatalf("defaults: sync off, titles kept home, the hostname: %+v", d)
+		t.Fatalf("Default: got SyncDir %q, SyncTitles %v, DeviceName %q, want sync off (\"\"), titles kept home (false), the hostname (\"\")", d.SyncDir, d.SyncTitles, d.DeviceName)
 	}
 	for _, bad := range []struct{ name, line, want string }{
 		{"relative sync_dir", `sync_dir = "Sync/antidrift"`, `sync_dir: "Sync/antidrift" is not an absolute path`},
@@ -41,7 +41,7 @@ func TestSyncKeys(t *testing.T) {
 				t.Fatalf("problems %v, want one on line 2 containing %q", problems, bad.want)
 			}
 			if c.DriftGrace.String() != "9s" || c.SyncDir != "" || c.DeviceName != "" || c.SyncTitles {
-				t.Fatalf("the bad key must keep its default and the others apply: %+v", c)
+				t.Fatalf("got DriftGrace %v, SyncDir %q, DeviceName %q, SyncTitles %v, want 9s and the defaults (\"\", \"\", false): the bad key keeps its default and the others apply", c.DriftGrace, c.SyncDir, c.DeviceName, c.SyncTitles)
 			}
 		})
 	}

@@ -12,13 +12,13 @@ func TestNoteProblem(t *testing.T) {
 	before := len(h.rec.views)
 	h.NoteProblem("publish", "the copy in sync_dir could not be written")
 	if v := h.View(); !slices.Contains(v.Problems, "the copy in sync_dir could not be written") {
-		t.Fatalf("Problems: %q", v.Problems)
+		t.Fatalf("Problems: got %q, want it to hold %q", v.Problems, "the copy in sync_dir could not be written")
 	}
 	if len(h.rec.views) == before {
-		t.Fatal("the listeners were not told")
+		t.Fatalf("views the listeners were told of: got %d, want more than %d", len(h.rec.views), before)
 	}
 	h.NoteProblem("publish", "")
 	if v := h.View(); len(v.Problems) != 0 {
-		t.Fatalf("Problems after clearing: %q", v.Problems)
+		t.Fatalf("Problems after clearing: got %q, want none", v.Problems)
 	}
 }

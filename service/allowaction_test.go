@@ -57,24 +57,24 @@ func TestAllowHintIsOneShellWord(t *testing.T) {
 		h.start(t, LevelWarn, "Editor")
 		h.RecordWindow(Window{ID: "66", Class: class, Title: "a window", Available: true})
 		h.settle()
-		shown, _ := n.history()
-		hint := shown[0].NoActionsHint
+		nudge, _ := n.first(t)
+		hint := nudge.NoActionsHint
 		_, rest, ok := strings.Cut(hint, "`antidrift allow ")
 		word, _, ok2 := strings.Cut(rest, "` to allow it")
 		if !ok || !ok2 {
-			t.Fatalf("%q: the hint names no allow command: %q", class, hint)
+			t.Fatalf("%q: NoActionsHint: got %q, want it to name `antidrift allow …` to allow it", class, hint)
 		}
 		cmd := exec.Command(sh, "-c", "set -- "+word+`; printf '%s\n' "$#" "$1"`, "sh")
 		cmd.Dir = t.TempDir()
 		out, err := cmd.Output()
 		if _, statErr := os.Stat(filepath.Join(cmd.Dir, "pwned")); statErr == nil {
-			t.Errorf("%q: sh ran a command of the hint `%s`", class, word)
+			t.Errorf("%q: sh ran a command of the hint `%s`: got the file pwned, want none", class, word)
 		}
 		if want := "1\n" + LiteralRule(class) + "\n"; err != nil || string(out) != want {
 			t.Errorf("%q: sh reads `%s` as %q (%v), want %q", class, word, out, err, want)
 		}
 		if class == "Firefox" && word != "Firefox" {
-			t.Errorf("a plain class is quoted: %q", word)
+			t.Errorf("a plain class: got %q, want %q unquoted", word, "Firefox")
 		}
 	}
 }
@@ -84,11 +84,11 @@ func TestLiteralRuleMatchesItsClassOnly(t *testing.T) {
 	for _, class := range classesThatSpellPatterns {
 		r, err := ParseRule(LiteralRule(class))
 		if err != nil {
-			t.Errorf("%q: LiteralRule %q does not parse: %v", class, LiteralRule(class), err)
+			t.Errorf("%q: ParseRule(LiteralRule %q): got %v, want no error", class, LiteralRule(class), err)
 			continue
 		}
 		if r.Narrowed() || !r.matchesClass(Window{Class: class}) || r.matchesClass(Window{Class: "Editor"}) || r.matchesClass(Window{Class: class + "x"}) {
-			t.Errorf("%q: LiteralRule %q matches other classes, or not its own", class, LiteralRule(class))
+			t.Errorf("%q: LiteralRule %q: got Narrowed %v, matches its class %v, Editor %v, %q %v; want false, true, false, false", class, LiteralRule(class), r.Narrowed(), r.matchesClass(Window{Class: class}), r.matchesClass(Window{Class: "Editor"}), class+"x", r.matchesClass(Window{Class: class + "x"}))
 		}
 	}
 }

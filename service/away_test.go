@@ -29,39 +29,39 @@ func TestIdleAndLockAccrueToAwayAndPauseDrift(t *testing.T) {
 	h.settle()
 	v := h.View()
 	if v.Drift != DriftAway || v.DriftReason != "away: no input" || v.Enforced {
-		t.Fatalf("idle: %s (%s) enforced %v", v.Drift, v.DriftReason, v.Enforced)
+		t.Fatalf("idle: Drift, DriftReason, Enforced: got %s (%q) %v, want %s (%q) false", v.Drift, v.DriftReason, v.Enforced, DriftAway, "away: no input")
 	}
 	if len(n.onScreen()) != 0 {
 		// The iconify kept the nudge up as an explanation; going away withdraws it.
-		t.Fatal("the nudge stayed up while away")
+		t.Fatalf("nudges on screen while away: got %+v, want none", n.onScreen())
 	}
 	h.SetAway("screensaver", AwayLocked, true)
 	h.clock.Advance(20 * time.Minute) // no nudge repeats, no enforcement while away
 	h.SetAway("idle", AwayIdle, false)
 	if v := h.View(); v.Drift != DriftAway || v.DriftReason != "away: the screen is locked" {
-		t.Fatalf("still locked: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("still locked: Drift: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftAway, "away: the screen is locked")
 	}
 	minimizedBefore, _ := g.calls()
 	h.SetAway("screensaver", AwayLocked, false)
 	h.settle()
 	if v := h.View(); v.Drift != DriftDrifting {
-		t.Fatalf("back on the distraction, judgement resumes at once: %s", v.Drift)
+		t.Fatalf("back on the distraction, judgement resumes at once: Drift: got %s, want %s", v.Drift, DriftDrifting)
 	}
 	if m, _ := g.calls(); len(m) != len(minimizedBefore)+1 {
-		t.Fatalf("enforcement did not resume on return: %d → %d", len(minimizedBefore), len(m))
+		t.Fatalf("minimized on return: got %d, want %d (enforcement resumes)", len(m), len(minimizedBefore)+1)
 	}
 	h.clock.Advance(5 * time.Second)
 	must(t, h.Complete())
 	v = h.View()
 	b := bucketSeconds(v)
 	if b["|"+AwayTitle] != 20*60 || b["Distraction|Distraction window"] != 15 || b["Editor|Editor window"] != 60 {
-		t.Fatalf("buckets %v", b)
+		t.Fatalf("buckets: got %v, want %q 1200 s, %q 15 s, %q 60 s", b, "|"+AwayTitle, "Distraction|Distraction window", "Editor|Editor window")
 	}
 	_, err := h.End()
 	must(t, err)
 	s := h.store.sealed()[0]
 	if s.AwaySeconds != 1200 || s.DriftSeconds != 15 {
-		t.Fatalf("away_seconds %d drift_seconds %d", s.AwaySeconds, s.DriftSeconds)
+		t.Fatalf("away_seconds, drift_seconds: got %d %d, want 1200 15", s.AwaySeconds, s.DriftSeconds)
 	}
 }
 
@@ -77,7 +77,7 @@ func TestAnnouncedSleepAccruesToSuspended(t *testing.T) {
 	must(t, h.Complete())
 	b := bucketSeconds(h.View())
 	if b["|"+SuspendedTitle] != 600 || b["Editor|Editor window"] != 120 || len(b) != 2 {
-		t.Fatalf("buckets %v", b)
+		t.Fatalf("buckets: got %v, want only %q 600 s and %q 120 s", b, "|"+SuspendedTitle, "Editor|Editor window")
 	}
 }
 
@@ -95,7 +95,7 @@ func TestWallClockJumpBecomesSuspended(t *testing.T) {
 	v := h.View()
 	b := bucketSeconds(v)
 	if b["|"+SuspendedTitle] != 3600 || b["Editor|Editor window"] != 120 || b["Firefox|Firefox window"] != 60 {
-		t.Fatalf("an hour's jump: %v", b)
+		t.Fatalf("buckets after an hour's jump: got %v, want %q 3600 s, %q 120 s, %q 60 s", b, "|"+SuspendedTitle, "Editor|Editor window", "Firefox|Firefox window")
 	}
 	var total uint64
 	for _, s := range b {
@@ -107,7 +107,7 @@ func TestWallClockJumpBecomesSuspended(t *testing.T) {
 	// And replay rebuilds exactly the same.
 	n := h.restart(t)
 	if got := n.View(); !reflect.DeepEqual(got.Buckets, v.Buckets) {
-		t.Fatalf("replay %+v\nlive   %+v", got.Buckets, v.Buckets)
+		t.Fatalf("replayed buckets: got %+v\nwant the live %+v", got.Buckets, v.Buckets)
 	}
 }
 
@@ -118,16 +118,16 @@ func TestDeadlinePassedDuringSuspendExpiresAtTheDeadline(t *testing.T) {
 	h.clock.Advance(5 * time.Minute)
 	h.clock.Suspend(time.Hour) // the timer, on the monotonic clock, has not fired
 	if h.View().State != StateActive {
-		t.Fatal("expired while asleep?")
+		t.Fatalf("State while asleep: got %s, want %s (the timer has not fired)", h.View().State, StateActive)
 	}
 	h.RecordWindow(browser) // the first event after resume
 	v := h.View()
 	if v.State != StateReview || v.Outcome != OutcomeExpired {
-		t.Fatalf("after waking past the deadline: %s %s", v.State, v.Outcome)
+		t.Fatalf("State, Outcome after waking past the deadline: got %s %s, want %s %s", v.State, v.Outcome, StateReview, OutcomeExpired)
 	}
 	b := bucketSeconds(v)
 	if b["Editor|Editor window"] != 300 || b["|"+SuspendedTitle] != 1200 {
-		t.Fatalf("buckets %v: 5 min work, then asleep until the deadline", b)
+		t.Fatalf("buckets: got %v, want %q 300 s and %q 1200 s: 5 min work, then asleep until the deadline", b, "Editor|Editor window", "|"+SuspendedTitle)
 	}
 }
 
@@ -144,11 +144,11 @@ func TestAwayReplayEqualsLive(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	live := h.View()
 	if live.SwitchCount != 0 {
-		t.Fatalf("a focus change while away counted as a switch: %d", live.SwitchCount)
+		t.Fatalf("SwitchCount after a focus change while away: got %d, want 0", live.SwitchCount)
 	}
 	n := h.restart(t)
 	if got := n.View(); !reflect.DeepEqual(got.Buckets, live.Buckets) || got.SwitchCount != live.SwitchCount {
-		t.Fatalf("replay %+v / %d\nlive   %+v / %d", got.Buckets, got.SwitchCount, live.Buckets, live.SwitchCount)
+		t.Fatalf("replayed buckets / SwitchCount: got %+v / %d\nwant the live %+v / %d", got.Buckets, got.SwitchCount, live.Buckets, live.SwitchCount)
 	}
 }
 
@@ -162,12 +162,12 @@ func TestPrivateClassesAndRedaction(t *testing.T) {
 	must(t, err)
 	s.RecordWindow(Window{ID: "1", Class: "KeePassXC", Instance: "keepassxc", Title: "bank password - KeePassXC", Available: true})
 	if v := s.View(); v.CurrentTitle != "" || v.CurrentClass != "KeePassXC" {
-		t.Fatalf("a private class's title is shown: %q", v.CurrentTitle)
+		t.Fatalf("a private class: CurrentTitle, CurrentClass: got %q %q, want %q %q", v.CurrentTitle, v.CurrentClass, "", "KeePassXC")
 	}
 	clock.Advance(time.Second)
 	s.RecordWindow(Window{ID: "2", Class: "Thunderbird", Title: "Mail from alice@example.com", Available: true})
 	if v := s.View(); v.CurrentTitle != "Mail from …" {
-		t.Fatalf("redacted title %q", v.CurrentTitle)
+		t.Fatalf("CurrentTitle: got %q, want %q, redacted", v.CurrentTitle, "Mail from …")
 	}
 	clock.Advance(time.Second)
 	must(t, s.Complete())
@@ -176,7 +176,7 @@ func TestPrivateClassesAndRedaction(t *testing.T) {
 	everything := strings.Join([]string{fmtAll(store.events[id]), fmtAll(store.sealed()), fmtAll(store.snapshots)}, "\n")
 	for _, secret := range []string{"bank password", "alice@example.com"} {
 		if strings.Contains(everything, secret) {
-			t.Fatalf("%q was recorded:\n%s", secret, everything)
+			t.Fatalf("records: got %q in them, want it never recorded:\n%s", secret, everything)
 		}
 	}
 }
@@ -214,9 +214,9 @@ func TestRefocusWhileAwayStartsNoEpisode(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	h.settle()
 	if shown, _ := n.history(); len(shown) != 0 {
-		t.Fatalf("nudged while away: %+v", shown)
+		t.Fatalf("nudges while away: got %+v, want none", shown)
 	}
 	if m, _ := g.calls(); len(m) != 0 {
-		t.Fatalf("iconified while away: %v", m)
+		t.Fatalf("minimized while away: got %v, want none", m)
 	}
 }

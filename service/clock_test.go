@@ -19,29 +19,29 @@ func TestSettingTheClockForwardDoesNotShortenTheTimebox(t *testing.T) {
 
 	h.clock.SetWall(2 * time.Hour)
 	if err := h.Abandon("the clock says it is over"); err == nil {
-		t.Fatal("Abandon went through at locked after the date was set 2 h forward")
+		t.Fatal("Abandon at locked after the date was set 2 h forward: got no error, want a refusal")
 	}
 	v := h.View()
 	if v.State != StateActive {
-		t.Fatalf("after a forward jump: %s", v.State)
+		t.Fatalf("State after a forward jump: got %s, want %s", v.State, StateActive)
 	}
 	if got := time.Unix(v.Deadline, 0).Sub(time.Unix(deadline, 0)); got != 2*time.Hour {
 		t.Fatalf("the deadline moved by %v, want the 2 h the clock was set by", got)
 	}
 	// The buckets count the boot clock's 5 min, not the jump.
 	if b := v.Buckets; len(b) != 1 || b[0].Seconds != 300 {
-		t.Fatalf("buckets after the jump: %+v", b)
+		t.Fatalf("buckets after the jump: got %+v, want one of 300 s", b)
 	}
 
 	// The timebox ends when 25 min have passed on the boot clock: not
 	// before, not after.
 	h.clock.Advance(20*time.Minute - time.Second)
 	if v := h.View(); v.State != StateActive {
-		t.Fatalf("a second before the timebox ends: %s", v.State)
+		t.Fatalf("State a second before the timebox ends: got %s, want %s", v.State, StateActive)
 	}
 	h.clock.Advance(time.Second)
 	if v := h.View(); v.State != StateReview || v.Outcome != OutcomeExpired {
-		t.Fatalf("at the end of the timebox: %s %s", v.State, v.Outcome)
+		t.Fatalf("State, Outcome at the end of the timebox: got %s %s, want %s %s", v.State, v.Outcome, StateReview, OutcomeExpired)
 	}
 	hash, err := h.End()
 	must(t, err)
@@ -71,7 +71,7 @@ func TestSettingTheClockBackDoesNotStretchTheTimebox(t *testing.T) {
 	h := setBackMidSession(t, 10*time.Minute, 15*time.Minute)
 	v := h.View()
 	if v.State != StateReview {
-		t.Fatalf("25 min on the boot clock with the date set 1 h back: %s", v.State)
+		t.Fatalf("State after 25 min on the boot clock with the date set 1 h back: got %s, want %s", v.State, StateReview)
 	}
 	var total uint64
 	for _, b := range v.Buckets {
@@ -105,7 +105,7 @@ func TestBreakGlassHoldIgnoresTheDate(t *testing.T) {
 		}
 		h.clock.Advance(5*time.Minute - time.Second)
 		if err := h.Abandon("x"); err == nil || !strings.Contains(err.Error(), "hold") {
-			t.Fatalf("date set first %v: Abandon a second before the hold elapsed: %v", setFirst, err)
+			t.Fatalf("date set first %v: Abandon a second before the hold elapsed: got %v, want a refusal naming the hold", setFirst, err)
 		}
 		h.clock.Advance(time.Second)
 		must(t, h.Abandon("the hold elapsed"))
@@ -123,11 +123,11 @@ func TestClockSetWhileDownIsFoundOnRestart(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	n := h.restart(t)
 	if v := n.View(); v.State != StateActive {
-		t.Fatalf("restarted after the date was set 3 h forward: %s", v.State)
+		t.Fatalf("State restarted after the date was set 3 h forward: got %s, want %s", v.State, StateActive)
 	}
 	n.clock.Advance(19*time.Minute - time.Second)
 	if v := n.View(); v.State != StateActive {
-		t.Fatalf("before 25 min on the boot clock: %s", v.State)
+		t.Fatalf("State before 25 min on the boot clock: got %s, want %s", v.State, StateActive)
 	}
 
 	// A reboot: the boot clock restarted, the wall deadline is what is left.
@@ -135,11 +135,11 @@ func TestClockSetWhileDownIsFoundOnRestart(t *testing.T) {
 	n.clock.Reboot()
 	r := n.restart(t)
 	if v := r.View(); v.State != StateActive {
-		t.Fatalf("after a reboot: %s", v.State)
+		t.Fatalf("State after a reboot: got %s, want %s", v.State, StateActive)
 	}
 	r.clock.Advance(time.Second)
 	if v := r.View(); v.State != StateReview {
-		t.Fatalf("after a reboot, at the wall deadline: %s", v.State)
+		t.Fatalf("State after a reboot, at the wall deadline: got %s, want %s", v.State, StateReview)
 	}
 }
 
@@ -151,6 +151,6 @@ func TestReplayAfterTheDateWasSetBackBeforeTheStart(t *testing.T) {
 	live := h.View().Buckets
 	n := h.restart(t) // no Shutdown: a crash
 	if got := n.View().Buckets; !reflect.DeepEqual(got, live) {
-		t.Fatalf("replayed buckets %+v, live %+v; Problems %q", got, live, n.View().Problems)
+		t.Fatalf("replayed buckets: got %+v, want the live %+v; Problems %q", got, live, n.View().Problems)
 	}
 }

@@ -449,6 +449,17 @@ func (n *fakeNotifier) history() ([]Notification, []uint32) {
 	return append([]Notification(nil), n.shown...), append([]uint32(nil), n.ids...)
 }
 
+// first is the first notification shown and its id, failing t (rather
+// than panicking on an index) when none was.
+func (n *fakeNotifier) first(t *testing.T) (Notification, uint32) {
+	t.Helper()
+	shown, ids := n.history()
+	if len(shown) == 0 {
+		t.Fatal("notifications shown: got none, want one")
+	}
+	return shown[0], ids[0]
+}
+
 // settle waits until queued notifications and enforcement have happened.
 func (h *harness) settle() {
 	h.background.Wait()

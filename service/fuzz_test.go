@@ -31,21 +31,21 @@ func FuzzFoldTitle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, title string) {
 		got := FoldTitle(title)
 		if again := FoldTitle(got); again != got {
-			t.Errorf("not a fixed point: %q → %q → %q", title, got, again)
+			t.Errorf("FoldTitle(FoldTitle(%q)): got %q, want %q, a fixed point", title, again, got)
 		}
 		if len(got) > len(title) {
-			t.Errorf("%q grew to %q", title, got)
+			t.Errorf("FoldTitle(%q): got %q, want at most %d bytes", title, got, len(title))
 		}
 		if strings.HasPrefix(got, " ") || strings.HasSuffix(got, " ") || strings.Contains(got, "  ") {
-			t.Errorf("%q → %q: spaces around or doubled", title, got)
+			t.Errorf("FoldTitle(%q): got %q, want no spaces around or doubled", title, got)
 		}
 		for _, r := range got {
 			if r != ' ' && unicode.IsSpace(r) {
-				t.Errorf("%q → %q: whitespace %U left in", title, got, r)
+				t.Errorf("FoldTitle(%q): got %q with whitespace %U, want only plain spaces", title, got, r)
 			}
 		}
 		if utf8.ValidString(title) && !utf8.ValidString(got) {
-			t.Errorf("valid UTF-8 %q became invalid %q", title, got)
+			t.Errorf("FoldTitle(%q): got invalid UTF-8 %q, want valid UTF-8 like its input", title, got)
 		}
 	})
 }
@@ -69,21 +69,21 @@ func FuzzCleanText(f *testing.F) {
 		n := utf8.RuneCountInString(out)
 		switch {
 		case !utf8.ValidString(out):
-			t.Errorf("accepted invalid UTF-8 %q", out)
+			t.Errorf("cleanText(%q): got invalid UTF-8 %q, want valid UTF-8 or a refusal", in, out)
 		case strings.TrimSpace(out) != out:
-			t.Errorf("accepted %q untrimmed", out)
+			t.Errorf("cleanText(%q): got %q, want it trimmed or a refusal", in, out)
 		case strings.IndexFunc(out, unicode.IsControl) >= 0:
-			t.Errorf("accepted control characters in %q", out)
+			t.Errorf("cleanText(%q): got %q with control characters, want none or a refusal", in, out)
 		case n > MaxTextLen || (required && n == 0):
-			t.Errorf("accepted %d characters", n)
+			t.Errorf("cleanText(%q, required %v): got %d characters, want 1 (0 if not required) to %d or a refusal", in, required, n, MaxTextLen)
 		}
 		if again, err := cleanText("text", out, required); err != nil || again != out {
-			t.Errorf("%q accepted as %q, which is then %q / %v", in, out, again, err)
+			t.Errorf("cleanText(%q) is %q; cleaned again: got %q, %v, want it unchanged", in, out, again, err)
 		}
 		if r, err := cleanRule("entry", 0, in); err == nil {
 			c := r.Text
 			if c != strings.TrimSpace(c) || utf8.RuneCountInString(c) > MaxClassLen || c == "" || strings.IndexFunc(c, unicode.IsControl) >= 0 {
-				t.Errorf("entry %q accepted as %q", in, c)
+				t.Errorf("cleanRule(%q): got %q, want it trimmed, 1 to %d characters, no control characters, or a refusal", in, c, MaxClassLen)
 			}
 			r.matches(Window{Class: in, Title: in}, in) // never panics
 		} else if err.Kind != InvalidArgument || !strings.Contains(err.Msg, "entry") {
@@ -108,7 +108,8 @@ func FuzzStats(f *testing.F) {
 			b.apply(e)
 		}
 		if a.total != b.total || a.switches != b.switches || a.drift != b.drift || a.away != b.away || a.minimizes != b.minimizes {
-			t.Fatal("the same events gave different stats")
+			t.Fatalf("stats of the same events, twice (total, switches, drift, away, minimizes): got %v %d %v %v %d and %v %d %v %v %d, want them the same",
+				a.total, a.switches, a.drift, a.away, a.minimizes, b.total, b.switches, b.drift, b.away, b.minimizes)
 		}
 		var forward time.Duration
 		focus := uint32(0)
@@ -123,17 +124,17 @@ func FuzzStats(f *testing.F) {
 		total := a.total
 		switch {
 		case a.drift+a.away > total:
-			t.Errorf("drift %v + away %v exceed the buckets' %v", a.drift, a.away, total)
+			t.Errorf("drift %v + away %v: got more than the buckets' %v, want at most it", a.drift, a.away, total)
 		case total > forward:
-			t.Errorf("the buckets hold %v, the events span %v going forward", total, forward)
+			t.Errorf("the buckets hold: got %v, want at most the %v the events span going forward", total, forward)
 		case a.switches > focus:
-			t.Errorf("%d switches among %d focus events", a.switches, focus)
+			t.Errorf("switches: got %d, want at most the %d focus events", a.switches, focus)
 		case a.distinct > MaxBucketKeys:
-			t.Errorf("%d distinct keys", a.distinct)
+			t.Errorf("distinct keys: got %d, want at most %d", a.distinct, MaxBucketKeys)
 		}
 		for k, d := range a.buckets {
 			if d < 0 {
-				t.Errorf("bucket %v holds %v", k, d)
+				t.Errorf("bucket %v: got %v, want at least 0", k, d)
 			}
 		}
 	})

@@ -26,17 +26,17 @@ func TestBucketsAreLiveWithoutAFocusChange(t *testing.T) {
 	}
 	h.clock.Advance(time.Second)
 	if v := h.View(); v.Buckets[0].Seconds != 20 {
-		t.Fatalf("a second later: %+v", v.Buckets)
+		t.Fatalf("a second later: Buckets[0].Seconds: got %d, want 20 (%+v)", v.Buckets[0].Seconds, v.Buckets)
 	}
 	if h.clock.armed() != armed {
-		t.Fatalf("reading live buckets armed a timer (%d → %d)", armed, h.clock.armed())
+		t.Fatalf("armed timers after reading live buckets: got %d, want %d as before", h.clock.armed(), armed)
 	}
 
 	// Away time grows the (away) bucket the same way.
 	h.SetAway("test", AwayIdle, true)
 	h.clock.Advance(7 * time.Second)
 	if v := h.View(); !reflect.DeepEqual(v.Buckets[2], Bucket{"", AwayTitle, 7}) {
-		t.Fatalf("away for 7 s: %+v", v.Buckets)
+		t.Fatalf("away for 7 s: Buckets[2]: got %+v, want %+v (all %+v)", v.Buckets[2], Bucket{"", AwayTitle, 7}, v.Buckets)
 	}
 
 	// Once the session ends, the buckets freeze at its end.
@@ -44,7 +44,7 @@ func TestBucketsAreLiveWithoutAFocusChange(t *testing.T) {
 	frozen := h.View().Buckets
 	h.clock.Advance(time.Minute)
 	if got := h.View().Buckets; !reflect.DeepEqual(got, frozen) {
-		t.Fatalf("review buckets moved: %+v → %+v", frozen, got)
+		t.Fatalf("review buckets a minute on: got %+v, want %+v, frozen at the end", got, frozen)
 	}
 }
 
@@ -62,11 +62,11 @@ func TestLiveBucketKeepsTheTopOrdered(t *testing.T) {
 	h.clock.Advance(20 * time.Second)
 	v := h.View()
 	if len(v.Buckets) != TopBuckets+1 || !slices.Contains(v.Buckets, Bucket{"App", OtherTitlesTitle, 10 + 11 + 12 + 13 + 14 + 15}) {
-		t.Fatalf("%d buckets, want %d named and App's remainder: %+v", len(v.Buckets), TopBuckets, v.Buckets)
+		t.Fatalf("buckets: got %d, want %d named and App's remainder %+v: %+v", len(v.Buckets), TopBuckets, Bucket{"App", OtherTitlesTitle, 10 + 11 + 12 + 13 + 14 + 15}, v.Buckets)
 	}
 	for i := 1; i < len(v.Buckets); i++ {
 		if v.Buckets[i].Seconds > v.Buckets[i-1].Seconds {
-			t.Fatalf("out of order at %d: %+v", i, v.Buckets)
+			t.Fatalf("Buckets[%d].Seconds: got %d, want at most %d, the one above (%+v)", i, v.Buckets[i].Seconds, v.Buckets[i-1].Seconds, v.Buckets)
 		}
 	}
 	found := false
@@ -74,7 +74,7 @@ func TestLiveBucketKeepsTheTopOrdered(t *testing.T) {
 		found = found || (b.Class == "Late" && b.Seconds == 20)
 	}
 	if !found {
-		t.Fatalf("the current window's 20 s are not in the top: %+v", v.Buckets)
+		t.Fatalf("buckets: got %+v, want the current window Late with 20 s among them", v.Buckets)
 	}
 }
 
@@ -95,7 +95,7 @@ func TestChangesInIsWhenTheLiveBucketsNextReadDifferently(t *testing.T) {
 	}
 	h.clock.Advance(v.ChangesIn - time.Millisecond)
 	if got := h.View().Buckets; !reflect.DeepEqual(got, v.Buckets) {
-		t.Fatalf("within ChangesIn the buckets moved: %+v → %+v", v.Buckets, got)
+		t.Fatalf("buckets within ChangesIn: got %+v, want %+v, unmoved", got, v.Buckets)
 	}
 	h.clock.Advance(time.Millisecond)
 	if got := h.View().Buckets[0].Seconds; got != 11 {
@@ -114,11 +114,11 @@ func TestChangesInIsWhenTheLiveBucketsNextReadDifferently(t *testing.T) {
 	h.clock.Advance(7700 * time.Millisecond)
 	v = h.View()
 	if v.ChangesIn != 100*time.Millisecond || v.Buckets[0].Class != "Editor" {
-		t.Fatalf("10.6 s against 10.7 s: ChangesIn %v, buckets %+v; want 100ms to the overtaking", v.ChangesIn, v.Buckets)
+		t.Fatalf("10.6 s against 10.7 s: got ChangesIn %v, buckets %+v; want 100ms to the overtaking, Editor first", v.ChangesIn, v.Buckets)
 	}
 	h.clock.Advance(v.ChangesIn + time.Millisecond)
 	if v := h.View(); v.Buckets[0].Class != "Firefox" {
-		t.Fatalf("past ChangesIn the second window is not first: %+v", v.Buckets)
+		t.Fatalf("past ChangesIn: Buckets[0].Class: got %q, want %q, the second window (%+v)", v.Buckets[0].Class, "Firefox", v.Buckets)
 	}
 
 	must(t, h.Complete())

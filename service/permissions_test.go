@@ -141,7 +141,7 @@ func TestPermissionTableEveryCell(t *testing.T) {
 					msg := err.Error()
 					for _, part := range []string{string(m) + " is not permitted", "retrying will not help", "What works now: "} {
 						if !strings.Contains(msg, part) {
-							t.Fatalf("refusal %q lacks %q", msg, part)
+							t.Fatalf("refusal: got %q, want it to say %q", msg, part)
 						}
 					}
 				}
@@ -153,11 +153,11 @@ func TestPermissionTableEveryCell(t *testing.T) {
 func TestEveryTableMethodIsCalledByTheSweep(t *testing.T) {
 	for _, p := range permissions {
 		if calls[p.method] == nil {
-			t.Errorf("%s is in the permission table but the cell test never calls it", p.method)
+			t.Errorf("%s is in the permission table: got no call for it in the cell test, want one", p.method)
 		}
 	}
 	if Classified("Selfdestruct") {
-		t.Fatal("an unknown method counts as classified")
+		t.Fatal(`Classified("Selfdestruct"): got true, want false (an unknown method is not classified)`)
 	}
 }
 
@@ -167,7 +167,7 @@ func TestUnclassifiedMethodIsRefusedEverywhere(t *testing.T) {
 	err := h.permit("Selfdestruct", "")
 	h.Service.mu.Unlock()
 	if err == nil || err.Kind != NotPermitted || !strings.Contains(err.Msg, "not in antidrift's permission table") {
-		t.Fatalf("unclassified method: %v", err)
+		t.Fatalf("unclassified method: got %v, want NotPermitted saying it is not in antidrift's permission table", err)
 	}
 }
 
@@ -179,7 +179,7 @@ func TestRefusalListsWhatWorksNow(t *testing.T) {
 		t.Fatalf("refusal %q\nwant suffix %q", err, want)
 	}
 	if !strings.Contains(err.Error(), "enforcement level locked") {
-		t.Fatalf("refusal does not name the level: %q", err)
+		t.Fatalf("refusal: got %q, want it to name %q", err, "enforcement level locked")
 	}
 }
 
@@ -188,7 +188,7 @@ func TestLockedLevelCanBeRaisedNotLowered(t *testing.T) {
 	must(t, h.SetEnforcement("locked"))
 	for _, l := range []string{"observe", "warn", "block"} {
 		if err := h.SetEnforcement(l); !isNotPermitted(err) {
-			t.Fatalf("lowering locked to %s: %v", l, err)
+			t.Fatalf("lowering locked to %s: got %v, want NotPermitted", l, err)
 		}
 	}
 	must(t, h.SetEnforcement("locked"))
@@ -203,12 +203,12 @@ func TestViewPermittedIsWhatSucceeds(t *testing.T) {
 		for m := range calls {
 			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs {
 				if slices.Contains(permitted, string(m)) {
-					t.Errorf("%s: Permitted offers %s, the compositor's call, to a person", sit.name, m)
+					t.Errorf("%s: Permitted: got %v, want it without %s, the compositor's call", sit.name, permitted, m)
 				}
 				continue
 			}
 			if got, want := slices.Contains(permitted, string(m)), permittedCall(m, sit); got != want {
-				t.Errorf("%s: Permitted lists %s = %v, but the table says %v (Permitted %v)", sit.name, m, got, want, permitted)
+				t.Errorf("%s: Permitted lists %s: got %v, want %v as the table says (Permitted %v)", sit.name, m, got, want, permitted)
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func TestQuoteCutsLongArgumentsAtACharacter(t *testing.T) {
 			t.Errorf("Quote(%.20q…) = %.120s, want %.120s", tc.in, got, tc.want)
 		}
 		if !utf8.ValidString(got) {
-			t.Errorf("Quote(%.20q…) is not valid UTF-8", tc.in)
+			t.Errorf("Quote(%.20q…): got %.120q, want valid UTF-8", tc.in, got)
 		}
 	}
 }

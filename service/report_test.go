@@ -17,7 +17,7 @@ func TestReportPassesTheRangeAndNamesFailures(t *testing.T) {
 	since, until := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	doc, err := h.Report(since.Unix(), until.Unix())
 	if err != nil || doc != `{"schema":1}` || !h.reporter.since.Equal(since) || !h.reporter.until.Equal(until) {
-		t.Fatalf("Report: %q, %v; reporter asked for %v–%v", doc, err, h.reporter.since, h.reporter.until)
+		t.Fatalf("Report: got %q, %v and the reporter asked for %v–%v, want %q, no error, %v–%v", doc, err, h.reporter.since, h.reporter.until, `{"schema":1}`, since, until)
 	}
 	h.reporter.err = errors.New("audit.jsonl: permission denied")
 	var e *Error
@@ -52,7 +52,7 @@ func TestReportRefusesOutOfRangeTimesBeforeArithmetic(t *testing.T) {
 			t.Errorf("Report(%d, %d) = %v, want InvalidArgument saying %q", tc.since, tc.until, err, tc.says)
 		}
 		if !h.reporter.since.IsZero() {
-			t.Errorf("Report(%d, %d) reached the reporter", tc.since, tc.until)
+			t.Errorf("Report(%d, %d): got the reporter asked for %v–%v, want it never reached", tc.since, tc.until, h.reporter.since, h.reporter.until)
 		}
 	}
 }
@@ -91,7 +91,7 @@ func TestNumberArgumentsAtTheEndsOfTheirTypes(t *testing.T) {
 		}
 	}
 	if v := h.View(); v.State != StateActive || v.TimeboxSeconds != 25*60 {
-		t.Errorf("refused Extends changed the session: %s, timebox %d s", v.State, v.TimeboxSeconds)
+		t.Errorf("after refused Extends: got %s, timebox %d s, want %s, timebox %d s (unchanged)", v.State, v.TimeboxSeconds, StateActive, 25*60)
 	}
 }
 
@@ -101,7 +101,7 @@ func TestNumberArgumentsAtTheEndsOfTheirTypes(t *testing.T) {
 func TestReportDeviceNamesTheMachinesThereAre(t *testing.T) {
 	h := newHarness(t)
 	if doc, err := h.ReportDevice(0, 3600, " laptop "); err != nil || doc != `{"schema":1}` || h.reporter.device != "laptop" {
-		t.Fatalf("ReportDevice: %q, %v; reporter asked for device %q", doc, err, h.reporter.device)
+		t.Fatalf("ReportDevice: got %q, %v and the reporter asked for device %q, want %q, no error, device %q", doc, err, h.reporter.device, `{"schema":1}`, "laptop")
 	}
 	if _, err := h.Report(0, 3600); err != nil || h.reporter.device != "" {
 		t.Fatalf("Report: %v; reporter asked for device %q, want every machine", err, h.reporter.device)
@@ -114,7 +114,7 @@ func TestReportDeviceNamesTheMachinesThereAre(t *testing.T) {
 		t.Fatalf("unknown device: %#v, want InvalidArgument rule device with the machines", err)
 	}
 	if want := `device: no machine is named "lptop" (the machines are "desk", "laptop")`; e.Msg != want {
-		t.Errorf("message %q, want %q", e.Msg, want)
+		t.Errorf("message: got %q, want %q", e.Msg, want)
 	}
 	h.reporter.err = nil
 	if _, err := h.ReportDevice(0, 3600, "a\nb"); !errors.As(err, &e) || e.Kind != InvalidArgument || e.Fault.Rule != RuleControl {

@@ -40,11 +40,11 @@ func TestGlobsMatchCaseInsensitivelyAndWhole(t *testing.T) {
 	} {
 		r, err := ParseRule(c.rule)
 		if err != nil {
-			t.Fatalf("%q: %v", c.rule, err)
+			t.Fatalf("ParseRule(%q): got %v, want no error", c.rule, err)
 		}
 		w := Window{Class: c.class, Title: c.title, Available: true}
 		if got := r.matches(w, FoldTitle(c.title)); got != c.want {
-			t.Errorf("%q on %s %q: %v, want %v", c.rule, c.class, c.title, got, c.want)
+			t.Errorf("%q on %s %q: got %v, want %v", c.rule, c.class, c.title, got, c.want)
 		}
 	}
 }
@@ -54,25 +54,25 @@ func TestTitleRulesNarrowAnAllowedClass(t *testing.T) {
 	h.RecordWindow(docs)
 	h.start(t, LevelWarn, "Editor", "firefox:*GitHub*")
 	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "matches allowed firefox:*GitHub*" {
-		t.Fatalf("docs in the browser: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("docs in the browser: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftOnTask, "matches allowed firefox:*GitHub*")
 	}
 	h.RecordWindow(youtube)
 	h.settle()
 	v := h.View()
 	if v.Drift != DriftDrifting || v.DriftReason != "this Firefox window matches none of this session's allowed titles" {
-		t.Fatalf("YouTube in the same browser: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("YouTube in the same browser: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftDrifting, "this Firefox window matches none of this session's allowed titles")
 	}
 	if shown, _ := n.history(); len(shown) != 1 || shown[0].Summary != "Drifting: Firefox" {
-		t.Fatalf("nudges %+v", shown)
+		t.Fatalf("nudges: got %+v, want one %q", shown, "Drifting: Firefox")
 	}
 	// Allow takes a pattern too, and answers for the current window at once.
 	must(t, h.Allow("*:*cat videos*"))
 	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "matches allowed *:*cat videos*" {
-		t.Fatalf("after allowing the title: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("after allowing the title: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftOnTask, "matches allowed *:*cat videos*")
 	}
 	err := h.Allow("firefox:[GitHub")
 	if e, ok := err.(*Error); !ok || e.Kind != InvalidArgument || !strings.Contains(e.Msg, `window_class "firefox:[GitHub"`) || !strings.Contains(e.Msg, "never closed") {
-		t.Fatalf("a bad pattern: %v", err)
+		t.Fatalf("a bad pattern: got %v, want InvalidArgument naming %s and saying it is never closed", err, `window_class "firefox:[GitHub"`)
 	}
 }
 
@@ -81,17 +81,17 @@ func TestRulesSeeTheScrubbedRedactedTitleNeverTheRawOne(t *testing.T) {
 	h.RecordWindow(titled("1", "XTerm", "vim payroll-2027.csv"))
 	h.start(t, LevelWarn, "xterm:*payroll*", "xterm:*…*", "keepassxc:*bank*")
 	if v := h.View(); v.DriftReason != "matches allowed xterm:*…*" {
-		t.Fatalf("the redacted part matched a rule: %s", v.DriftReason)
+		t.Fatalf("DriftReason: got %q, want %q (the redacted part never matches a rule)", v.DriftReason, "matches allowed xterm:*…*")
 	}
 	h.RecordWindow(titled("2", "XTerm", "mpv 12:30 45% — talk"))
 	must(t, h.Allow("xterm:mpv 9:15 10% — talk")) // written from another reading: the clock and progress fold
 	if v := h.View(); v.Drift != DriftOnTask {
-		t.Fatalf("the folded title did not match: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("the folded title: Drift: got %s (%q), want %s", v.Drift, v.DriftReason, DriftOnTask)
 	}
 	h.RecordWindow(titled("3", "KeePassXC", "bank - KeePassXC"))
 	h.settle()
 	if v := h.View(); v.Drift != DriftDrifting {
-		t.Fatalf("a private class's title was matched: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("a private class's title: Drift: got %s (%q), want %s (its title never matched)", v.Drift, v.DriftReason, DriftDrifting)
 	}
 }
 
@@ -116,11 +116,11 @@ func TestRulesSeeCountersFoldedAndAsShown(t *testing.T) {
 	} {
 		r, err := ParseRule(c.rule)
 		if err != nil {
-			t.Fatalf("%q: %v", c.rule, err)
+			t.Fatalf("ParseRule(%q): got %v, want no error", c.rule, err)
 		}
 		w := Window{Class: "Firefox", Title: c.title, Available: true}
 		if got := r.matches(w, FoldTitle(c.title)); got != c.want {
-			t.Errorf("%q on %q: %v, want %v", c.rule, c.title, got, c.want)
+			t.Errorf("%q on %q: got %v, want %v", c.rule, c.title, got, c.want)
 		}
 	}
 }
@@ -130,16 +130,16 @@ func TestDistractionBeatsAnAllowedClassAndNamesTheRule(t *testing.T) {
 	h.RecordWindow(docs)
 	h.start(t, LevelWarn, "Firefox", "Steam")
 	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "Firefox is allowed in this session" {
-		t.Fatalf("docs: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("docs: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftOnTask, "Firefox is allowed in this session")
 	}
 	h.RecordWindow(youtube)
 	h.settle()
 	if v := h.View(); v.Drift != DriftDrifting || v.DriftReason != "matches distraction *:*YouTube*" {
-		t.Fatalf("YouTube in an allowed browser: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("YouTube in an allowed browser: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftDrifting, "matches distraction *:*YouTube*")
 	}
 	h.RecordWindow(titled("5", "Steam", "Library"))
 	if v := h.View(); v.Drift != DriftDrifting || v.DriftReason != "matches distraction steam" {
-		t.Fatalf("an allowed class that is also a distraction: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("an allowed class that is also a distraction: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftDrifting, "matches distraction steam")
 	}
 }
 
@@ -151,25 +151,25 @@ func TestNotADistractionExemptsTheWindowForTheSessionAndSurvivesRestart(t *testi
 	h.settle()
 	shown, ids := n.history()
 	if len(shown) != 1 || !reflect.DeepEqual(actionKeys(shown[0]), []string{"refocus", "allow", "not_distraction"}) || shown[0].Actions[2].Label != "Not a distraction" {
-		t.Fatalf("nudge %+v", shown)
+		t.Fatalf("nudges: got %+v, want one with actions refocus, allow, not_distraction, the third labelled %q", shown, "Not a distraction")
 	}
 	h.RecordWindow(docs) // the guard iconified it and handed focus back
 	h.NotificationAction(ids[0], "not_distraction")
 	h.settle()
 	if len(n.onScreen()) != 0 {
-		t.Fatal("the nudge stayed after Not a distraction")
+		t.Fatalf("nudges on screen after Not a distraction: got %+v, want none", n.onScreen())
 	}
 	h.clock.Advance(time.Minute)
 	h.RecordWindow(youtube)
 	h.settle()
 	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "you marked this Firefox window as not a distraction" {
-		t.Fatalf("back on the exempted window: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("back on the exempted window: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftOnTask, "you marked this Firefox window as not a distraction")
 	}
 	other := titled("43", "Firefox", "Dog videos - YouTube — Mozilla Firefox")
 	h.RecordWindow(other)
 	h.settle()
 	if v := h.View(); v.Drift != DriftDrifting {
-		t.Fatalf("another YouTube title was exempted too: %s", v.Drift)
+		t.Fatalf("another YouTube title: Drift: got %s, want %s (only the marked title is exempt)", v.Drift, DriftDrifting)
 	}
 	var marks []FocusEvent
 	must(t, h.store.EachEvent(h.View().SessionID, func(e FocusEvent) {
@@ -178,18 +178,18 @@ func TestNotADistractionExemptsTheWindowForTheSessionAndSurvivesRestart(t *testi
 		}
 	}))
 	if len(marks) != 1 || marks[0].Class != "Firefox" || marks[0].Title != FoldTitle(youtube.Title) {
-		t.Fatalf("raw log marks %+v", marks)
+		t.Fatalf("raw log marks: got %+v, want one for Firefox titled %q", marks, FoldTitle(youtube.Title))
 	}
 	h.RecordWindow(youtube)
 	live := h.View()
 	r := h.restart(t) // the restored allowlist alone judges YouTube off task
 	r.RecordWindow(other)
 	if v := r.View(); v.Drift == DriftOnTask {
-		t.Fatalf("after restart another title is %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("after restart another title: Drift: got %s (%q), want anything but %s", v.Drift, v.DriftReason, DriftOnTask)
 	}
 	r.RecordWindow(youtube)
 	if v := r.View(); v.Drift != DriftOnTask || v.DriftReason != "you marked this Firefox window as not a distraction" || v.MinimizeCount != live.MinimizeCount {
-		t.Fatalf("after restart: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("after restart: Drift, DriftReason, MinimizeCount: got %s %q %d, want %s %q %d", v.Drift, v.DriftReason, v.MinimizeCount, DriftOnTask, "you marked this Firefox window as not a distraction", live.MinimizeCount)
 	}
 }
 
@@ -200,14 +200,14 @@ func TestNotADistractionIsRefusedAtLocked(t *testing.T) {
 	h.settle()
 	shown, ids := n.history()
 	if len(shown) != 1 || !reflect.DeepEqual(actionKeys(shown[0]), []string{"refocus"}) {
-		t.Fatalf("locked nudge %+v", shown)
+		t.Fatalf("locked nudges: got %+v, want one with only the action refocus", shown)
 	}
 	h.NotificationAction(ids[0], "not_distraction") // a stale or forged action
 	if v := h.View(); v.Drift != DriftDrifting {
-		t.Fatalf("locked obeyed Not a distraction: %s", v.Drift)
+		t.Fatalf("locked after Not a distraction: Drift: got %s, want %s (the action is not obeyed)", v.Drift, DriftDrifting)
 	}
 	if err := h.notDistraction("Firefox", FoldTitle(docs.Title)); err == nil || !strings.Contains(err.Error(), "Allow is not permitted") {
-		t.Fatalf("refusal %v", err)
+		t.Fatalf("notDistraction at locked: got %v, want a refusal saying Allow is not permitted", err)
 	}
 }
 
@@ -218,6 +218,6 @@ func TestATabThatTurnsIntoADistractionIsIconifiedNotRaisedAgain(t *testing.T) {
 	h.RecordWindow(titled(docs.ID, "Firefox", youtube.Title)) // the same window, another tab
 	h.settle()
 	if m, a := g.calls(); !reflect.DeepEqual(m, []string{docs.ID}) || len(a) != 0 {
-		t.Fatalf("minimized %v, activated %v: want the window iconified and nothing raised", m, a)
+		t.Fatalf("guard calls: got minimized %v, activated %v, want [%s] iconified and nothing raised", m, a, docs.ID)
 	}
 }

@@ -78,7 +78,7 @@ func TestCountersFoldToOneTitle(t *testing.T) {
 		}
 		a, b := build(r.Uint64()), build(r.Uint64())
 		if FoldTitle(a) != FoldTitle(b) {
-			t.Fatalf("%q folds to %q, %q to %q", a, FoldTitle(a), b, FoldTitle(b))
+			t.Fatalf("FoldTitle(%q): got %q, want %q, the fold of %q (only the counters differ)", b, FoldTitle(b), FoldTitle(a), a)
 		}
 	}
 }
@@ -96,7 +96,7 @@ func TestFoldingIsIdempotent(t *testing.T) {
 		s := sb.String()
 		once := FoldTitle(s)
 		if twice := FoldTitle(once); twice != once {
-			t.Fatalf("FoldTitle(%q) = %q, folded again %q", s, once, twice)
+			t.Fatalf("FoldTitle(FoldTitle(%q)): got %q, want %q, the first fold", s, twice, once)
 		}
 	}
 }

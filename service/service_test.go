@@ -16,43 +16,43 @@ func TestLifecycleCompleteEnd(t *testing.T) {
 	h := newHarness(t)
 	must(t, h.Plan())
 	if v := h.View(); v.State != StatePlanning {
-		t.Fatalf("after Plan state = %s", v.State)
+		t.Fatalf("State after Plan: got %s, want %s", v.State, StatePlanning)
 	}
 	id := h.start(t, "", "Editor")
 	v := h.View()
 	if v.State != StateActive || v.SessionID != id || v.Enforcement != LevelWarn {
-		t.Fatalf("after Start: %+v", v)
+		t.Fatalf("after Start: State, SessionID, Enforcement: got %s %q %s, want %s %q %s", v.State, v.SessionID, v.Enforcement, StateActive, id, LevelWarn)
 	}
 	if v.Deadline-v.StartedAt != 25*60 || v.TimeboxSeconds != 25*60 {
-		t.Fatalf("deadline %d started %d timebox %d", v.Deadline, v.StartedAt, v.TimeboxSeconds)
+		t.Fatalf("Deadline-StartedAt, TimeboxSeconds: got %d %d, want %d %d", v.Deadline-v.StartedAt, v.TimeboxSeconds, 25*60, 25*60)
 	}
 	if !reflect.DeepEqual(v.AllowedClasses, []string{"Editor"}) {
-		t.Fatalf("allowed = %v", v.AllowedClasses)
+		t.Fatalf("AllowedClasses: got %q, want %q", v.AllowedClasses, []string{"Editor"})
 	}
 	h.clock.Advance(10 * time.Minute)
 	must(t, h.Complete())
 	if v := h.View(); v.State != StateReview || v.Outcome != OutcomeCompleted {
-		t.Fatalf("after Complete: %s %s", v.State, v.Outcome)
+		t.Fatalf("State, Outcome after Complete: got %s %s, want %s %s", v.State, v.Outcome, StateReview, OutcomeCompleted)
 	}
 	hash, err := h.End()
 	must(t, err)
 	sealed := h.store.sealed()
 	if len(sealed) != 1 || hash == "" || sealed[0].Hash != hash {
-		t.Fatalf("End returned %q, chain %+v", hash, sealed)
+		t.Fatalf("End: got hash %q, chain %+v, want a hash and one sealed summary holding it", hash, sealed)
 	}
 	s := sealed[0]
 	if s.SessionID != id || s.Outcome != OutcomeCompleted || s.EndedUnix-s.StartedUnix != 600 || s.TimeboxSecs != 1500 {
-		t.Fatalf("summary %+v", s)
+		t.Fatalf("summary: got %+v, want session %q %s, 600 s long, timebox 1500 s", s, id, OutcomeCompleted)
 	}
 	v = h.View()
 	if v.State != StateLocked || v.SessionID != "" || v.Deadline != 0 || v.AuditHead != hash || len(v.Buckets) != 0 {
-		t.Fatalf("after End: %+v", v)
+		t.Fatalf("after End: got %+v, want %s with no session, deadline or buckets and AuditHead %q", v, StateLocked, hash)
 	}
 	if len(h.rec.ended) != 1 || !strings.Contains(h.rec.ended[0], id+" completed "+hash) {
-		t.Fatalf("SessionEnded heard %v", h.rec.ended)
+		t.Fatalf("SessionEnded heard: got %q, want once %q", h.rec.ended, id+" completed "+hash)
 	}
 	if h.clock.armed() != 0 {
-		t.Fatalf("a deadline timer is still armed after End")
+		t.Fatalf("armed timers after End: got %d, want 0 (no deadline timer)", h.clock.armed())
 	}
 }
 
@@ -63,17 +63,17 @@ func TestCancelPlanAndPlannedLevel(t *testing.T) {
 	must(t, h.SetEnforcement("observe")) // nothing is committed in planning
 	must(t, h.SetEnforcement("block"))
 	if v := h.View(); v.Enforcement != LevelBlock {
-		t.Fatalf("planned level %s", v.Enforcement)
+		t.Fatalf("planned level: got %s, want %s", v.Enforcement, LevelBlock)
 	}
 	h.start(t, "")
 	if v := h.View(); v.Enforcement != LevelBlock {
-		t.Fatalf("Start with \"\" after planning block started at %s", v.Enforcement)
+		t.Fatalf("Start with \"\" after planning block: Enforcement: got %s, want %s", v.Enforcement, LevelBlock)
 	}
 	h2 := newHarness(t)
 	must(t, h2.Plan())
 	must(t, h2.CancelPlan())
 	if v := h2.View(); v.State != StateLocked || h2.store.last().State != StateLocked {
-		t.Fatalf("CancelPlan left %s", v.State)
+		t.Fatalf("after CancelPlan: State, snapshot State: got %s %s, want %s %s", v.State, h2.store.last().State, StateLocked, StateLocked)
 	}
 }
 
@@ -82,15 +82,15 @@ func TestExpiryAtDeadline(t *testing.T) {
 	h.start(t, LevelWarn)
 	h.clock.Advance(25*time.Minute - time.Second)
 	if h.View().State != StateActive {
-		t.Fatal("expired a second early")
+		t.Fatalf("State a second before the deadline: got %s, want %s", h.View().State, StateActive)
 	}
 	h.clock.Advance(time.Second)
 	v := h.View()
 	if v.State != StateReview || v.Outcome != OutcomeExpired {
-		t.Fatalf("at the deadline: %s %s", v.State, v.Outcome)
+		t.Fatalf("State, Outcome at the deadline: got %s %s, want %s %s", v.State, v.Outcome, StateReview, OutcomeExpired)
 	}
 	if got := h.store.last(); got.State != StateReview || got.Outcome != OutcomeExpired {
-		t.Fatalf("snapshot after expiry: %+v", got)
+		t.Fatalf("snapshot after expiry: got %+v, want %s %s", got, StateReview, OutcomeExpired)
 	}
 }
 
@@ -99,22 +99,22 @@ func TestExtend(t *testing.T) {
 	h.start(t, LevelWarn)
 	must(t, h.Extend(600))
 	if v := h.View(); v.Deadline-v.StartedAt != 35*60 || v.TimeboxSeconds != 35*60 {
-		t.Fatalf("extended deadline: %+v", v)
+		t.Fatalf("extended: Deadline-StartedAt, TimeboxSeconds: got %d %d, want %d %d", v.Deadline-v.StartedAt, v.TimeboxSeconds, 35*60, 35*60)
 	}
 	h.clock.Advance(25 * time.Minute)
 	if h.View().State != StateActive {
-		t.Fatal("the old deadline still expired the session")
+		t.Fatalf("State at the old deadline: got %s, want %s", h.View().State, StateActive)
 	}
 	h.clock.Advance(10 * time.Minute)
 	if v := h.View(); v.State != StateReview || v.Outcome != OutcomeExpired {
-		t.Fatalf("not expired at the extended deadline: %s", v.State)
+		t.Fatalf("State, Outcome at the extended deadline: got %s %s, want %s %s", v.State, v.Outcome, StateReview, OutcomeExpired)
 	}
 	// Review → active, with a fresh deadline from now.
 	h.clock.Advance(time.Hour)
 	must(t, h.Extend(300))
 	v := h.View()
 	if v.State != StateActive || v.Outcome != OutcomeNone || v.Deadline != h.clock.Now().Unix()+300 {
-		t.Fatalf("revived: %+v", v)
+		t.Fatalf("revived: State, Outcome, Deadline: got %s %q %d, want %s %q %d", v.State, v.Outcome, v.Deadline, StateActive, OutcomeNone, h.clock.Now().Unix()+300)
 	}
 	// The hour in review is not accounted.
 	h.clock.Advance(4 * time.Minute)
@@ -134,7 +134,7 @@ func TestExtendPast24HoursRefused(t *testing.T) {
 	err = h.Extend(3601)
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != InvalidArgument || !strings.Contains(e.Msg, "24 hours") {
-		t.Fatalf("Extend past 24 h: %v", err)
+		t.Fatalf("Extend past 24 h: got %v, want InvalidArgument naming 24 hours", err)
 	}
 	must(t, h.Extend(3600))
 }
@@ -174,7 +174,7 @@ func TestInvalidArguments(t *testing.T) {
 		}
 	}
 	if h.View().State != StateLocked {
-		t.Fatal("a refused Start changed the state")
+		t.Fatalf("State after refused Starts: got %s, want %s", h.View().State, StateLocked)
 	}
 }
 
@@ -183,7 +183,7 @@ func TestAccountingBucketsSwitchesAndTotals(t *testing.T) {
 	h.RecordWindow(win("Editor", "main.go - 12:30"))
 	h.clock.Advance(time.Minute) // before Start: shown, not accounted
 	if v := h.View(); v.CurrentClass != "Editor" || len(v.Buckets) != 0 {
-		t.Fatalf("outside a session: %+v", v)
+		t.Fatalf("outside a session: CurrentClass, Buckets: got %q %+v, want %q and none", v.CurrentClass, v.Buckets, "Editor")
 	}
 	h.start(t, LevelWarn)
 	h.clock.Advance(30 * time.Second)
@@ -233,13 +233,13 @@ func TestLongTitlesAreClipped(t *testing.T) {
 	h.clock.Advance(time.Second)
 	v := h.View()
 	if n := utf8.RuneCountInString(v.CurrentTitle); n != MaxTitleLen || !strings.HasSuffix(v.CurrentTitle, "…") || !utf8.ValidString(v.CurrentTitle) {
-		t.Fatalf("a 1 MiB title is shown as %d characters ending %q", n, v.CurrentTitle[len(v.CurrentTitle)-12:])
+		t.Fatalf("a 1 MiB title: CurrentTitle: got %d characters ending %q, want %d of valid UTF-8 ending …", n, v.CurrentTitle[len(v.CurrentTitle)-12:], MaxTitleLen)
 	}
 	if strings.Contains(v.CurrentTitle, "token=") {
-		t.Fatalf("the secret's start escaped redaction: …%q", v.CurrentTitle[len(v.CurrentTitle)-40:])
+		t.Fatalf("CurrentTitle: got …%q, want no token= (the secret's start redacted before the cut)", v.CurrentTitle[len(v.CurrentTitle)-40:])
 	}
 	if len(v.Buckets) != 1 || v.Buckets[0].Title != v.CurrentTitle {
-		t.Fatalf("accounted as %+v", v.Buckets)
+		t.Fatalf("buckets: got %+v, want one titled as shown", v.Buckets)
 	}
 }
 
@@ -255,13 +255,13 @@ func TestBucketKeysAreBounded(t *testing.T) {
 	n, other, total := len(h.Service.stats.buckets), h.Service.stats.buckets[otherKey], h.Service.stats.total
 	h.Service.mu.Unlock()
 	if n != MaxBucketKeys+1 {
-		t.Fatalf("%d bucket keys, want %d + (other)", n, MaxBucketKeys)
+		t.Fatalf("bucket keys: got %d, want %d + (other)", n, MaxBucketKeys)
 	}
 	if other != 50*time.Second {
-		t.Fatalf("(other) holds %s, want 50s", other)
+		t.Fatalf("(other): got %s, want 50s", other)
 	}
 	if total != time.Duration(MaxBucketKeys+50)*time.Second {
-		t.Fatalf("total %s lost time to the bound", total)
+		t.Fatalf("total: got %s, want %s (no time lost to the bound)", total, time.Duration(MaxBucketKeys+50)*time.Second)
 	}
 }
 
@@ -279,18 +279,18 @@ func TestRestartResumesSessionAndReplaysIdenticalStats(t *testing.T) {
 	n := h.restart(t) // as after kill -9: no shutdown event
 	got := n.View()
 	if got.SessionID != id || got.State != StateActive || got.Deadline != live.Deadline || got.Enforcement != LevelBlock {
-		t.Fatalf("resumed %+v, want session %s", got, id)
+		t.Fatalf("resumed: got %+v, want session %s %s, deadline %d, %s", got, id, StateActive, live.Deadline, LevelBlock)
 	}
 	if !reflect.DeepEqual(got.Buckets, live.Buckets) || got.SwitchCount != live.SwitchCount {
-		t.Fatalf("replayed buckets %+v/%d, live %+v/%d", got.Buckets, got.SwitchCount, live.Buckets, live.SwitchCount)
+		t.Fatalf("replayed buckets/switches: got %+v/%d, want the live %+v/%d", got.Buckets, got.SwitchCount, live.Buckets, live.SwitchCount)
 	}
 	if !reflect.DeepEqual(got.AllowedClasses, []string{"Editor"}) {
-		t.Fatalf("allowlist lost on restart: %v", got.AllowedClasses)
+		t.Fatalf("AllowedClasses after restart: got %q, want %q", got.AllowedClasses, []string{"Editor"})
 	}
 	// The re-armed deadline still fires.
 	n.clock.Advance(25 * time.Minute)
 	if v := n.View(); v.State != StateReview || v.Outcome != OutcomeExpired {
-		t.Fatalf("re-armed deadline: %s", v.State)
+		t.Fatalf("re-armed deadline: State, Outcome: got %s %s, want %s %s", v.State, v.Outcome, StateReview, OutcomeExpired)
 	}
 }
 
@@ -303,7 +303,7 @@ func TestRestartAfterDeadlineExpiresAtTheDeadline(t *testing.T) {
 	n := h.restart(t)
 	v := n.View()
 	if v.State != StateReview || v.Outcome != OutcomeExpired {
-		t.Fatalf("after restart past deadline: %s %s", v.State, v.Outcome)
+		t.Fatalf("after restart past deadline: State, Outcome: got %s %s, want %s %s", v.State, v.Outcome, StateReview, OutcomeExpired)
 	}
 	n.Service.mu.Lock()
 	total, unavailable := n.Service.stats.total, n.Service.stats.buckets[unavailableKey]
@@ -312,7 +312,7 @@ func TestRestartAfterDeadlineExpiresAtTheDeadline(t *testing.T) {
 		t.Fatalf("accounted %s, want exactly the 25m timebox", total)
 	}
 	if unavailable != 25*time.Minute {
-		t.Fatalf("downtime after a clean stop credited %s to unavailable, want all of it", unavailable)
+		t.Fatalf("downtime after a clean stop credited to unavailable: got %s, want all %s", unavailable, 25*time.Minute)
 	}
 }
 
@@ -325,26 +325,26 @@ func TestAuditFailureKeepsSummaryPending(t *testing.T) {
 	must(t, err)
 	v := h.View()
 	if hash != "" || v.State != StateLocked || v.AuditPending != 1 || len(v.Problems) != 1 {
-		t.Fatalf("failed seal: hash %q view %+v", hash, v)
+		t.Fatalf("failed seal: got hash %q, view %+v, want no hash, %s, AuditPending 1, one problem", hash, v, StateLocked)
 	}
 	if p := h.store.last().Pending; len(p) != 1 || p[0].SessionID != id {
-		t.Fatalf("pending not in state.json: %+v", p)
+		t.Fatalf("pending in state.json: got %+v, want session %q", p, id)
 	}
 	// Space returns; the next start seals it.
 	h.store.failAudit = false
 	n := h.restart(t)
 	if v := n.View(); v.AuditPending != 0 || len(v.Problems) != 0 || v.AuditHead == "" {
-		t.Fatalf("after restart: %+v", v)
+		t.Fatalf("after restart: got %+v, want AuditPending 0, no problems, an AuditHead", v)
 	}
 	if s := h.store.sealed(); len(s) != 1 || s[0].SessionID != id {
-		t.Fatalf("chain %+v", s)
+		t.Fatalf("chain: got %+v, want session %q alone", s, id)
 	}
 	// And it is never sealed twice, even if state.json still lists it.
 	n2 := &harness{clock: h.clock, store: h.store}
 	n2.Service = New(Options{Store: h.store, Clock: h.clock})
 	must(t, n2.Recover(Snapshot{State: StateLocked, Pending: []Summary{{SessionID: id}}}))
 	if s := h.store.sealed(); len(s) != 1 {
-		t.Fatalf("pending summary sealed twice: %d entries", len(s))
+		t.Fatalf("pending summary sealed: got %d entries, want 1 (never twice)", len(s))
 	}
 }
 
@@ -353,12 +353,12 @@ func TestSnapshotFailureIsAProblemNotARefusal(t *testing.T) {
 	h.store.failSave = true
 	h.start(t, LevelWarn)
 	if v := h.View(); v.State != StateActive || len(v.Problems) != 1 || !strings.Contains(v.Problems[0], "state.json") {
-		t.Fatalf("%+v", v)
+		t.Fatalf("after a failed snapshot: got %+v, want %s and one problem naming state.json", v, StateActive)
 	}
 	h.store.failSave = false
 	must(t, h.Complete())
 	if v := h.View(); len(v.Problems) != 0 {
-		t.Fatalf("problem did not clear: %v", v.Problems)
+		t.Fatalf("Problems after a good save: got %q, want none", v.Problems)
 	}
 }
 
@@ -369,10 +369,10 @@ func TestListenerToldAfterEveryChange(t *testing.T) {
 	h.RecordWindow(win("Editor", "x"))
 	h.start(t, LevelWarn)
 	if got := len(h.rec.views) - before; got != 3 {
-		t.Fatalf("listener told %d times for 3 changes", got)
+		t.Fatalf("listener told: got %d times, want 3, once per change", got)
 	}
 	if last := h.rec.views[len(h.rec.views)-1]; last.State != StateActive {
-		t.Fatalf("listener saw %s", last.State)
+		t.Fatalf("State the listener saw last: got %s, want %s", last.State, StateActive)
 	}
 }
 
@@ -380,7 +380,7 @@ func TestBreakGlassPermitsAbandonAfterHold(t *testing.T) {
 	h := newHarness(t)
 	h.start(t, LevelLocked)
 	if err := h.Abandon("bored"); !isNotPermitted(err) {
-		t.Fatalf("Abandon at locked: %v", err)
+		t.Fatalf("Abandon at locked: got %v, want NotPermitted", err)
 	}
 	wait, err := h.BreakGlass("the building is on fire")
 	must(t, err)
@@ -389,10 +389,10 @@ func TestBreakGlassPermitsAbandonAfterHold(t *testing.T) {
 	}
 	h.clock.Advance(299 * time.Second)
 	if err := h.Abandon(""); !isNotPermitted(err) || !strings.Contains(err.Error(), "1s left") {
-		t.Fatalf("Abandon a second before the hold ends: %v", err)
+		t.Fatalf("Abandon a second before the hold ends: got %v, want NotPermitted saying 1s left", err)
 	}
 	if again, _ := h.BreakGlass("again"); again != 1 {
-		t.Fatalf("a second BreakGlass restarted the hold: %d", again)
+		t.Fatalf("a second BreakGlass: got %d s left, want 1 (the hold not restarted)", again)
 	}
 	h.clock.Advance(time.Second)
 	// The hold's end is announced: a panel offers Abandon at once.
@@ -400,13 +400,13 @@ func TestBreakGlassPermitsAbandonAfterHold(t *testing.T) {
 	last := h.rec.views[len(h.rec.views)-1]
 	h.rec.mu.Unlock()
 	if !slices.Contains(last.Permitted, string(MethodAbandon)) {
-		t.Fatalf("the hold's end was not announced: the last view permits %v", last.Permitted)
+		t.Fatalf("the last view at the hold's end: Permitted: got %v, want it to hold %s", last.Permitted, MethodAbandon)
 	}
 	must(t, h.Abandon("fire"))
 	_, err = h.End()
 	must(t, err)
 	if s := h.store.sealed(); !s[0].BreakGlass || s[0].Outcome != OutcomeAbandoned {
-		t.Fatalf("summary %+v", s[0])
+		t.Fatalf("summary: got %+v, want BreakGlass and %s", s[0], OutcomeAbandoned)
 	}
 }
 
@@ -420,14 +420,14 @@ func TestBrokenChainIsAProblemUntilItVerifies(t *testing.T) {
 	h.store.broken = "line 2 (seq 2): hash does not match its contents (the line was altered)"
 	n := h.restart(t)
 	if p := n.View().Problems; len(p) != 1 || !strings.Contains(p[0], "line 2 (seq 2)") {
-		t.Fatalf("Problems %v", p)
+		t.Fatalf("Problems: got %q, want one naming line 2 (seq 2)", p)
 	}
 	h.store.broken = ""
 	if _, err := n.VerifyAudit(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("VerifyAudit: %v", err)
 	}
 	if p := n.View().Problems; len(p) != 0 {
-		t.Fatalf("the sentence outlived the damage: %v", p)
+		t.Fatalf("Problems after VerifyAudit: got %q, want none (the sentence outlived the damage)", p)
 	}
 }
 
@@ -449,11 +449,11 @@ func TestImplausibleRawLogLinesAreNotCounted(t *testing.T) {
 	for _, b := range v.Buckets {
 		total += b.Seconds
 		if b.Class == "Ghost" {
-			t.Fatalf("an implausible line was counted: %+v", v.Buckets)
+			t.Fatalf("buckets: got %+v, want no Ghost (implausible lines are not counted)", v.Buckets)
 		}
 	}
 	if total != 120 || len(v.Problems) != 1 || !strings.Contains(v.Problems[0], "2 line(s)") {
-		t.Fatalf("total %d s, problems %v", total, v.Problems)
+		t.Fatalf("total, Problems: got %d s %q, want 120 s and one problem naming 2 line(s)", total, v.Problems)
 	}
 }
 
@@ -462,11 +462,11 @@ func TestReadOnlyStateDirIsAProblemFromTheStart(t *testing.T) {
 	h.store.failSave = true
 	n := h.restart(t) // nothing to save at start, but nothing could be
 	if p := n.View().Problems; len(p) != 1 || !strings.Contains(p[0], "cannot be written") {
-		t.Fatalf("Problems %v", p)
+		t.Fatalf("Problems: got %q, want one saying %q", p, "cannot be written")
 	}
 	h.store.failSave = false
 	must(t, n.Plan())
 	if p := n.View().Problems; len(p) != 0 {
-		t.Fatalf("the sentence outlived the read-only disk: %v", p)
+		t.Fatalf("Problems after a good save: got %q, want none (the sentence outlived the read-only disk)", p)
 	}
 }

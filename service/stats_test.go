@@ -46,25 +46,25 @@ func TestListedIsBoundedExactAndNamesTheBest(t *testing.T) {
 			}
 			list, _ := st.listed(got, bucketKey{}, 0)
 			if len(list) > 2*TopBuckets+5 {
-				t.Fatalf("round %d: %d entries", round, len(list))
+				t.Fatalf("round %d: listed entries: got %d, want at most %d", round, len(list), 2*TopBuckets+5)
 			}
 			var sum time.Duration
 			perClass := map[string]time.Duration{}
 			for i, x := range list {
 				sum += x.d
 				if i > 0 && x.before(list[i-1]) {
-					t.Fatalf("round %d: out of order at %d", round, i)
+					t.Fatalf("round %d: entry %d: got %+v before %+v, want them in order", round, i, list[i-1], x)
 				}
 				if !x.k.reserved() {
 					perClass[x.k.class] += x.d
 				}
 			}
 			if sum != st.total {
-				t.Fatalf("round %d: the list adds up to %v, the total is %v", round, sum, st.total)
+				t.Fatalf("round %d: the list adds up to: got %v, want the total %v", round, sum, st.total)
 			}
 			for c, d := range perClass {
 				if d != st.byClass[c] {
-					t.Fatalf("round %d: class %q lists %v of its %v", round, c, d, st.byClass[c])
+					t.Fatalf("round %d: class %q listed: got %v, want all its %v", round, c, d, st.byClass[c])
 				}
 			}
 		}
@@ -88,14 +88,14 @@ func TestSummaryStaysSmallWhateverTheSessionSaw(t *testing.T) {
 	h.clock.Advance(time.Second)
 	must(t, h.Complete())
 	if v := h.View(); len(v.Buckets) > 2*TopBuckets+5 {
-		t.Fatalf("the view carries %d buckets", len(v.Buckets))
+		t.Fatalf("buckets in the view: got %d, want at most %d", len(v.Buckets), 2*TopBuckets+5)
 	}
 	if _, err := h.End(); err != nil {
 		t.Fatal(err)
 	}
 	sum := h.store.sealed()[0]
 	if len(sum.Buckets) > 2*TopBuckets+5 {
-		t.Fatalf("the summary holds %d buckets", len(sum.Buckets))
+		t.Fatalf("buckets in the summary: got %d, want at most %d", len(sum.Buckets), 2*TopBuckets+5)
 	}
 	var secs uint64
 	perClass := map[string]uint64{}
@@ -104,10 +104,10 @@ func TestSummaryStaysSmallWhateverTheSessionSaw(t *testing.T) {
 		perClass[b.Class] += b.Seconds
 	}
 	if secs != 1201 || perClass["firefox"]+perClass[""] < 600 {
-		t.Fatalf("the summary adds up to %d s (%v), want 1201", secs, perClass)
+		t.Fatalf("the summary adds up to: got %d s (%v), want 1201, at least 600 of them firefox or unnamed", secs, perClass)
 	}
 	if b, err := json.Marshal(sum); err != nil || len(b) > 4096 {
-		t.Fatalf("the summary is %d bytes (%v)", len(b), err)
+		t.Fatalf("the summary as JSON: got %d bytes (%v), want at most 4096", len(b), err)
 	}
 }
 

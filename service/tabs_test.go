@@ -75,14 +75,14 @@ func TestATabReportGivesTheFocusedBrowserWindowItsSite(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
-		t.Fatalf("before any report: site %q reason %q", v.CurrentSite, v.SiteReason)
+		t.Fatalf("before any report: CurrentSite, SiteReason: got %q %q, want %q and a reason naming no antidrift extension", v.CurrentSite, v.SiteReason, "")
 	}
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.SiteReason != "" {
-		t.Fatalf("site %q reason %q, want %q", v.CurrentSite, v.SiteReason, prSite)
+		t.Fatalf("CurrentSite, SiteReason: got %q %q, want %q %q", v.CurrentSite, v.SiteReason, prSite, "")
 	}
 	if strings.Contains(fmtAll(h.View()), "SECRET") {
-		t.Fatal("the query or fragment reached the view")
+		t.Fatalf("view: got %s, want no query or fragment (SECRET) in it", fmtAll(h.View()))
 	}
 }
 
@@ -92,30 +92,30 @@ func TestAURLRuleJudgesTabsOfOneWindowApart(t *testing.T) {
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
 	id := h.start(t, LevelBlock, "url:github.com/antidrift/*")
 	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "matches allowed url:github.com/antidrift/*" {
-		t.Fatalf("on the pull request: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("on the pull request: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftOnTask, "matches allowed url:github.com/antidrift/*")
 	}
 	// The tab switch: the report first, then the window's title.
 	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
-		t.Fatalf("a report before the title changed moved the window: %q %s", v.CurrentSite, v.Drift)
+		t.Fatalf("a report before the title changed: CurrentSite, Drift: got %q %s, want %q %s (the window unmoved)", v.CurrentSite, v.Drift, prSite, DriftOnTask)
 	}
 	h.RecordWindow(ffWin("7", ytTitle))
 	v := h.View()
 	if v.CurrentSite != "www.youtube.com/watch" || v.Drift != DriftDrifting || v.DriftReason != "matches distraction url:*.youtube.com" {
-		t.Fatalf("on youtube: %q %s (%s)", v.CurrentSite, v.Drift, v.DriftReason)
+		t.Fatalf("on youtube: CurrentSite, Drift: got %q %s (%q), want %q %s (%q)", v.CurrentSite, v.Drift, v.DriftReason, "www.youtube.com/watch", DriftDrifting, "matches distraction url:*.youtube.com")
 	}
 	h.settle()
 	// Back to the pull request: title first, then the report.
 	h.RecordWindow(ffWin("7", prTitle))
 	if v := h.View(); v.CurrentSite != "" || v.SiteReason != "waiting for Firefox's tab report" {
-		t.Fatalf("between title and report: %q (%s)", v.CurrentSite, v.SiteReason)
+		t.Fatalf("between title and report: CurrentSite, SiteReason: got %q (%q), want %q (%q)", v.CurrentSite, v.SiteReason, "", "waiting for Firefox's tab report")
 	}
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
-		t.Fatalf("back on the pull request: %q %s", v.CurrentSite, v.Drift)
+		t.Fatalf("back on the pull request: CurrentSite, Drift: got %q %s, want %q %s", v.CurrentSite, v.Drift, prSite, DriftOnTask)
 	}
 	if m, _ := g.calls(); len(m) != 1 || m[0] != "7" {
-		t.Fatalf("minimized %v", m)
+		t.Fatalf("minimized: got %v, want [7]", m)
 	}
 	h.clock.Advance(time.Minute)
 	must(t, h.Complete())
@@ -124,21 +124,21 @@ func TestAURLRuleJudgesTabsOfOneWindowApart(t *testing.T) {
 	var sites []string
 	for _, e := range h.store.events[id] {
 		if strings.Contains(fmtAll(e), "SECRET") {
-			t.Fatalf("the raw log kept a query or fragment: %+v", e)
+			t.Fatalf("raw log event: got %+v, want no query or fragment (SECRET) in it", e)
 		}
 		if e.Site != "" {
 			sites = append(sites, e.Site)
 		}
 	}
 	if !reflect.DeepEqual(sites, []string{prSite, "www.youtube.com/watch", prSite}) {
-		t.Fatalf("raw log sites %q", sites)
+		t.Fatalf("raw log sites: got %q, want %q", sites, []string{prSite, "www.youtube.com/watch", prSite})
 	}
 	sum := h.store.sealed()[0]
 	if len(sum.Sites) != 1 || sum.Sites[0].Host != "github.com" || sum.Sites[0].Seconds != 60 {
 		t.Fatalf("sealed sites %+v, want github.com 60 s (hosts only)", sum.Sites)
 	}
 	if strings.Contains(fmtAll(sum), "/antidrift/") {
-		t.Fatalf("the summary kept a path: %+v", sum.Sites)
+		t.Fatalf("summary: got %+v, want no path (/antidrift/) in it", sum.Sites)
 	}
 }
 
@@ -155,15 +155,15 @@ func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 	h.settle()
 	v := h.View()
 	if v.CurrentSite != prSite || v.Drift != before.Drift || v.DriftReason != before.DriftReason {
-		t.Fatalf("a forged report changed the judgement: %q %s (%s)", v.CurrentSite, v.Drift, v.DriftReason)
+		t.Fatalf("after a forged report: got %q %s (%q), want %q %s (%q), the judgement unchanged", v.CurrentSite, v.Drift, v.DriftReason, prSite, before.Drift, before.DriftReason)
 	}
 	if m, _ := g.calls(); len(m) != 0 || len(n.onScreen()) != 0 {
-		t.Fatalf("a forged report was enforced: minimized %v, notes %v", m, n.onScreen())
+		t.Fatalf("after a forged report: got minimized %v, notes %v, want none", m, n.onScreen())
 	}
 	// A Chromium report naming the Firefox window's title is not its.
 	must(t, h.RecordTab(BrowserChromium, ytURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite {
-		t.Fatalf("another browser's report took the window: %q", v.CurrentSite)
+		t.Fatalf("after another browser's report: CurrentSite: got %q, want %q", v.CurrentSite, prSite)
 	}
 }
 
@@ -176,11 +176,11 @@ func TestAPrivateTabIsJudgedByTheWindowAndRecordsNoSite(t *testing.T) {
 	must(t, h.RecordTab(BrowserFirefox, "", "", true))
 	v := h.View()
 	if v.CurrentSite != "" || !strings.Contains(v.SiteReason, "private") || v.Drift != DriftOnTask {
-		t.Fatalf("private window: site %q reason %q drift %s", v.CurrentSite, v.SiteReason, v.Drift)
+		t.Fatalf("private window: CurrentSite, SiteReason, Drift: got %q %q %s, want %q, a reason naming private, %s", v.CurrentSite, v.SiteReason, v.Drift, "", DriftOnTask)
 	}
 	evs := h.store.events[id]
 	if last := evs[len(evs)-1]; last.Site != "" {
-		t.Fatalf("the private window's event has a site: %+v", last)
+		t.Fatalf("the private window's event: got %+v, want no site", last)
 	}
 }
 
@@ -191,13 +191,13 @@ func TestABrowserWindowThatFitsNoReportIsJudgedByItselfAfterTheSettle(t *testing
 	h.start(t, LevelBlock, "url:github.com/*")
 	h.RecordWindow(ffWin("7", "Some page the extension never reports"))
 	if v := h.View(); v.Drift != DriftOnTask {
-		t.Fatalf("judged before the report could arrive: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("before the report could arrive: Drift: got %s (%q), want %s, not yet judged", v.Drift, v.DriftReason, DriftOnTask)
 	}
 	h.clock.Advance(tabSettle)
 	h.settle()
 	v := h.View()
 	if v.Drift != DriftDrifting || !strings.Contains(v.SiteReason, "fits no tab") {
-		t.Fatalf("after the settle: %s (%s), site reason %q", v.Drift, v.DriftReason, v.SiteReason)
+		t.Fatalf("after the settle: Drift: got %s (%q), site reason %q, want %s and a site reason saying it fits no tab", v.Drift, v.DriftReason, v.SiteReason, DriftDrifting)
 	}
 	if m, _ := g.calls(); len(m) != 1 {
 		t.Fatalf("minimized %v, want the window once (no extension page to show)", m)
@@ -214,15 +214,15 @@ func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T)
 	h.clock.Advance(time.Second + time.Millisecond)
 	h.settle()
 	if m, _ := g.calls(); len(m) != 0 {
-		t.Fatalf("the browser was minimized while it was between pages: %v", m)
+		t.Fatalf("while the browser was between pages: got minimized %v, want none", m)
 	}
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
 	h.settle()
 	if v := h.View(); v.Drift != DriftOnTask {
-		t.Fatalf("on the pull request: %s (%s)", v.Drift, v.DriftReason)
+		t.Fatalf("on the pull request: Drift: got %s (%q), want %s", v.Drift, v.DriftReason, DriftOnTask)
 	}
 	if m, _ := g.calls(); len(m) != 0 {
-		t.Fatalf("minimized %v after the work tab came back", m)
+		t.Fatalf("after the work tab came back: got minimized %v, want none", m)
 	}
 }
 
@@ -232,7 +232,7 @@ func TestForgetTabsJudgesTheWindowAloneAgain(t *testing.T) {
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
 	must(t, h.ForgetTabs(BrowserFirefox))
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
-		t.Fatalf("after the extension left: %q (%s)", v.CurrentSite, v.SiteReason)
+		t.Fatalf("after the extension left: CurrentSite, SiteReason: got %q (%q), want %q and a reason naming no antidrift extension", v.CurrentSite, v.SiteReason, "")
 	}
 }
 
@@ -252,7 +252,7 @@ func TestTabReportsAreRefusedWhenMalformed(t *testing.T) {
 		}
 	}
 	if err := h.ForgetTabs("opera"); err == nil {
-		t.Error("ForgetTabs of an unknown browser was accepted")
+		t.Error("ForgetTabs(\"opera\"): got no error, want a refusal of an unknown browser")
 	}
 }
 
@@ -305,10 +305,10 @@ func TestURLRulesMatchHostAndPath(t *testing.T) {
 		}
 		w := Window{Class: "firefox", Title: "t", Site: c.site, Available: true}
 		if got := r.matches(w, "t"); got != c.want {
-			t.Errorf("%s on %s: %v, want %v", c.rule, c.site, got, c.want)
+			t.Errorf("%s on %s: got %v, want %v", c.rule, c.site, got, c.want)
 		}
 		if r.matches(Window{Class: "firefox", Title: c.site, Available: true}, c.site) {
-			t.Errorf("%s matched a window without a site by its title", c.rule)
+			t.Errorf("%s on a window without a site titled %q: got a match, want none", c.rule, c.site)
 		}
 	}
 	for _, c := range []struct{ rule, want string }{
@@ -326,7 +326,7 @@ func TestURLRulesMatchHostAndPath(t *testing.T) {
 	}
 	h := newHarness(t)
 	if _, err := h.Start("a", "b", 60, "", []string{"url:https://x.com"}); err == nil || !strings.Contains(err.Error(), `allowed_classes entry 1 "url:https://x.com" is not a valid entry`) {
-		t.Fatalf("Start with a bad url: rule: %v", err)
+		t.Fatalf("Start with a bad url: rule: got %v, want a refusal naming %s", err, `allowed_classes entry 1 "url:https://x.com" is not a valid entry`)
 	}
 }
 
@@ -335,11 +335,11 @@ func TestAReportThatNeverFitsSettlesAfterTheWindow(t *testing.T) {
 	h.RecordWindow(ffWin("7", prTitle+" x"))
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.SiteReason != "waiting for Firefox's tab report" {
-		t.Fatalf("reason %q", v.SiteReason)
+		t.Fatalf("SiteReason: got %q, want %q", v.SiteReason, "waiting for Firefox's tab report")
 	}
 	h.clock.Advance(tabSettle)
 	if v := h.View(); !strings.Contains(v.SiteReason, "fits no tab") {
-		t.Fatalf("after the settle: reason %q", v.SiteReason)
+		t.Fatalf("after the settle: SiteReason: got %q, want it to say it fits no tab", v.SiteReason)
 	}
 }
 
@@ -372,17 +372,17 @@ func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
 				t.Fatalf("tab orders %+v, want %+v", o, want)
 			}
 			if m, _ := g.calls(); len(m) != 0 {
-				t.Fatalf("the window was minimized too: %v", m)
+				t.Fatalf("the window: got minimized %v, want none (the tab is replaced)", m)
 			}
 			if v := h.View(); !v.Enforced || v.MinimizeCount != 0 {
-				t.Fatalf("Enforced %v MinimizeCount %d", v.Enforced, v.MinimizeCount)
+				t.Fatalf("Enforced, MinimizeCount: got %v %d, want true 0", v.Enforced, v.MinimizeCount)
 			}
 			// The extension's page stands in the tab's place: not drift, no new order.
 			must(t, h.RecordTab(BrowserFirefox, "antidrift:blocked", "antidrift: back to work", false))
 			h.RecordWindow(ffWin("7", "antidrift: back to work"))
 			h.settle()
 			if v := h.View(); v.Drift == DriftDrifting || len(tg.got()) != 1 {
-				t.Fatalf("on the extension's page: %s (%s), orders %+v", v.Drift, v.DriftReason, tg.got())
+				t.Fatalf("on the extension's page: Drift: got %s (%q), orders %+v, want not %s and still one order", v.Drift, v.DriftReason, tg.got(), DriftDrifting)
 			}
 			h.clock.Advance(time.Minute)
 			if level == LevelLocked {
@@ -400,7 +400,7 @@ func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
 				}
 			}
 			if marks != 1 {
-				t.Fatalf("the raw log has %d tab_blocked marks", marks)
+				t.Fatalf("tab_blocked marks in the raw log: got %d, want 1", marks)
 			}
 		})
 	}
@@ -415,7 +415,7 @@ func TestWithoutTheExtensionBlockIconifiesTheBrowserAsBefore(t *testing.T) {
 	h.RecordWindow(ffWin("7", ytTitle))
 	h.settle()
 	if m, _ := g.calls(); len(m) != 1 || len(tg.got()) != 0 {
-		t.Fatalf("minimized %v, tab orders %+v", m, tg.got())
+		t.Fatalf("got minimized %v, tab orders %+v, want one window minimized and no tab orders", m, tg.got())
 	}
 }
 
@@ -431,13 +431,13 @@ func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
 	h.RecordWindow(chromium("1", "Cats"))
 	must(t, h.RecordTab(BrowserChromium, ytURL, "Cats", false))
 	if h.View().CurrentSite == "" {
-		t.Fatal("the normal window has no site")
+		t.Fatal("the normal window: CurrentSite: got none, want its site")
 	}
 	h.RecordWindow(chromium("2", "Cats"))                // the incognito window, in front
 	must(t, h.RecordTab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
 	h.clock.Advance(tabSettle)
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
-		t.Fatalf("the private window: site %q (%s)", v.CurrentSite, v.SiteReason)
+		t.Fatalf("the private window: CurrentSite, SiteReason: got %q (%q), want %q and a reason saying it sees none of its windows", v.CurrentSite, v.SiteReason, "")
 	}
 }
 

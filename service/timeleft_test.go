@@ -27,14 +27,14 @@ func TestNextLeftChangeIsWhenTheTextChanges(t *testing.T) {
 		12*time.Minute + 5*time.Second, 65 * time.Minute} {
 		next := NextLeftChange(d)
 		if next <= 0 {
-			t.Fatalf("NextLeftChange(%v) = %v", d, next)
+			t.Fatalf("NextLeftChange(%v): got %v, want more than 0", d, next)
 		}
 		before, at := ShortLeft(d-next+time.Millisecond), ShortLeft(d-next)
 		if before != ShortLeft(d) || at == before {
-			t.Errorf("d %v: next %v; text %q, just before the change %q, at it %q", d, next, ShortLeft(d), before, at)
+			t.Errorf("d %v, NextLeftChange %v: got %q just before the change and %q at it, want %q before and another text at it", d, next, before, at, ShortLeft(d))
 		}
 	}
 	if NextLeftChange(0) != 0 {
-		t.Error("a countdown at zero changes again")
+		t.Errorf("NextLeftChange(0): got %v, want 0 (a countdown at zero never changes again)", NextLeftChange(0))
 	}
 }
