@@ -97,7 +97,7 @@ func TestNudgeRepeatsReplacingAndClosesBackOnTask(t *testing.T) {
 	}
 }
 
-func TestBlockIconifiesTheJudgedWindowAndHandsFocusBack(t *testing.T) {
+func TestBlockIconifiesTheDriftingWindowAndHandsFocusBack(t *testing.T) {
 	for _, level := range []Level{LevelBlock, LevelLocked} {
 		t.Run(string(level), func(t *testing.T) {
 			h, g, n := newDriftHarness(t, driftOpts{grace: time.Second})

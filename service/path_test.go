@@ -96,7 +96,7 @@ func stepOf(file string) int {
 // A reader follows a window to its verdict top to bottom: no step calls
 // back into an earlier one (a later step may use a later one, and any step
 // the helpers outside the path), and the spine takes the steps in order.
-func TestJudgingIsOneStraightPath(t *testing.T) {
+func TestAVerdictIsOneStraightPath(t *testing.T) {
 	where, files := declared(t)
 	for file, f := range files {
 		step := stepOf(file)

@@ -86,7 +86,7 @@ func TestATabReportGivesTheFocusedBrowserWindowItsSite(t *testing.T) {
 	}
 }
 
-func TestAURLRuleJudgesTabsOfOneWindowApart(t *testing.T) {
+func TestAURLRuleTellsTabsOfOneWindowApart(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
 	h.RecordWindow(ffWin("7", prTitle))
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
@@ -167,7 +167,7 @@ func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 	}
 }
 
-func TestAPrivateTabIsJudgedByTheWindowAndRecordsNoSite(t *testing.T) {
+func TestAPrivateTabIsDecidedByTheWindowAndRecordsNoSite(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
@@ -184,7 +184,7 @@ func TestAPrivateTabIsJudgedByTheWindowAndRecordsNoSite(t *testing.T) {
 	}
 }
 
-func TestABrowserWindowThatFitsNoReportIsJudgedByItselfAfterTheSettle(t *testing.T) {
+func TestABrowserWindowThatFitsNoReportIsDecidedByItselfAfterTheSettle(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
@@ -226,7 +226,7 @@ func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T)
 	}
 }
 
-func TestForgetTabsJudgesTheWindowAloneAgain(t *testing.T) {
+func TestForgetTabsDecidesTheWindowAloneAgain(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
 	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))

@@ -56,7 +56,7 @@ func (f *fakeScreenSaver) lock(t *testing.T, active bool) {
 	}
 }
 
-func TestScreenLockPausesJudgement(t *testing.T) {
+func TestScreenLockPausesDrift(t *testing.T) {
 	k := startDesktop(t, false, driftConfig)
 	saver := startScreenSaver(t, k.bus)
 	k.d.Stop(t) // restart so the daemon finds the screensaver at start
