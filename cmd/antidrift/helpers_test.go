@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,7 +103,7 @@ func (s *session) ok(t *testing.T, args ...string) string {
 	t.Helper()
 	r := s.run(t, args...)
 	if r.code != 0 {
-		t.Fatalf("want exit 0, got %v\n%s", r, s.d.Output())
+		t.Fatalf("exit code: got %v, want 0\n%s", r, s.d.Output())
 	}
 	return r.stdout
 }
@@ -113,7 +114,7 @@ func okJSON[T any](t *testing.T, s *session, args ...string) T {
 	out := s.ok(t, append(args, "--json")...)
 	var v T
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("antidrift %v --json printed something that is not JSON (%v):\n%s", args, err, out)
+		t.Fatalf("antidrift %v --json: got\n%s\nwant JSON: %v", args, out, err)
 	}
 	return v
 }
@@ -124,12 +125,34 @@ func (s *session) status(t *testing.T) map[string]any {
 	return okJSON[map[string]any](t, s, "status")
 }
 
+// waitForProps waits until each of the daemon's properties named in want
+// reads its value (decoded, as a Go value: a string, a uint32 ...), and
+// fails naming what it last read of them all.
+func (s *session) waitForProps(t *testing.T, what string, want map[string]any) {
+	t.Helper()
+	bus := s.d.Session(t)
+	testenv.WaitFor(t, wait, what+" ("+fmt.Sprint(want)+")", func() map[string]any {
+		got := make(map[string]any, len(want))
+		for name := range want {
+			got[name] = testenv.Prop[any](t, bus, name)
+		}
+		return got
+	}, func(got map[string]any) bool {
+		for name, v := range want {
+			if got[name] != v {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // contains fails unless text has every want.
 func contains(t *testing.T, what, text string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {
 		if !strings.Contains(text, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, text)
+			t.Errorf("%s: got\n%s\nwant it to contain %q", what, text, w)
 		}
 	}
 }
