@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/persist"
 )
 
@@ -77,27 +78,9 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test ./report -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		g, w := firstDifference(got, want)
-		t.Errorf("%s: got a line %q, want %q (the golden file); all of what it got:\n%s", name, g, w, got)
+		line, g, w := testenv.FirstDifference(string(got), string(want))
+		t.Errorf("%s, line %d: got %q, want %q (the golden file); all of what it got:\n%s", name, line, g, w, got)
 	}
-}
-
-// firstDifference is the first line where got and want differ, in each;
-// "(end of text)" past the end of one.
-func firstDifference(got, want []byte) (g, w string) {
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	at := func(lines []string, i int) string {
-		if i < len(lines) {
-			return lines[i]
-		}
-		return "(end of text)"
-	}
-	for i := range max(len(gl), len(wl)) {
-		if g, w = at(gl, i), at(wl, i); g != w {
-			return g, w
-		}
-	}
-	return "", ""
 }
 
 func TestGoldenWeek(t *testing.T) {
@@ -136,8 +119,8 @@ func TestTextFits80ColumnsAndColoursOnlyWhenAsked(t *testing.T) {
 		t.Errorf("the coloured report: got\n%q\nwant a green on-task bar (ESC [32m█)", coloured.String())
 	}
 	if got := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(coloured.String(), ""); got != plain.String() {
-		g, w := firstDifference([]byte(got), plain.Bytes())
-		t.Errorf("the coloured report without its colours: got a line %q, want %q, as in the plain one", g, w)
+		line, g, w := testenv.FirstDifference(got, plain.String())
+		t.Errorf("the coloured report without its colours, line %d: got %q, want %q, as in the plain one", line, g, w)
 	}
 }
 
