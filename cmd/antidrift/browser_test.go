@@ -95,15 +95,14 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	browser := x.XTerm(t, "firefox-esr", "Tabs, not windows #3 - Mozilla Firefox")
 	x.Activate(t, browser)
 	s := startDaemon(t, "drift_grace = \"0s\"\ndistractions = [\"url:*.youtube.com\"]\n", "DISPLAY="+x.Name)
-	bus := s.d.Session(t)
-	testenv.WaitForProp(t, wait, bus, "CurrentClass", "firefox-esr")
+	s.waitForStatus(t, "antidriftd to see the browser window", map[string]any{"current_class": "firefox-esr"})
 	if text := s.ok(t, "status"); !strings.Contains(lineWith(text, "site "), "Firefox has no antidrift extension connected") {
 		t.Errorf("status: got\n%s\nwant its site line to say Firefox has no extension connected", text)
 	}
 
 	host := startNativeHost(t, s.d.Bus.Env(), "/home/me/.mozilla/native-messaging-hosts/org.antidrift.native_host.json", "browser@antidrift.github.io")
 	host.send(t, map[string]any{"type": "tab", "url": "https://github.com/antidrift/antidrift/pull/3?token=SECRET#frag", "title": "Tabs, not windows #3"})
-	testenv.WaitForProp(t, wait, bus, "CurrentSite", "github.com/antidrift/antidrift/pull/3")
+	s.waitForStatus(t, "the pull request as the current site", map[string]any{"current_site": "github.com/antidrift/antidrift/pull/3"})
 	s.ok(t, "start", "review the PR", "--done-when", "approved", "--for", "10m", "--allow", "url:github.com/antidrift/*", "--enforce", "block")
 	if st := s.status(t); st["drift"] != "on_task" {
 		t.Fatalf("on the pull request, status --json drift: got %v (%v), want on_task", st["drift"], st["drift_reason"])
@@ -114,7 +113,7 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	// Another tab of the same window.
 	host.send(t, map[string]any{"type": "tab", "url": "https://www.youtube.com/watch?v=SECRET", "title": "Cats - YouTube"})
 	x.SetTitle(t, browser, "Cats - YouTube - Mozilla Firefox")
-	s.waitForProps(t, "drift on the YouTube tab", map[string]any{"CurrentSite": "www.youtube.com/watch", "Drift": "drifting"})
+	s.waitForStatus(t, "drift on the YouTube tab", map[string]any{"current_site": "www.youtube.com/watch", "drift": "drifting"})
 	if st := s.status(t); st["drift_reason"] != "matches distraction url:*.youtube.com" {
 		t.Errorf("status --json drift_reason: got %v, want \"matches distraction url:*.youtube.com\"", st["drift_reason"])
 	}
@@ -128,9 +127,9 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	}
 	host.send(t, map[string]any{"type": "tab", "url": "antidrift:blocked", "title": "antidrift: back to work"})
 	x.SetTitle(t, browser, "antidrift: back to work - Mozilla Firefox")
-	testenv.WaitFor(t, wait, "the extension's page (CurrentSite \"antidrift:\") to end the drift", func() [2]string {
-		return [2]string{bus.String(t, "CurrentSite"), bus.String(t, "Drift")}
-	}, func(v [2]string) bool { return v[0] == "antidrift:" && v[1] != "drifting" })
+	testenv.WaitFor(t, wait, "the extension's page (current_site \"antidrift:\") to end the drift", func() map[string]any {
+		return pick(s.status(t), "current_site", "drift")
+	}, func(st map[string]any) bool { return st["current_site"] == "antidrift:" && st["drift"] != "drifting" })
 	s.ok(t, "complete")
 	if m := host.next(t, "restore"); m["type"] != "restore" {
 		t.Fatalf("the host relayed after the session: got %v, want a restore", m)
@@ -141,14 +140,16 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	// The daemon restarts: the host tells the new one at once.
 	s.d.Stop(t)
 	s.d.Start(t)
-	testenv.WaitForProp(t, wait, bus, "CurrentSite", "www.youtube.com/watch") // the restarted daemon knows the page in front
+	s.waitForStatus(t, "the restarted daemon to know the page in front", map[string]any{"current_site": "www.youtube.com/watch"})
 
 	// The browser closes: its windows are judged by the window alone again.
 	host.stdin.Close()
 	host.cmd.Wait()
-	testenv.WaitFor(t, wait, "the extension to be gone (no CurrentSite, a SiteReason saying \"no antidrift extension\")", func() [2]string {
-		return [2]string{bus.String(t, "CurrentSite"), bus.String(t, "SiteReason")}
-	}, func(v [2]string) bool { return v[0] == "" && strings.Contains(v[1], "no antidrift extension") })
+	testenv.WaitFor(t, wait, "the extension to be gone (no current_site, a site_reason saying \"no antidrift extension\")", func() map[string]any {
+		return pick(s.status(t), "current_site", "site_reason")
+	}, func(st map[string]any) bool {
+		return st["current_site"] == "" && strings.Contains(st["site_reason"].(string), "no antidrift extension")
+	})
 	if text := s.ok(t, "status"); strings.Contains(text, "SECRET") {
 		t.Errorf("status: got\n%s\nwant no URL query (SECRET)", text)
 	}

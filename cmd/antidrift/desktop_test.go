@@ -14,7 +14,7 @@ func TestStatusShowsWindowsDriftAndWhereTheTimeWent(t *testing.T) {
 
 	s.ok(t, "start", "write code", "--done-when", "tests pass", "--for", "10m", "--allow", "Editor", "--enforce", "observe")
 	x.Activate(t, distraction)
-	testenv.WaitForProp(t, wait, s.d.Session(t), "Drift", "drifting")
+	s.waitForStatus(t, "drift on the Distraction window", map[string]any{"drift": "drifting"})
 	text := s.ok(t, "status")
 	contains(t, "status while drifting", text, "window       Distraction: cat videos", "drifting")
 	if line := lineWith(text, "drift "); !strings.Contains(line, "Distraction") {
@@ -22,7 +22,7 @@ func TestStatusShowsWindowsDriftAndWhereTheTimeWent(t *testing.T) {
 	}
 
 	x.Activate(t, editor)
-	s.waitForProps(t, "the switch back to Editor", map[string]any{"CurrentClass": "Editor", "SwitchCount": uint32(2)})
+	s.waitForStatus(t, "the switch back to Editor", map[string]any{"current_class": "Editor", "switch_count": 2.0})
 	text = s.ok(t, "status")
 	t.Logf("antidrift status:\n%s", text)
 	contains(t, "status after switching back", text, "window       Editor: main.go - editor", "switches     2", "time spent")
@@ -48,7 +48,7 @@ func onDesktop(t *testing.T, class, title string) (x *testenv.Display, editor, o
 	other = x.XTerm(t, class, title)
 	x.Activate(t, editor)
 	s = startDaemon(t, "drift_grace = \"1s\"\n", "DISPLAY="+x.Name)
-	testenv.WaitForProp(t, wait, s.d.Session(t), "CurrentClass", "Editor")
+	s.waitForStatus(t, "antidriftd to see the Editor window", map[string]any{"current_class": "Editor"})
 	return x, editor, other, s
 }
 

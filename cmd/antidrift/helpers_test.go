@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -125,26 +127,30 @@ func (s *session) status(t *testing.T) map[string]any {
 	return okJSON[map[string]any](t, s, "status")
 }
 
-// waitForProps waits until each of the daemon's properties named in want
-// reads its value (decoded, as a Go value: a string, a uint32 ...), and
-// fails naming what it last read of them all.
-func (s *session) waitForProps(t *testing.T, what string, want map[string]any) {
+// waitForStatus waits until `antidrift status --json` reads each value in
+// want (as JSON decodes: strings, float64 numbers), and fails naming what
+// it last read of those keys.
+func (s *session) waitForStatus(t *testing.T, what string, want map[string]any) {
 	t.Helper()
-	bus := s.d.Session(t)
-	testenv.WaitFor(t, wait, what+" ("+fmt.Sprint(want)+")", func() map[string]any {
-		got := make(map[string]any, len(want))
-		for name := range want {
-			got[name] = testenv.Prop[any](t, bus, name)
-		}
-		return got
+	testenv.WaitFor(t, wait, what+" (status --json "+fmt.Sprint(want)+")", func() map[string]any {
+		return pick(s.status(t), slices.Collect(maps.Keys(want))...)
 	}, func(got map[string]any) bool {
-		for name, v := range want {
-			if got[name] != v {
+		for key, v := range want {
+			if got[key] != v {
 				return false
 			}
 		}
 		return true
 	})
+}
+
+// pick is the keys of a decoded status, for a wait to show what it saw.
+func pick(st map[string]any, keys ...string) map[string]any {
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		out[k] = st[k]
+	}
+	return out
 }
 
 // contains fails unless text has every want.

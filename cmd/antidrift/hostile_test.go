@@ -49,7 +49,7 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 	x.Activate(t, browser)
 	for _, h := range hostile.Texts {
 		x.SetTitle(t, browser, h.Text)
-		s.waitForProps(t, "antidriftd to see the title "+h.Name, map[string]any{"CurrentClass": "Browser", "CurrentTitle": h.Text}) // exact
+		s.waitForStatus(t, "antidriftd to see the title "+h.Name, map[string]any{"current_class": "Browser", "current_title": h.Text}) // exact
 		shown := "Browser: " + prefix(inert.Terminal(h.Text), 40)
 		out := s.ok(t, "status")
 		terminal("status with "+h.Name, out)
@@ -85,7 +85,7 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 	// The rule matched the real title: with the override in it, the
 	// window is on task.
 	x.SetTitle(t, browser, "invoice\u202efdp.exe")
-	s.waitForProps(t, "the title with the override to be on task", map[string]any{"CurrentTitle": "invoice\u202efdp.exe", "Drift": "on_task"})
+	s.waitForStatus(t, "the title with the override to be on task", map[string]any{"current_title": "invoice\u202efdp.exe", "drift": "on_task"})
 
 	s.ok(t, "complete")
 	s.ok(t, "end")
