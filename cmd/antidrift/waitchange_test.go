@@ -17,8 +17,9 @@ import (
 func TestWaitChangeSleepsUntilTheStatusChanges(t *testing.T) {
 	s := startDaemon(t, "")
 	first := map[string]any{}
-	if err := json.Unmarshal([]byte(s.ok(t, "status", "--format", "json", "--wait-change", "none")), &first); err != nil {
-		t.Fatal(err)
+	printed := s.ok(t, "status", "--format", "json", "--wait-change", "none")
+	if err := json.Unmarshal([]byte(printed), &first); err != nil {
+		t.Fatalf("first run: got\n%s\nwant JSON: %v", printed, err)
 	}
 	digest, _ := first["digest"].(string)
 	if first["state"] != "locked" || len(digest) != 16 {
