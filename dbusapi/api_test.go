@@ -36,7 +36,7 @@ func declaredInterface(t *testing.T, name string) introspect.Interface {
 			return i
 		}
 	}
-	t.Fatalf("the interface XML does not declare %s", name)
+	t.Fatalf("the interface XML: got no %s declared, want it", name)
 	return introspect.Interface{}
 }
 
@@ -56,11 +56,11 @@ func TestEveryExportedMethodIsInThePermissionTable(t *testing.T) {
 	for _, e := range exported {
 		iface := declaredInterface(t, e.iface)
 		if len(iface.Methods) == 0 {
-			t.Fatalf("%s: no methods declared", e.iface)
+			t.Fatalf("%s: got no methods declared, want some", e.iface)
 		}
 		for _, m := range iface.Methods {
 			if !service.Classified(m.Name) {
-				t.Errorf("%s.%s is exported but not in service's permission table: add it to permissions in service/permissions.go, saying why", e.iface, m.Name)
+				t.Errorf("%s.%s: got it exported but not in service's permission table, want it there: add it to permissions in service/permissions.go, saying why", e.iface, m.Name)
 			}
 		}
 		// And the live object exports exactly the declared methods.
@@ -68,7 +68,7 @@ func TestEveryExportedMethodIsInThePermissionTable(t *testing.T) {
 		for i := 0; i < typ.NumMethod(); i++ {
 			name := typ.Method(i).Name
 			if !service.Classified(name) {
-				t.Errorf("%s is a method of the exported object but not in the permission table", name)
+				t.Errorf("%s: got a method of the exported object not in the permission table, want it there", name)
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func methodsMatch(t *testing.T, iface introspect.Interface, typ reflect.Type) {
 		seen[m.Name] = true
 		gm, ok := typ.MethodByName(m.Name)
 		if !ok {
-			t.Errorf("%s is declared but not implemented", m.Name)
+			t.Errorf("%s: got it declared but not implemented, want both", m.Name)
 			continue
 		}
 		var in, out strings.Builder
@@ -115,12 +115,12 @@ func methodsMatch(t *testing.T, iface introspect.Interface, typ reflect.Type) {
 			}
 		}
 		if in.String() != args(m.Args, "in") || out.String() != args(m.Args, "out") {
-			t.Errorf("%s: implemented (%s)→(%s), declared (%s)→(%s)", m.Name, in.String(), out.String(), args(m.Args, "in"), args(m.Args, "out"))
+			t.Errorf("%s: got implemented (%s)→(%s), want it as declared, (%s)→(%s)", m.Name, in.String(), out.String(), args(m.Args, "in"), args(m.Args, "out"))
 		}
 	}
 	for i := 0; i < typ.NumMethod(); i++ {
 		if name := typ.Method(i).Name; !seen[name] {
-			t.Errorf("%s is implemented but not declared in the interface XML", name)
+			t.Errorf("%s: got it implemented but not declared in the interface XML, want both", name)
 		}
 	}
 }
@@ -132,19 +132,19 @@ func TestPropertiesMatchTheInterfaceXML(t *testing.T) {
 	for _, p := range iface.Properties {
 		want[p.Name] = p.Type
 		if p.Access != "read" {
-			t.Errorf("property %s is %s; every property is read-only", p.Name, p.Access)
+			t.Errorf("property %s: got access %s, want read: every property is read-only", p.Name, p.Access)
 		}
 	}
 	for name, v := range got {
 		if want[name] == "" {
-			t.Errorf("property %s is served but not declared", name)
+			t.Errorf("property %s: got it served but not declared, want both", name)
 		} else if sig := v.Signature().String(); sig != want[name] {
 			t.Errorf("property %s is served as %s, declared %s", name, sig, want[name])
 		}
 	}
 	for name := range want {
 		if _, ok := got[name]; !ok {
-			t.Errorf("property %s is declared but not served", name)
+			t.Errorf("property %s: got it declared but not served, want both", name)
 		}
 	}
 }
@@ -185,7 +185,7 @@ func TestLiveObjectIntrospectsAsTheInterfaceXML(t *testing.T) {
 	}
 	var node introspect.Node
 	if err := xml.Unmarshal([]byte(out), &node); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+		t.Fatalf("gdbus introspect: got\n%s\nwant XML: %v", out, err)
 	}
 	live := map[string]introspect.Interface{}
 	var names []string
@@ -200,7 +200,7 @@ func TestLiveObjectIntrospectsAsTheInterfaceXML(t *testing.T) {
 	for _, e := range exported {
 		decl, got := declaredInterface(t, e.iface), live[e.iface]
 		if !reflect.DeepEqual(got.Methods, decl.Methods) || !reflect.DeepEqual(got.Properties, decl.Properties) || !reflect.DeepEqual(got.Signals, decl.Signals) {
-			t.Fatalf("the live interface %s differs from the XML:\nlive %+v\nxml  %+v", e.iface, got, decl)
+			t.Fatalf("the live interface %s: got\n%+v\nwant it as the XML declares it\n%+v", e.iface, got, decl)
 		}
 	}
 }
@@ -210,12 +210,12 @@ func TestPropertiesAreReadOnlyAndNamed(t *testing.T) {
 	_, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
 		"--method", "org.freedesktop.DBus.Properties.Set", Interface, "State", "<'active'>")
 	if err == nil || !strings.Contains(err.Error(), "PropertyReadOnly") {
-		t.Fatalf("Set State: %v", err)
+		t.Fatalf("Set State: got %v, want PropertyReadOnly", err)
 	}
 	_, err = bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
 		"--method", "org.freedesktop.DBus.Properties.Get", Interface, "Nonsense")
 	if err == nil || !strings.Contains(err.Error(), "UnknownProperty") {
-		t.Fatalf("Get Nonsense: %v", err)
+		t.Fatalf("Get Nonsense: got %v, want UnknownProperty", err)
 	}
 }
 
@@ -233,11 +233,11 @@ func TestOtherUsersAreRefused(t *testing.T) {
 	} {
 		_, err := bus.Run(t, "gdbus", append([]string{"call", "--session", "--dest", BusName, "--object-path", string(ObjectPath)}, call...)...)
 		if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.AccessDenied") || !strings.Contains(err.Error(), "serves only the user it runs as") {
-			t.Errorf("%v from another user: %v", call, err)
+			t.Errorf("%v from another user: got %v, want org.antidrift.Error.AccessDenied saying it serves only the user it runs as", call, err)
 		}
 	}
 	if v := svc.View(); v.State != service.StateLocked {
-		t.Fatalf("a refused caller changed the state to %s", v.State)
+		t.Fatalf("the state after a refused caller: got %s, want locked, unchanged", v.State)
 	}
 }
 
@@ -254,11 +254,11 @@ func TestWrongArgumentTypesAreRefused(t *testing.T) {
 		_, err := bus.Run(t, "busctl", append([]string{"--user", "--timeout=5", "call", BusName, string(ObjectPath)}, c...)...)
 		// godbus itself turns away what it cannot convert; the gate the rest.
 		if err == nil || !(strings.Contains(err.Error(), "takes arguments of type") || strings.Contains(err.Error(), "Invalid type / number of args")) {
-			t.Errorf("%v: %v", c, err)
+			t.Errorf("%v: got %v, want a refusal of the argument types", c, err)
 		}
 	}
 	if v := svc.View(); v.State != service.StateLocked {
-		t.Fatalf("a malformed call changed the state: %s", v.State)
+		t.Fatalf("the state after a malformed call: got %s, want locked, unchanged", v.State)
 	}
 }
 
@@ -280,7 +280,7 @@ func TestRefusalsQuoteAtMost80CharactersOfAnArgument(t *testing.T) {
 	} {
 		out, err := bus.Run(t, "busctl", append([]string{"--user", "--timeout=5", "call", BusName, string(ObjectPath)}, c...)...)
 		if err == nil {
-			t.Errorf("%s %s accepted: %s", c[1], c[2], out)
+			t.Errorf("%s %s: got it accepted: %s; want a refusal", c[1], c[2], out)
 			continue
 		}
 		_, reply, _ := strings.Cut(err.Error(), "; stderr: ") // after the command line

@@ -74,17 +74,17 @@ func TestCallsWithoutAnInterfaceAreTypeChecked(t *testing.T) {
 			}
 		}
 		if got := getAll(t, obj)["State"].Value(); got != "active" {
-			t.Fatalf("%v: after the refused calls the state is %v", order, got)
+			t.Fatalf("%v: the state after the refused calls: got %v, want active", order, got)
 		}
 		if classes := allowed(t, obj); slices.Contains(classes, "A") {
-			t.Fatalf("%v: Allow(u 65) allowed %q", order, classes)
+			t.Fatalf("%v: allowed classes after Allow(u 65): got %q, want no \"A\"", order, classes)
 		}
 		class := fmt.Sprint("Terminal-", order)
 		if reply := call("Allow", "s", body().String(class)); reply.ErrorName != "" {
-			t.Fatalf("%v: Allow(s) without an interface: %s", order, reply.Err())
+			t.Fatalf("%v: Allow(s) without an interface: got %s, want success", order, reply.Err())
 		}
 		if classes := allowed(t, obj); !slices.Contains(classes, class) {
-			t.Fatalf("%v: Allow(s %q) without an interface did not allow it: %q", order, class, classes)
+			t.Fatalf("%v: allowed classes after Allow(s %q) without an interface: got %q, want it among them", order, class, classes)
 		}
 	}
 }
@@ -100,7 +100,7 @@ func TestAMemberOfTwoInterfacesNeedsItsInterface(t *testing.T) {
 	}}
 	err := srv.gate(msg)
 	if err == nil || err.Name != "org.freedesktop.DBus.Error.UnknownMethod" || !strings.Contains(err.Error(), "org.antidrift.Session1 and org.example.Other") {
-		t.Fatalf("Allow without an interface, with two interfaces having it: %v", err)
+		t.Fatalf("Allow without an interface, with two interfaces having it: got %v, want UnknownMethod naming org.antidrift.Session1 and org.example.Other", err)
 	}
 }
 
@@ -171,7 +171,7 @@ func TestTheExact2To27CarrierForgesNothing(t *testing.T) {
 	_, obj := panel(t, bus.Address)
 	kwin, kwinObj := panel(t, bus.Address)
 	if reply, err := kwin.RequestName("org.kde.KWin", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("owning org.kde.KWin: %v %v", reply, err)
+		t.Fatalf("owning org.kde.KWin: got %v %v, want primary owner", reply, err)
 	}
 	reports, _ := believe(srv, "kwin", "org.kde.KWin")
 	startSession(t, svc, obj)
@@ -207,7 +207,7 @@ func TestTheExact2To27CarrierForgesNothing(t *testing.T) {
 				}
 				ran[call] = true
 			case <-time.After(30 * time.Second):
-				t.Fatalf("%v: plain godbus ran only %v of the forged calls: the carrier is not what the test claims", order, ran)
+				t.Fatalf("%v: plain godbus ran %v of the forged calls, want both within 30 s: else the carrier is not what the test claims", order, ran)
 			}
 		}
 		plain.Close()
@@ -219,18 +219,18 @@ func TestTheExact2To27CarrierForgesNothing(t *testing.T) {
 		}
 		props := getAll(t, obj)
 		if props["State"].Value() != "active" {
-			t.Fatalf("%v: after the carrier the state is %v", order, props["State"].Value())
+			t.Fatalf("%v: the state after the carrier: got %v, want active", order, props["State"].Value())
 		}
 		select {
 		case r := <-reports:
-			t.Fatalf("%v: a forged report was believed: %+v", order, r)
+			t.Fatalf("%v: got a forged report believed: %+v, want none", order, r)
 		default:
 		}
 		if err := kwinObj.Call(EvidenceInterface+".ReportFocus", 0, "w1", "Editor", "real").Err; err != nil {
-			t.Fatalf("%v: the compositor's real report after the carrier: %v", order, err)
+			t.Fatalf("%v: the compositor's real report after the carrier: got %v, want success", order, err)
 		}
 		if r := <-reports; r.app != "Editor" {
-			t.Fatalf("%v: the real report arrived as %+v", order, r)
+			t.Fatalf("%v: the real report: got %+v, want app Editor", order, r)
 		}
 	}
 }
@@ -257,7 +257,7 @@ func TestAHugeCallIsRefusedUnreadBesideAReader(t *testing.T) {
 			default:
 			}
 			if err := reader.Call(propertiesInterface+".GetAll", 0, Interface).Err; err != nil {
-				t.Errorf("GetAll beside the huge call: %v", err)
+				t.Errorf("GetAll beside the huge call: got %v, want success", err)
 				return
 			}
 			reads.Add(1)
@@ -279,7 +279,7 @@ func TestAHugeCallIsRefusedUnreadBesideAReader(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	if classes := allowed(t, obj); len(classes) != 1 {
-		t.Fatalf("after the refused Allow the allowed classes are %d long", len(classes))
+		t.Fatalf("allowed classes after the refused Allow: got %d, want 1", len(classes))
 	}
 }
 

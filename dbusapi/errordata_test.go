@@ -83,7 +83,7 @@ func TestErrorDataForgetsConnectionsThatLeft(t *testing.T) {
 		srv.wantData.add(fmt.Sprintf(":1.%d", 100000+i)) // never on this bus
 	}
 	if !srv.wantData.has(live.Names()[0]) {
-		t.Errorf("the live connection %s was forgotten", live.Names()[0])
+		t.Errorf("the live connection %s: got it forgotten, want it kept", live.Names()[0])
 	}
 	srv.wantData.mu.Lock()
 	n := len(srv.wantData.names)

@@ -19,7 +19,7 @@ func compositorConn(t *testing.T, bus *testenv.Bus, name string) *dbus.Conn {
 	t.Helper()
 	conn := bus.Dial(t)
 	if reply, err := conn.RequestName(name, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("owning %s: %v %v", name, reply, err)
+		t.Fatalf("owning %s: got %v %v, want primary owner", name, reply, err)
 	}
 	return conn
 }
@@ -42,7 +42,7 @@ func next(t *testing.T, got chan focus) focus {
 	case f := <-got:
 		return f
 	case <-time.After(10 * time.Second):
-		t.Fatal("no report was handed on")
+		t.Fatal("a report handed on: got none within 10 s, want one")
 		return focus{}
 	}
 }
@@ -51,7 +51,7 @@ func nothingMore(t *testing.T, got chan focus) {
 	t.Helper()
 	select {
 	case f := <-got:
-		t.Fatalf("a refused report was handed on: %+v", f)
+		t.Fatalf("a refused report: got it handed on, %+v; want nothing", f)
 	default:
 	}
 }
@@ -81,7 +81,7 @@ func forEachPusher(t *testing.T, n int, scene func(t *testing.T, bus *testenv.Bu
 			a := compositorConn(t, bus, p.name)
 			for i := range n {
 				if err := reportFocus(a, "a", "org.example.Editor", string(rune('a'+i))); err != nil {
-					t.Fatalf("ReportFocus from the owner: %v", err)
+					t.Fatalf("ReportFocus from the owner: got %v, want success", err)
 				}
 				next(t, got)
 			}
@@ -106,10 +106,10 @@ func TestReportFocusIsBelievedOnlyFromTheCompositor(t *testing.T) {
 
 	got, stop := believe(srv, "kwin", "org.kde.KWin")
 	if err := reportFocus(kwin, "{abc}", "org.kde.konsole", "build log"); err != nil {
-		t.Fatalf("ReportFocus from KWin's connection: %v", err)
+		t.Fatalf("ReportFocus from KWin's connection: got %v, want success", err)
 	}
 	if f := next(t, got); f != (focus{"{abc}", "org.kde.konsole", "build log"}) {
-		t.Fatalf("handed on %+v", f)
+		t.Fatalf("handed on: got %+v, want {{abc} org.kde.konsole build log}", f)
 	}
 
 	// A forger: gdbus, another connection of the same user.
@@ -123,10 +123,10 @@ func TestReportFocusIsBelievedOnlyFromTheCompositor(t *testing.T) {
 	kwin.Close()
 	kwin2 := compositorConn(t, bus, "org.kde.KWin")
 	if err := reportFocus(kwin2, "{def}", "firefox", "docs"); err != nil {
-		t.Fatalf("ReportFocus from the restarted KWin: %v", err)
+		t.Fatalf("ReportFocus from the restarted KWin: got %v, want success", err)
 	}
 	if f := next(t, got); f.handle != "{def}" {
-		t.Fatalf("handed on %+v after the restart", f)
+		t.Fatalf("handed on after the restart: got %+v, want handle {def}", f)
 	}
 
 	stop()
@@ -142,7 +142,7 @@ func TestReportFocusIsBelievedOnlyFromTheCompositor(t *testing.T) {
 func TestReportFocusAfterReleaseNameIsRefused(t *testing.T) {
 	forEachPusher(t, 1, func(t *testing.T, _ *testenv.Bus, name string, a *dbus.Conn, got chan focus) {
 		if reply, err := a.ReleaseName(name); err != nil || reply != dbus.ReleaseNameReplyReleased {
-			t.Fatalf("ReleaseName: %v %v", reply, err)
+			t.Fatalf("ReleaseName: got %v %v, want released", reply, err)
 		}
 		refusedByRule(t, reportFocus(a, "2", "org.example.Game", "a game"), name)
 		nothingMore(t, got)
@@ -158,7 +158,7 @@ func TestReportFocusFollowsTheNameToItsNewOwner(t *testing.T) {
 		// A's serials now run well ahead of B's.
 		b := bus.Dial(t)
 		if reply, err := b.RequestName(name, 0); err != nil || reply != dbus.RequestNameReplyInQueue {
-			t.Fatalf("B queueing for %s: %v %v", name, reply, err)
+			t.Fatalf("B queueing for %s: got %v %v, want in queue", name, reply, err)
 		}
 		if _, err := a.ReleaseName(name); err != nil {
 			t.Fatal(err)
@@ -166,7 +166,7 @@ func TestReportFocusFollowsTheNameToItsNewOwner(t *testing.T) {
 		// The bus handed the name to B when A released it.
 		refusedByRule(t, reportFocus(a, "a", "org.example.Game", "one more"), name)
 		if err := reportFocus(b, "b", "org.example.Terminal", "make"); err != nil {
-			t.Fatalf("ReportFocus from the new owner: %v", err)
+			t.Fatalf("ReportFocus from the new owner: got %v, want success", err)
 		}
 		if f := next(t, got); f != (focus{"b", "org.example.Terminal", "make"}) {
 			t.Fatalf("handed on %+v, want B's first report", f)
@@ -237,9 +237,9 @@ func TestLateStopLeavesTheNextBeliefAlone(t *testing.T) {
 	stale()
 	kwin := compositorConn(t, bus, "org.kde.KWin")
 	if err := reportFocus(kwin, "{abc}", "org.kde.konsole", "build log"); err != nil {
-		t.Fatalf("ReportFocus after a stale stop: %v", err)
+		t.Fatalf("ReportFocus after a stale stop: got %v, want success", err)
 	}
 	if f := next(t, got); f.handle != "{abc}" {
-		t.Fatalf("handed on %+v", f)
+		t.Fatalf("handed on: got %+v, want handle {abc}", f)
 	}
 }

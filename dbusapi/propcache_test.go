@@ -49,10 +49,10 @@ func TestGetAllReadsTheCoreThroughItsCache(t *testing.T) {
 	builds := srv.props.built()
 	second := getAll(t, obj)
 	if srv.props.built() != builds {
-		t.Fatal("a second GetAll with nothing changed built the properties again")
+		t.Fatalf("builds after a second GetAll with nothing changed: got %d, want %d (none again)", srv.props.built(), builds)
 	}
 	if !reflect.DeepEqual(first, second) || len(second) != len(propertyList) {
-		t.Fatalf("the cached map read\n%v\nthe first\n%v", second, first)
+		t.Fatalf("the cached map: got\n%v\nwant the first, with every property\n%v", second, first)
 	}
 
 	svc.RecordWindow(service.Window{ID: "1", Class: "Editor", Title: "main.go", Available: true})
@@ -60,7 +60,7 @@ func TestGetAllReadsTheCoreThroughItsCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := getAll(t, obj)["State"].Value(); got != "active" {
-		t.Fatalf("GetAll right after Start's reply reads State %v", got)
+		t.Fatalf("GetAll right after Start's reply: got State %v, want active", got)
 	}
 
 	signals := make(chan *dbus.Signal, 8)
@@ -72,20 +72,20 @@ func TestGetAllReadsTheCoreThroughItsCache(t *testing.T) {
 	select {
 	case <-signals:
 	case <-time.After(5 * time.Second):
-		t.Fatal("no PropertiesChanged for a focus change")
+		t.Fatal("PropertiesChanged for a focus change: got none within 5 s, want one")
 	}
 	if got := getAll(t, obj)["CurrentClass"].Value(); got != "Firefox" {
-		t.Fatalf("GetAll after PropertiesChanged reads CurrentClass %v", got)
+		t.Fatalf("GetAll after PropertiesChanged: got CurrentClass %v, want Firefox", got)
 	}
 	var class dbus.Variant
 	if err := obj.Call(propertiesInterface+".Get", 0, Interface, "CurrentClass").Store(&class); err != nil || class.Value() != "Firefox" {
-		t.Fatalf("Get CurrentClass: %v, %v", class, err)
+		t.Fatalf("Get CurrentClass: got %v, %v; want Firefox", class, err)
 	}
 
 	before := liveSeconds(t, getAll(t, obj), "Firefox")
 	time.Sleep(1100 * time.Millisecond)
 	if after := liveSeconds(t, getAll(t, obj), "Firefox"); after <= before {
-		t.Fatalf("1.1 s later the current window's seconds read %d, were %d", after, before)
+		t.Fatalf("the current window's seconds 1.1 s later: got %d, want more than %d", after, before)
 	}
 }
 
@@ -100,7 +100,7 @@ func liveSeconds(t *testing.T, props map[string]dbus.Variant, class string) uint
 			return b.Seconds
 		}
 	}
-	t.Fatalf("no bucket for %s in %v", class, buckets)
+	t.Fatalf("buckets: got %v, want one for %s", buckets, class)
 	return 0
 }
 
@@ -113,17 +113,17 @@ func TestGetAllRefusals(t *testing.T) {
 
 	err := obj.Call(propertiesInterface+".GetAll", 0, "org.example.Nope").Err
 	if err == nil || !strings.Contains(err.Error(), "has properties only on org.antidrift.Session1") {
-		t.Errorf("GetAll of another interface: %v", err)
+		t.Errorf("GetAll of another interface: got %v, want a refusal saying it has properties only on org.antidrift.Session1", err)
 	}
 	err = obj.Call(propertiesInterface+".GetAll", 0, uint32(7)).Err
 	if err == nil || !strings.Contains(err.Error(), "takes arguments of type") {
-		t.Errorf("GetAll of a number: %v", err)
+		t.Errorf("GetAll of a number: got %v, want a refusal of the argument type", err)
 	}
 	srv.peers.mu.Lock()
 	srv.peers.uid++
 	srv.peers.mu.Unlock()
 	err = obj.Call(propertiesInterface+".GetAll", 0, Interface).Err
 	if err == nil || !strings.Contains(err.Error(), "serves only the user it runs as") {
-		t.Errorf("GetAll from a known caller of another user: %v", err)
+		t.Errorf("GetAll from a known caller of another user: got %v, want a refusal saying it serves only the user it runs as", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -22,19 +23,6 @@ func siteProp(t *testing.T, conn *dbus.Conn) string {
 	}
 	s, _ := v.Value().(string)
 	return s
-}
-
-// waitFor polls the core (the property cache is the server's business) for
-// what a client would read, up to 10 s.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // A tab report from any client is believed only for the window the
@@ -58,46 +46,48 @@ func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
 	if err := reportFocus(kwin, "{ff}", "firefox-esr", "Tabs, not windows #3 — Mozilla Firefox"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the Firefox window in front", func() bool { return svc.View().CurrentClass == "firefox-esr" })
+	// The core, polled (the property cache is the server's business), for
+	// what a client would read.
+	testenv.WaitForValue(t, 10*time.Second, "CurrentClass", "firefox-esr", func() string { return svc.View().CurrentClass })
 	if _, err := svc.Start("review the PR", "approved", 600, "block", []string{"url:github.com/antidrift/*"}); err != nil {
 		t.Fatal(err)
 	}
 
 	host := bus.Dial(t) // the native host: a client like any other
 	if err := reportTab(host, "firefox", "https://github.com/antidrift/antidrift/pull/3?token=SECRET#x", "Tabs, not windows #3", false); err != nil {
-		t.Fatalf("ReportTab: %v", err)
+		t.Fatalf("ReportTab: got %v, want success", err)
 	}
 	if got := siteProp(t, host); got != "github.com/antidrift/antidrift/pull/3" {
-		t.Fatalf("CurrentSite = %q", got)
+		t.Fatalf("CurrentSite: got %q, want github.com/antidrift/antidrift/pull/3", got)
 	}
 	before := svc.View()
 	if before.Drift != service.DriftOnTask {
-		t.Fatalf("on the pull request: %s (%s)", before.Drift, before.DriftReason)
+		t.Fatalf("on the pull request: got drift %s (%s), want on_task", before.Drift, before.DriftReason)
 	}
 
 	// A forger (gdbus, another connection) names a page that is not in front.
 	if _, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
 		"--method", EvidenceInterface+".ReportTab", "firefox", "https://www.youtube.com/watch?v=1", "Cats - YouTube", "false"); err != nil {
-		t.Fatalf("forged ReportTab: %v", err)
+		t.Fatalf("forged ReportTab: got %v, want it answered (and then ignored)", err)
 	}
 	time.Sleep(50 * time.Millisecond)
 	if v := svc.View(); v.CurrentSite != before.CurrentSite || v.Drift != before.Drift || v.DriftReason != before.DriftReason || v.MinimizeCount != 0 {
-		t.Fatalf("a forged tab report changed the judgement: %q %s (%s), minimized %d", v.CurrentSite, v.Drift, v.DriftReason, v.MinimizeCount)
+		t.Fatalf("after a forged tab report: got %q %s (%s), minimized %d; want the judgement unchanged, %q %s (%s), none minimized", v.CurrentSite, v.Drift, v.DriftReason, v.MinimizeCount, before.CurrentSite, before.Drift, before.DriftReason)
 	}
 	if strings.Contains(siteProp(t, host), "SECRET") {
-		t.Fatal("CurrentSite carries the query")
+		t.Fatalf("CurrentSite: got %q, want no query (SECRET)", siteProp(t, host))
 	}
 
 	// Bad reports are refused with a named error a person reads.
 	err := reportTab(host, "opera", "https://example.com", "", false)
 	if errorName(err) != "org.antidrift.Error.InvalidArgument" || !strings.Contains(err.Error(), "browser must be firefox or chromium") {
-		t.Fatalf("ReportTab from an unknown browser = %v", err)
+		t.Fatalf("ReportTab from an unknown browser: got %v, want InvalidArgument saying the browser must be firefox or chromium", err)
 	}
 	err = host.Object(BusName, ObjectPath).Call(EvidenceInterface+".ForgetTabs", 0, "firefox").Err
 	if err != nil {
-		t.Fatalf("ForgetTabs: %v", err)
+		t.Fatalf("ForgetTabs: got %v, want success", err)
 	}
 	if v := svc.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
-		t.Fatalf("after ForgetTabs: %q (%s)", v.CurrentSite, v.SiteReason)
+		t.Fatalf("after ForgetTabs: got %q (%s), want no site and a reason saying there is no antidrift extension", v.CurrentSite, v.SiteReason)
 	}
 }

@@ -48,7 +48,7 @@ func (v verdicts) next(t *testing.T) service.Verdict {
 	case x := <-v:
 		return x
 	case <-time.After(10 * time.Second):
-		t.Fatal("no verdict delivered")
+		t.Fatal("a verdict delivered: got none within 10 s, want one")
 		return service.Verdict{}
 	}
 }
@@ -90,15 +90,15 @@ func TestTheRequestCarriesTheCommitmentClassAndTitleUnderASchema(t *testing.T) {
 	j := newJudge(t, srv.URL+"/v1/", time.Second, nil)
 	v := judgeLate(t, j, question)
 	if v != (service.Verdict{Task: service.TaskOff, Reason: "a video site, not the intro"}) {
-		t.Fatalf("verdict %+v", v)
+		t.Fatalf("verdict: got %+v, want off task, \"a video site, not the intro\"", v)
 	}
 	if seen.path != "/v1/chat/completions" || seen.body["model"] != "tiny" || seen.body["stream"] != false || seen.body["temperature"] != 0.0 {
-		t.Fatalf("request %s %v", seen.path, seen.body)
+		t.Fatalf("request: got %s %v, want /v1/chat/completions with model tiny, stream false, temperature 0", seen.path, seen.body)
 	}
 	format := seen.body["response_format"].(map[string]any)
 	schema := format["json_schema"].(map[string]any)["schema"].(map[string]any)
 	if format["type"] != "json_schema" || !reflect.DeepEqual(schema["required"], []any{"on_task", "reason"}) || schema["additionalProperties"] != false {
-		t.Fatalf("response_format %v", format)
+		t.Fatalf("response_format: got %v, want a json_schema requiring on_task and reason, no additional properties", format)
 	}
 	msgs := seen.body["messages"].([]any)
 	var facts map[string]any
@@ -175,16 +175,16 @@ func TestFailuresReadUnknownInWordsAndAreLoggedOncePerOutage(t *testing.T) {
 		for i := 0; i < 5; i++ {
 			q := question
 			q.Title = fmt.Sprint("tab ", i)
-			v, ok := j.Judge(q, func(service.Verdict) { t.Error("delivered during the backoff") })
+			v, ok := j.Judge(q, func(v service.Verdict) { t.Errorf("during the backoff: got %+v delivered, want nothing", v) })
 			if !ok || v.Task != service.TaskUnknown || v.Reason != c.want {
-				t.Fatalf("during the backoff: %+v %v", v, ok)
+				t.Fatalf("during the backoff: got %+v %v, want unknown, %q, at once", v, ok, c.want)
 			}
 		}
 		if n := strings.Count(logs.String(), "the LLM judge failed"); n != 1 {
-			t.Fatalf("%s: logged %d times:\n%s", c.endpoint, n, logs.String())
+			t.Fatalf("%s: the failure logged: got %d times, want once:\n%s", c.endpoint, n, logs.String())
 		}
 		if strings.Contains(logs.String(), "YouTube") || strings.Contains(logs.String(), "tab ") {
-			t.Fatalf("a title reached the log:\n%s", logs.String())
+			t.Fatalf("the log: got\n%s\nwant no title in it", logs.String())
 		}
 	}
 }
@@ -210,10 +210,10 @@ func TestTheNewestQuestionIsRetriedAfterTheBackoff(t *testing.T) {
 	j.mu.Unlock()
 	first := make(verdicts, 4)
 	if _, ok := j.Judge(question, first.deliver); ok {
-		t.Fatal("answered at once")
+		t.Fatal("Judge: got an answer at once, want one later")
 	}
 	if v := first.next(t); v.Task != service.TaskUnknown {
-		t.Fatalf("%+v", v)
+		t.Fatalf("the first verdict: got %+v, want unknown", v)
 	}
 	fail.Store(false)
 	newest := question
@@ -222,15 +222,15 @@ func TestTheNewestQuestionIsRetriedAfterTheBackoff(t *testing.T) {
 	if v, ok := j.Judge(newest, second.deliver); !ok || v.Task != service.TaskUnknown {
 		// The backoff may already be over on a slow machine: then it is asked at once.
 		if ok {
-			t.Fatalf("%+v", v)
+			t.Fatalf("Judge during the backoff: got %+v at once, want unknown", v)
 		}
 	}
 	if v := second.next(t); v != (service.Verdict{Task: service.TaskOn, Reason: "fine"}) {
-		t.Fatalf("the retry's verdict %+v", v)
+		t.Fatalf("the retry's verdict: got %+v, want on task, \"fine\"", v)
 	}
 	select {
 	case v := <-first:
-		t.Fatalf("the older question was retried too: %+v", v)
+		t.Fatalf("the older question: got it retried too, %+v; want only the newest", v)
 	default:
 	}
 }
@@ -269,12 +269,12 @@ func TestFocusHoppingDoesNotQueueRequestsTheNewestWins(t *testing.T) {
 			d = last.deliver
 		}
 		if _, ok := j.Judge(q, d); ok {
-			t.Fatal("answered at once")
+			t.Fatal("Judge: got an answer at once, want one later")
 		}
 	}
 	release()
 	if v := last.next(t); v.Reason != "the last tab" {
-		t.Fatalf("the newest window's verdict %+v", v)
+		t.Fatalf("the newest window's verdict: got %+v, want reason \"the last tab\"", v)
 	}
 	// The first question may already be in flight when the others come
 	// (then it is answered too), or still waiting (then it is replaced).
@@ -282,7 +282,7 @@ func TestFocusHoppingDoesNotQueueRequestsTheNewestWins(t *testing.T) {
 		t.Fatalf("%d requests for 200 focus changes, want at most 2 (one in flight, and the newest)", n)
 	}
 	if n := delivered.Load(); n > 1 || n != requests.Load()-1 {
-		t.Fatalf("%d superseded questions got verdicts for %d requests", n, requests.Load())
+		t.Fatalf("verdicts for superseded questions: got %d for %d requests, want one fewer than the requests, at most 1", n, requests.Load())
 	}
 }
 
@@ -294,7 +294,7 @@ func TestSameWindowTwiceIsOneRequest(t *testing.T) {
 	j.Judge(question, b.deliver) // away and back before the answer
 	release()
 	if a.next(t) != b.next(t) || requests.Load() != 1 {
-		t.Fatalf("%d requests for one window", requests.Load())
+		t.Fatalf("requests for one window: got %d, want 1, both deliveries the same verdict", requests.Load())
 	}
 }
 
@@ -307,7 +307,7 @@ func TestCloseEndsARequestInFlight(t *testing.T) {
 	j.Judge(question, got.deliver)
 	j.Close() // returns: the request was cancelled, not waited out
 	if v, ok := j.Judge(question, got.deliver); !ok || v.Task != service.TaskUnknown {
-		t.Fatalf("after Close: %+v %v", v, ok)
+		t.Fatalf("after Close: got %+v %v, want unknown at once", v, ok)
 	}
 }
 
@@ -333,7 +333,7 @@ func TestEndpointsOffThisMachineNeedAllowRemote(t *testing.T) {
 		_, err := New(Config{Endpoint: c.endpoint, AllowRemote: c.remote})
 		switch {
 		case c.want == "" && err != nil:
-			t.Errorf("%s (allow_remote %v) refused: %v", c.endpoint, c.remote, err)
+			t.Errorf("%s (allow_remote %v): got %v, want it accepted", c.endpoint, c.remote, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s (allow_remote %v): %v, want an error saying %q", c.endpoint, c.remote, err, c.want)
 		}
@@ -348,7 +348,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	t.Cleanup(srv.Close)
 	v := judgeLate(t, newJudge(t, srv.URL, time.Second, nil), question)
 	if followed.Load() || v.Task != service.TaskUnknown || !strings.Contains(v.Reason, "redirected") {
-		t.Fatalf("redirect: followed %v, verdict %+v", followed.Load(), v)
+		t.Fatalf("redirect: got followed %v, verdict %+v; want not followed, unknown, saying redirected", followed.Load(), v)
 	}
 }
 
@@ -372,7 +372,7 @@ func TestTheRequestCarriesTheSiteOnlyWhenThereIsOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := strings.Contains(string(body), `\"site\"`); got != (c.want != "") || (c.want != "" && !strings.Contains(string(body), c.want)) {
-			t.Errorf("site %q: request %s", c.site, body)
+			t.Errorf("site %q: got request %s, want the site in it only when there is one (%s)", c.site, body, c.want)
 		}
 	}
 }

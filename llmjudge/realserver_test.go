@@ -41,7 +41,7 @@ func TestRealServerSteeredVerdictsMapToOnAndOffTask(t *testing.T) {
 		t.Run(steer, func(t *testing.T) {
 			s := testenv.StartLlamaServer(t, steer)
 			if v := judgeLate(t, newJudge(t, s.URL, realTimeout, nil), question); v.Task != want {
-				t.Fatalf("a model that says on_task %s: %+v\n%s", steer, v, s.Output())
+				t.Fatalf("a model that says on_task %s: got %+v, want %v\n%s", steer, v, want, s.Output())
 			}
 		})
 	}
@@ -51,7 +51,7 @@ func TestRealServerTooSlowIsUnknown(t *testing.T) {
 	s := testenv.StartLlamaServer(t, "")
 	j := newJudge(t, s.URL, time.Millisecond, nil)
 	if v := judgeLate(t, j, question); v != (service.Verdict{Task: service.TaskUnknown, Reason: "judge too slow: no answer within 1ms"}) {
-		t.Fatalf("%+v", v)
+		t.Fatalf("verdict: got %+v, want unknown, \"judge too slow: no answer within 1ms\"", v)
 	}
 }
 
@@ -59,17 +59,17 @@ func TestRealServerKilledAndRestartedMidSession(t *testing.T) {
 	s := testenv.StartLlamaServer(t, "false")
 	j := newJudge(t, s.URL, realTimeout, nil)
 	if v := judgeLate(t, j, question); v.Task != service.TaskOff {
-		t.Fatalf("before the crash: %+v", v)
+		t.Fatalf("before the crash: got %+v, want off task", v)
 	}
 	s.Kill()
 	got := make(verdicts, 4)
 	q := question
 	q.Title = "another tab"
 	if _, ok := j.Judge(q, got.deliver); ok {
-		t.Fatal("answered at once with no outage known yet")
+		t.Fatal("Judge: got an answer at once with no outage known yet, want one later")
 	}
 	if v := got.next(t); v != (service.Verdict{Task: service.TaskUnknown, Reason: "judge unreachable: connection refused"}) {
-		t.Fatalf("with the server dead: %+v", v)
+		t.Fatalf("with the server dead: got %+v, want unknown, \"judge unreachable: connection refused\"", v)
 	}
 	s.Start(t)
 	// The retry after the backoff asks again and delivers the verdict (a
@@ -77,13 +77,13 @@ func TestRealServerKilledAndRestartedMidSession(t *testing.T) {
 	deadline := time.Now().Add(realTimeout)
 	for v := got.next(t); v.Task != service.TaskOff; v = got.next(t) {
 		if v.Task != service.TaskUnknown || time.Now().After(deadline) {
-			t.Fatalf("after the restart: %+v\n%s", v, s.Output())
+			t.Fatalf("after the restart: got %+v, want unknown until off task within %v\n%s", v, realTimeout, s.Output())
 		}
 	}
 	for i := 0; i < 3; i++ { // and the judge is back to normal
 		q.Title = fmt.Sprint("tab ", i)
 		if v := judgeLate(t, j, q); v.Task != service.TaskOff || strings.HasPrefix(v.Reason, "judge") {
-			t.Fatalf("after recovering: %+v", v)
+			t.Fatalf("after recovering: got %+v, want off task from the model", v)
 		}
 	}
 }

@@ -71,7 +71,7 @@ func TestACutTailIsBroken(t *testing.T) {
 			s = restart(t, s)
 			r := s.VerifyAudit()
 			if r.OK || !r.MissingTail || !containsAll(r.Problem, tc.want...) || !strings.Contains(r.Problem, sealed[2].Hash[:8]) {
-				t.Fatalf("VerifyAudit = %+v", r)
+				t.Fatalf("VerifyAudit: got %+v, want not OK, a missing tail, a problem naming %q and %s", r, tc.want, sealed[2].Hash[:8])
 			}
 			// A later seal does not heal it: the anchor stays where it was.
 			if _, err := s.AppendAudit(sampleSummary(50)); err != nil {
@@ -82,7 +82,7 @@ func TestACutTailIsBroken(t *testing.T) {
 			}
 			s = restart(t, s)
 			if r := s.VerifyAudit(); r.OK {
-				t.Fatalf("after another seal the cut chain verifies: %+v", r)
+				t.Fatalf("VerifyAudit after another seal: got %+v, want the cut chain still not OK", r)
 			}
 		})
 	}
@@ -102,13 +102,13 @@ func TestAChainLongerThanItsHeadIsFine(t *testing.T) {
 	writeFile(t, filepath.Join(s.Dir(), stateFileName), snapBefore)
 	s = restart(t, s)
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 3 || r.Head.Seq != 3 {
-		t.Fatalf("VerifyAudit = %+v", r)
+		t.Fatalf("VerifyAudit: got %+v, want OK, 3 entries, head seq 3", r)
 	}
 	if err := s.SaveSnapshot(service.Snapshot{State: service.StateLocked}); err != nil {
 		t.Fatal(err)
 	}
 	if snap, _, _, _ := s.LoadSnapshot(); snap.AuditHead == nil || snap.AuditHead.Seq != 3 || snap.AuditHead.Hash != late.Hash {
-		t.Fatalf("the recorded head did not catch up: %+v", snap.AuditHead)
+		t.Fatalf("the recorded head after a save: got %+v, want seq 3, hash %s", snap.AuditHead, late.Hash)
 	}
 }
 
@@ -123,14 +123,14 @@ func TestVerifyCountsEveryBadLine(t *testing.T) {
 	writeAuditLines(t, s, altered)
 	r := s.VerifyAudit()
 	if r.OK || r.BadLines != 1 || !r.RestChains || r.Entries != 1 || !containsAll(r.Problem, "line 2 (seq 2)", "1 of 5", "still chain among themselves") {
-		t.Fatalf("one altered line: %+v", r)
+		t.Fatalf("one altered line: got %+v, want 1 bad line (line 2, seq 2), 1 entry, the rest chaining among themselves", r)
 	}
 
 	spliced := [][]byte{lines[0], lines[2], lines[1], lines[4], lines[3]}
 	writeAuditLines(t, s, spliced)
 	r = s.VerifyAudit()
 	if r.OK || r.BadLines != 4 || r.RestChains || len(r.FirstBad) != 3 || !containsAll(r.Problem, "4 of 5", "and 1 more", "do not chain either") {
-		t.Fatalf("a spliced file: %+v", r)
+		t.Fatalf("a spliced file: got %+v, want 4 bad lines (3 named and 1 more), the rest not chaining either", r)
 	}
 }
 
@@ -144,13 +144,13 @@ func TestLosingStateJSONSaysTheTailIsUnchecked(t *testing.T) {
 	writeFile(t, path, []byte("{"))
 	s2, _ := reopen(t, s)
 	if _, _, problem, _ := s2.LoadSnapshot(); !containsAll(problem, "can no longer be noticed", "--journal") {
-		t.Fatalf("damaged: problem %q", problem)
+		t.Fatalf("a damaged state.json: got problem %q, want it to say a cut can no longer be noticed and name --journal", problem)
 	}
 	s2.Close()
 	os.Remove(path)
 	s3, _ := reopen(t, s2)
 	if _, _, problem, _ := s3.LoadSnapshot(); !containsAll(problem, "state.json is missing", "2 sealed session(s)", "can no longer be noticed") {
-		t.Fatalf("missing: problem %q", problem)
+		t.Fatalf("a missing state.json: got problem %q, want it to say so, name 2 sealed session(s), and that a cut can no longer be noticed", problem)
 	}
 }
 
@@ -161,12 +161,12 @@ func TestReaderVerifiesAgainstTheRecordedHead(t *testing.T) {
 	s := openStore(t, newStateDir(t))
 	sealAndSave(t, s, 3)
 	if r := NewReader(s.Dir()).VerifyAudit(); !r.OK || r.Entries != 3 {
-		t.Fatalf("a whole chain read by a Reader: %+v", r)
+		t.Fatalf("a whole chain read by a Reader: got %+v, want OK with 3 entries", r)
 	}
 	s.Close()
 	writeAuditLines(t, s, auditLines(t, s)[:2])
 	if r := NewReader(s.Dir()).VerifyAudit(); r.OK || !strings.Contains(r.Problem, "audit.jsonl ends at seq 2, but seq 3") {
-		t.Fatalf("a cut chain read by a Reader: %+v", r)
+		t.Fatalf("a cut chain read by a Reader: got %+v, want not OK: audit.jsonl ends at seq 2, but seq 3 …", r)
 	}
 }
 
@@ -182,7 +182,7 @@ func TestATornTailNamesTheLastGoodSeq(t *testing.T) {
 	writeFile(t, path, torn)
 	for name, r := range map[string]service.AuditReport{"the daemon": s.VerifyAudit(), "a Reader": NewReader(s.Dir()).VerifyAudit()} {
 		if r.OK || r.Entries != 7 || !containsAll(r.Problem, "line 8: unfinished", "audit.jsonl ends at seq 7, but seq 8", "after seq 7") {
-			t.Errorf("%s: VerifyAudit = %+v", name, r)
+			t.Errorf("%s: VerifyAudit: got %+v, want not OK, 7 entries, line 8 unfinished and the chain ending at seq 7 named", name, r)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func recomputeHash(t *testing.T, prevHash string, line []byte) string {
 	t.Helper()
 	i := bytes.LastIndex(line, []byte(`"hash":"`))
 	if i < 0 {
-		t.Fatalf("line has no hash: %s", line)
+		t.Fatalf("got line %s, want a hash in it", line)
 	}
 	unsealed := append(append([]byte{}, line[:i]...), `"hash":""}`...)
 	sum := sha256.Sum256(append([]byte(prevHash), unsealed...))
@@ -35,7 +35,7 @@ func recomputeHash(t *testing.T, prevHash string, line []byte) string {
 func sealByHand(t *testing.T, prevHash string, unsealed []byte) []byte {
 	t.Helper()
 	if !bytes.HasSuffix(unsealed, []byte(`"hash":""}`)) {
-		t.Fatalf("not an unsealed line: %s", unsealed)
+		t.Fatalf("got %s, want an unsealed line (ending \"hash\":\"\"})", unsealed)
 	}
 	sum := sha256.Sum256(append([]byte(prevHash), unsealed...))
 	sealed := append(append([]byte{}, unsealed[:len(unsealed)-2]...), hex.EncodeToString(sum[:])...)
@@ -46,7 +46,7 @@ func auditLines(t *testing.T, s *Store) [][]byte {
 	t.Helper()
 	data := readFile(t, filepath.Join(s.Dir(), auditFileName))
 	if len(data) > 0 && data[len(data)-1] != '\n' {
-		t.Fatalf("audit.jsonl does not end in a newline: %q", data)
+		t.Fatalf("audit.jsonl: got %q, want it to end in a newline", data)
 	}
 	return bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 }
@@ -74,31 +74,31 @@ func TestAuditChainLinksEverySummary(t *testing.T) {
 	sealed := appendSummaries(t, s, 3)
 
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 3 || r.Problem != "" {
-		t.Errorf("VerifyAudit = %+v, want OK with 3 entries", r)
+		t.Errorf("VerifyAudit: got %+v, want OK with 3 entries", r)
 	}
 	prevHash := strings.Repeat("0", 64) // genesis
 	for i, line := range auditLines(t, s) {
 		var onDisk service.Summary
 		if err := json.Unmarshal(line, &onDisk); err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
+			t.Fatalf("line %d: got %v, want JSON", i+1, err)
 		}
 		if onDisk.Seq != uint64(i+1) {
-			t.Errorf("line %d has seq %d", i+1, onDisk.Seq)
+			t.Errorf("line %d seq: got %d, want %d", i+1, onDisk.Seq, i+1)
 		}
 		if onDisk.PrevHash != prevHash {
-			t.Errorf("line %d prev_hash = %s, want %s", i+1, onDisk.PrevHash, prevHash)
+			t.Errorf("line %d prev_hash: got %s, want %s", i+1, onDisk.PrevHash, prevHash)
 		}
 		if want := recomputeHash(t, prevHash, line); onDisk.Hash != want {
-			t.Errorf("line %d hash = %s, the rule gives %s", i+1, onDisk.Hash, want)
+			t.Errorf("line %d hash: got %s, want %s, as the rule gives", i+1, onDisk.Hash, want)
 		}
 		if onDisk.Seq != sealed[i].Seq || onDisk.PrevHash != sealed[i].PrevHash || onDisk.Hash != sealed[i].Hash {
-			t.Errorf("AppendAudit returned %d/%s/%s but wrote %d/%s/%s", sealed[i].Seq, sealed[i].PrevHash, sealed[i].Hash,
-				onDisk.Seq, onDisk.PrevHash, onDisk.Hash)
+			t.Errorf("line %d on disk: got %d/%s/%s, want %d/%s/%s, what AppendAudit returned", i+1, onDisk.Seq, onDisk.PrevHash, onDisk.Hash,
+				sealed[i].Seq, sealed[i].PrevHash, sealed[i].Hash)
 		}
 		prevHash = onDisk.Hash
 	}
 	if got := s.AuditHead(); got != sealed[2].Hash {
-		t.Errorf("AuditHead = %s, want the last hash %s", got, sealed[2].Hash)
+		t.Errorf("AuditHead: got %s, want the last hash %s", got, sealed[2].Hash)
 	}
 }
 
@@ -117,19 +117,19 @@ func TestAuditLineKeysAreInFormatOrder(t *testing.T) {
 	for _, key := range order {
 		i := strings.Index(line[at:], `"`+key+`":`)
 		if i < 0 {
-			t.Fatalf("key %q missing or out of order in %s", key, line)
+			t.Fatalf("key %q: got it missing or out of order in %s, want the order %q", key, line, order)
 		}
 		at += i
 	}
 	if !strings.Contains(line, `"buckets":[]`) {
-		t.Errorf("no buckets must be written as [], got %s", line)
+		t.Errorf("no buckets: got %s, want them written as []", line)
 	}
 }
 
 func TestAuditContainsSealedSessions(t *testing.T) {
 	s := openStore(t, newStateDir(t))
 	if got := s.AuditHead(); got != "" {
-		t.Errorf("AuditHead of an empty chain = %q, want \"\"", got)
+		t.Errorf("AuditHead of an empty chain: got %q, want \"\"", got)
 	}
 	sealed := appendSummaries(t, s, 2)
 	for _, check := range []struct {
@@ -137,21 +137,21 @@ func TestAuditContainsSealedSessions(t *testing.T) {
 		want bool
 	}{{sealed[0].SessionID, true}, {sealed[1].SessionID, true}, {"never-sealed", false}} {
 		if got, err := s.AuditContains(check.id); err != nil || got != check.want {
-			t.Errorf("AuditContains(%s) = %v, %v; want %v", check.id, got, err, check.want)
+			t.Errorf("AuditContains(%s): got %v, %v; want %v", check.id, got, err, check.want)
 		}
 	}
 
 	// After a restart the answer comes from the file.
 	s, _ = reopen(t, s)
 	if got, _ := s.AuditContains(sealed[1].SessionID); !got {
-		t.Error("after restart AuditContains forgot a sealed session; it would be sealed twice")
+		t.Error("AuditContains of a sealed session after restart: got false, want true (else it would be sealed twice)")
 	}
 	if got := s.AuditHead(); got != sealed[1].Hash {
-		t.Errorf("after restart AuditHead = %s, want %s", got, sealed[1].Hash)
+		t.Errorf("AuditHead after restart: got %s, want %s", got, sealed[1].Hash)
 	}
 	next, err := s.AppendAudit(sampleSummary(9))
 	if err != nil || next.Seq != 3 || next.PrevHash != sealed[1].Hash {
-		t.Errorf("append after restart = seq %d prev %s, err %v; want seq 3 after %s", next.Seq, next.PrevHash, err, sealed[1].Hash)
+		t.Errorf("append after restart: got seq %d prev %s, err %v; want seq 3 after %s", next.Seq, next.PrevHash, err, sealed[1].Hash)
 	}
 }
 
@@ -164,7 +164,7 @@ func TestAuditNamesAnAlteredLine(t *testing.T) {
 
 	r := s.VerifyAudit()
 	if r.OK || r.Entries != 1 || !containsAll(r.Problem, "line 2 (seq 2)", "hash does not match", "altered") {
-		t.Errorf("VerifyAudit = %+v; want line 2 (seq 2) named as altered, 1 good entry", r)
+		t.Errorf("VerifyAudit: got %+v; want line 2 (seq 2) named as altered, 1 good entry", r)
 	}
 }
 
@@ -176,7 +176,7 @@ func TestAuditNamesARemovedLine(t *testing.T) {
 
 	r := s.VerifyAudit()
 	if r.OK || r.Entries != 1 || !containsAll(r.Problem, "line 2 (seq 3)", "removed") {
-		t.Errorf("VerifyAudit = %+v; want line 2 (seq 3) named for a removed line", r)
+		t.Errorf("VerifyAudit: got %+v; want line 2 (seq 3) named for a removed line", r)
 	}
 }
 
@@ -187,7 +187,7 @@ func TestAuditNamesARemovedFirstLine(t *testing.T) {
 
 	r := s.VerifyAudit()
 	if r.OK || r.Entries != 0 || !containsAll(r.Problem, "line 1 (seq 2)", "removed") {
-		t.Errorf("VerifyAudit = %+v", r)
+		t.Errorf("VerifyAudit: got %+v; want no entries and line 1 (seq 2) named for a removed line", r)
 	}
 }
 
@@ -210,7 +210,7 @@ func TestAuditNamesARewrittenAndResealedLine(t *testing.T) {
 
 	r := s.VerifyAudit()
 	if r.OK || r.Entries != 2 || !containsAll(r.Problem, "line 3 (seq 3)", "prev_hash does not match line 2's hash") {
-		t.Errorf("VerifyAudit = %+v", r)
+		t.Errorf("VerifyAudit: got %+v; want 2 entries and line 3 (seq 3) named: its prev_hash does not match line 2's hash", r)
 	}
 }
 
@@ -221,7 +221,7 @@ func TestAuditNamesALineThatIsNotJSON(t *testing.T) {
 	writeAuditLines(t, s, [][]byte{lines[0], []byte(`{"seq":2, oops`), lines[1]})
 
 	if r := s.VerifyAudit(); r.OK || r.Entries != 1 || !strings.HasPrefix(r.Problem, "line 2: not valid JSON.") || r.BadLines != 1 || !r.RestChains {
-		t.Errorf("VerifyAudit = %+v", r)
+		t.Errorf("VerifyAudit: got %+v; want 1 entry, line 2 named as not valid JSON, 1 bad line, the rest chaining", r)
 	}
 }
 
@@ -240,24 +240,24 @@ func TestAuditLineWithAFutureKeyVerifies(t *testing.T) {
 	}
 	unsealed = bytes.Replace(unsealed, []byte(`"drift_seconds":40,`), []byte(`"drift_seconds":40,"away_seconds":120,`), 1)
 	if !bytes.Contains(unsealed, []byte(`"away_seconds":120`)) {
-		t.Fatalf("could not insert the future key: %s", unsealed)
+		t.Fatalf("the future key inserted: got %s, want \"away_seconds\":120 in it", unsealed)
 	}
 	line := sealByHand(t, sealed[1].Hash, unsealed)
 	appendToFile(t, filepath.Join(s.Dir(), auditFileName), append(line, '\n'))
 
 	s, problems := reopen(t, s)
 	if len(problems) != 0 {
-		t.Errorf("Open: %q", problems)
+		t.Errorf("Open: got problems %q, want none", problems)
 	}
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 3 {
-		t.Errorf("VerifyAudit = %+v; a line with an extra key must still verify", r)
+		t.Errorf("VerifyAudit: got %+v; want OK with 3 entries: a line with an extra key still verifies", r)
 	}
 	next, err := s.AppendAudit(sampleSummary(4))
 	if err != nil || next.Seq != 4 || next.PrevHash != recomputeHash(t, sealed[1].Hash, line) {
-		t.Errorf("the chain did not continue after the future line: %+v, %v", next, err)
+		t.Errorf("the chain after the future line: got %+v, %v; want seq 4 chained to it", next, err)
 	}
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 4 {
-		t.Errorf("VerifyAudit after appending = %+v", r)
+		t.Errorf("VerifyAudit after appending: got %+v, want OK with 4 entries", r)
 	}
 }
 
@@ -287,39 +287,39 @@ func TestAuditTornTailIsSetAsideAndTheChainContinues(t *testing.T) {
 
 	matches, _ := filepath.Glob(auditPath + ".torn-*")
 	if len(matches) != 1 {
-		t.Fatalf("want one audit.jsonl.torn-<unix>, found %q", matches)
+		t.Fatalf("side files: got %q, want one audit.jsonl.torn-<unix>", matches)
 	}
 	side := filepath.Base(matches[0])
 	if unix, err := strconv.ParseInt(strings.TrimPrefix(side, "audit.jsonl.torn-"), 10, 64); err != nil || unix < openedAt || unix > time.Now().Unix() {
-		t.Errorf("side file %s is not named audit.jsonl.torn-<unix time of the repair>", side)
+		t.Errorf("side file: got %s, want audit.jsonl.torn-<unix time of the repair>, between %d and now", side, openedAt)
 	}
 	if got := readFile(t, matches[0]); !bytes.Equal(got, torn) {
-		t.Errorf("side file holds %q, want exactly the torn bytes %q", got, torn)
+		t.Errorf("side file: got %q, want exactly the torn bytes %q", got, torn)
 	}
 	assertMode(t, matches[0], 0o600)
 	if got := readFile(t, auditPath); !bytes.Equal(got, before) {
-		t.Errorf("audit.jsonl after repair differs from before the torn write")
+		t.Errorf("audit.jsonl after repair: got %q, want what it held before the torn write, %q", got, before)
 	}
 	if len(problems) != 1 || !strings.Contains(problems[0], side) {
-		t.Errorf("problems %q do not name %s", problems, side)
+		t.Errorf("problems: got %q, want one, naming %s", problems, side)
 	}
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 2 {
-		t.Errorf("VerifyAudit after repair = %+v", r)
+		t.Errorf("VerifyAudit after repair: got %+v, want OK with 2 entries", r)
 	}
 
 	next, err := s.AppendAudit(sampleSummary(3))
 	if err != nil || next.Seq != 3 || next.PrevHash != sealed[1].Hash {
-		t.Errorf("append after repair = %+v, %v", next, err)
+		t.Errorf("append after repair: got %+v, %v; want seq 3 after %s", next, err, sealed[1].Hash)
 	}
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 3 {
-		t.Errorf("VerifyAudit after the next append = %+v", r)
+		t.Errorf("VerifyAudit after the next append: got %+v, want OK with 3 entries", r)
 	}
 }
 
 func TestAuditHistoryIsNewestFirst(t *testing.T) {
 	s := openStore(t, newStateDir(t))
 	if got, err := s.History(10); err != nil || len(got) != 0 {
-		t.Errorf("History of an empty chain = %v, %v", got, err)
+		t.Errorf("History of an empty chain: got %v, %v; want none", got, err)
 	}
 	sealed := appendSummaries(t, s, 5)
 
@@ -341,23 +341,23 @@ func TestAuditHistoryIsNewestFirst(t *testing.T) {
 			seqs = append(seqs, sum.Seq)
 		}
 		if !slices.Equal(seqs, check.wantSeqs) {
-			t.Errorf("History(%d) seqs = %v, want %v", check.limit, seqs, check.wantSeqs)
+			t.Errorf("History(%d) seqs: got %v, want %v", check.limit, seqs, check.wantSeqs)
 		}
 	}
 	got, _ := s.History(1)
 	if !reflect.DeepEqual(got[0], sealed[4]) {
-		t.Errorf("History(1)[0] = %+v, want what AppendAudit returned: %+v", got[0], sealed[4])
+		t.Errorf("History(1)[0]: got %+v, want what AppendAudit returned: %+v", got[0], sealed[4])
 	}
 }
 
 func TestAuditOfAnEmptyChainVerifies(t *testing.T) {
 	s := openStore(t, newStateDir(t))
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 0 || r.Problem != "" {
-		t.Errorf("VerifyAudit of a missing file = %+v", r)
+		t.Errorf("VerifyAudit of a missing file: got %+v, want OK with no entries and no problem", r)
 	}
 	writeFile(t, filepath.Join(s.Dir(), auditFileName), nil)
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 0 {
-		t.Errorf("VerifyAudit of an empty file = %+v", r)
+		t.Errorf("VerifyAudit of an empty file: got %+v, want OK with no entries", r)
 	}
 }
 
@@ -384,14 +384,14 @@ func TestAuditGarbageIsReportedNotFatal(t *testing.T) {
 			defer s.Close()
 			r := s.VerifyAudit()
 			if r.OK || !strings.HasPrefix(r.Problem, "line 1") {
-				t.Errorf("VerifyAudit = %+v; want a problem naming line 1", r)
+				t.Errorf("VerifyAudit: got %+v; want a problem naming line 1", r)
 			}
 			t.Log(r.Problem)
 			if _, err := s.History(0); err != nil {
-				t.Errorf("History: %v", err)
+				t.Errorf("History: got %v, want no error", err)
 			}
 			if _, err := s.AppendAudit(sampleSummary(1)); err != nil {
-				t.Errorf("AppendAudit after garbage: %v", err)
+				t.Errorf("AppendAudit after garbage: got %v, want no error", err)
 			}
 		})
 	}
@@ -422,13 +422,13 @@ func TestAuditOldUnboundedLinesStillVerify(t *testing.T) {
 	}
 	lines := auditLines(t, s)
 	if len(lines[0]) < 30_000 || len(lines[1]) > 2_000 {
-		t.Fatalf("lines of %d and %d bytes", len(lines[0]), len(lines[1]))
+		t.Fatalf("lines: got %d and %d bytes, want at least 30000 (the old one) and at most 2000 (the bounded one)", len(lines[0]), len(lines[1]))
 	}
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 2 {
-		t.Fatalf("VerifyAudit = %+v", r)
+		t.Fatalf("VerifyAudit: got %+v, want OK with 2 entries", r)
 	}
 	h, err := s.History(10)
 	if err != nil || len(h) != 2 || len(h[1].Buckets) != service.MaxBucketKeys+1 || !reflect.DeepEqual(h[0].Buckets, bounded.Buckets) {
-		t.Fatalf("History read back %d summaries (%v)", len(h), err)
+		t.Fatalf("History: got %d summaries (%v), want 2, the old one's %d buckets and the bounded one's as written", len(h), err, service.MaxBucketKeys+1)
 	}
 }

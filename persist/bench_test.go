@@ -103,7 +103,7 @@ func BenchmarkReplay(b *testing.B) {
 	for b.Loop() {
 		events, err := s.ReplayEvents("bench")
 		if err != nil || len(events) != benchEvents {
-			b.Fatalf("replayed %d events, err %v", len(events), err)
+			b.Fatalf("ReplayEvents: got %d events, err %v; want %d", len(events), err, benchEvents)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchEvents, "ns/event")
@@ -116,7 +116,7 @@ func BenchmarkVerifyAudit(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if r := s.VerifyAudit(); !r.OK || r.Entries != benchEntries {
-			b.Fatalf("verify: %+v", r)
+			b.Fatalf("VerifyAudit: got %+v, want OK with %d entries", r, benchEntries)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchEntries, "ns/entry")

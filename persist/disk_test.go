@@ -25,17 +25,17 @@ func TestOpenOnAReadOnlyDirectory(t *testing.T) {
 	mnt.ReadOnly(t)
 	s = openStore(t, dir) // no problems: a healthy chain needs no repair
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 1 {
-		t.Fatalf("VerifyAudit on a read-only chain: %+v", r)
+		t.Fatalf("VerifyAudit on a read-only chain: got %+v, want OK with 1 entry", r)
 	}
 	if _, err := s.AppendAudit(sampleSummary(2)); err == nil {
-		t.Fatal("appending to a read-only audit.jsonl succeeded")
+		t.Fatal("appending to a read-only audit.jsonl: got success, want an error")
 	}
 	mnt.ReadWrite(t)
 	if _, err := s.AppendAudit(sampleSummary(2)); err != nil {
-		t.Fatalf("appending once writable again: %v", err)
+		t.Fatalf("appending once writable again: got %v, want success", err)
 	}
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 2 {
-		t.Fatalf("VerifyAudit: %+v", r)
+		t.Fatalf("VerifyAudit: got %+v, want OK with 2 entries", r)
 	}
 }
 
@@ -56,33 +56,33 @@ func TestTornTailOnAReadOnlyDirectoryWaitsForTheDisk(t *testing.T) {
 	mnt.ReadOnly(t)
 	s, problems, err := Open(dir)
 	if err != nil {
-		t.Fatalf("Open on a read-only directory with a torn audit tail: %v", err)
+		t.Fatalf("Open on a read-only directory with a torn audit tail: got %v, want it opened", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	if len(problems) != 1 || !strings.Contains(problems[0], auditFileName) {
-		t.Fatalf("problems %q", problems)
+		t.Fatalf("problems: got %q, want one naming %s", problems, auditFileName)
 	}
 	if _, err := s.AppendAudit(sampleSummary(2)); err == nil {
-		t.Fatal("appended on a read-only disk")
+		t.Fatal("appending on a read-only disk: got success, want an error")
 	}
 
 	mnt.ReadWrite(t)
 	sealed, err := s.AppendAudit(sampleSummary(2))
 	if err != nil {
-		t.Fatalf("appending once writable again: %v", err)
+		t.Fatalf("appending once writable again: got %v, want success", err)
 	}
 	if sealed.Seq != 2 {
-		t.Fatalf("sealed as seq %d", sealed.Seq)
+		t.Fatalf("sealed seq: got %d, want 2", sealed.Seq)
 	}
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 2 {
-		t.Fatalf("VerifyAudit: %+v", r)
+		t.Fatalf("VerifyAudit: got %+v, want OK with 2 entries", r)
 	}
 	aside, _ := filepath.Glob(path + ".torn-*")
 	if len(aside) != 1 || string(readFile(t, aside[0])) != `{"seq":2,"prev_ha` {
-		t.Fatalf("the torn bytes were not kept: %v", aside)
+		t.Fatalf("torn bytes set aside: got %v, want one file holding {\"seq\":2,\"prev_ha", aside)
 	}
 	if got := readFile(t, path); !strings.HasPrefix(string(got), string(whole)) {
-		t.Fatal("the sealed lines changed")
+		t.Fatalf("audit.jsonl: got %q, want the sealed lines %q unchanged at its start", got, whole)
 	}
 }
 
@@ -107,10 +107,10 @@ func TestFullDiskLeavesTheChainAsItWas(t *testing.T) {
 	ballast := filepath.Join(mnt.Dir, "ballast")
 	testenv.Fill(t, ballast)
 	if _, err := s.AppendAudit(sampleSummary(100)); err == nil {
-		t.Fatal("sealed on a full disk")
+		t.Fatal("sealing on a full disk: got success, want an error")
 	}
 	if got := readFile(t, path); string(got) != string(before) {
-		t.Fatalf("a failed seal left %d bytes behind", len(got)-len(before))
+		t.Fatalf("audit.jsonl after a failed seal: got %d bytes more than before, want none", len(got)-len(before))
 	}
 	if err := os.Remove(ballast); err != nil {
 		t.Fatal(err)
@@ -119,10 +119,10 @@ func TestFullDiskLeavesTheChainAsItWas(t *testing.T) {
 		t.Fatal(err)
 	}
 	if aside, _ := filepath.Glob(path + ".torn-*"); len(aside) != 0 {
-		t.Fatalf("set aside %v after a failed seal", aside)
+		t.Fatalf("set aside after a failed seal: got %v, want nothing", aside)
 	}
 	if r := s.VerifyAudit(); !r.OK {
-		t.Fatalf("VerifyAudit: %+v", r)
+		t.Fatalf("VerifyAudit: got %+v, want OK", r)
 	}
 }
 
@@ -143,23 +143,23 @@ func TestLinkOnAReadOnlyDirectoryIsNamedAndRefused(t *testing.T) {
 	mnt.ReadOnly(t)
 	s, problems, err := Open(dir)
 	if err != nil {
-		t.Fatalf("Open on a read-only directory with a link: %v", err)
+		t.Fatalf("Open on a read-only directory with a link: got %v, want it opened", err)
 	}
 	if !containsAll(strings.Join(problems, "\n"), auditFileName, "could not be set aside", target) {
-		t.Errorf("problems %q", problems)
+		t.Errorf("problems: got %q, want %s named as a link that could not be set aside, with its target %s", problems, auditFileName, target)
 	}
 	if r := s.VerifyAudit(); r.OK || !strings.Contains(r.Problem, "symbolic link") {
-		t.Errorf("VerifyAudit through a link: %+v", r)
+		t.Errorf("VerifyAudit through a link: got %+v, want not OK, naming the symbolic link", r)
 	}
 	mnt.ReadWrite(t)
 	if _, err := s.AppendAudit(sampleSummary(1)); !errors.Is(err, errSymlink) {
-		t.Errorf("sealing through a link: %v", err)
+		t.Errorf("sealing through a link: got %v, want errSymlink", err)
 	}
 	s, problems = reopen(t, s)
 	if !containsAll(strings.Join(problems, "\n"), auditFileName, "moved the link aside") {
-		t.Errorf("after the disk came back: problems %q", problems)
+		t.Errorf("after the disk came back: got problems %q, want %s named and the link moved aside", problems, auditFileName)
 	}
 	if got := readFile(t, target); string(got) != "mine" {
-		t.Errorf("the link's target changed: %q", got)
+		t.Errorf("the link's target: got %q, want \"mine\", unchanged", got)
 	}
 }

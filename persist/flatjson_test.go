@@ -35,14 +35,14 @@ func FuzzFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		valid := json.Valid(line)
 		if eachMember(line, func(key, value []byte) bool { return true }) && !valid {
-			t.Fatalf("the fast scanner accepted invalid JSON %q", line)
+			t.Fatalf("the fast scanner on invalid JSON %q: got it accepted, want it declined", line)
 		}
 
 		var fast service.FocusEvent
 		if fastFocusEvent(line, &fast, newInterner()) {
 			var slow service.FocusEvent
 			if err := json.Unmarshal(line, &slow); err != nil || !reflect.DeepEqual(fast, slow) {
-				t.Fatalf("%q: fast path gave %+v, encoding/json %+v (%v)", line, fast, slow, err)
+				t.Fatalf("%q: fast path: got %+v, want %+v as encoding/json reads it (%v)", line, fast, slow, err)
 			}
 		}
 
@@ -50,7 +50,7 @@ func FuzzFastPath(f *testing.F) {
 		if fastAuditKeys(line, &fastKeys) {
 			var slow auditKeys
 			if err := json.Unmarshal(line, &slow); err != nil || fastKeys != slow {
-				t.Fatalf("%q: fast path gave %+v, encoding/json %+v (%v)", line, fastKeys, slow, err)
+				t.Fatalf("%q: fast path: got %+v, want %+v as encoding/json reads it (%v)", line, fastKeys, slow, err)
 			}
 		}
 	})
@@ -72,7 +72,7 @@ func TestFastPathTakesWhatPersistWrites(t *testing.T) {
 		case reflect.Bool:
 			f.SetBool(true)
 		default:
-			t.Fatalf("FocusEvent.%s has kind %s, which the fast path has no setter for", fields.Type().Field(i).Name, f.Kind())
+			t.Fatalf("FocusEvent.%s: got kind %s, want one the fast path has a setter for", fields.Type().Field(i).Name, f.Kind())
 		}
 	}
 	plainTitle := sampleEvents()[0]
@@ -80,7 +80,7 @@ func TestFastPathTakesWhatPersistWrites(t *testing.T) {
 		line, _ := json.Marshal(e)
 		var got service.FocusEvent
 		if !fastFocusEvent(line, &got, nil) || got != e {
-			t.Errorf("fast path declined or misread %s: %+v", line, got)
+			t.Errorf("fast path on %s: got %+v, want %+v", line, got, e)
 		}
 	}
 	line, sealed, err := sealSummary(sampleSummary(1), 0, genesisHash)
@@ -90,7 +90,7 @@ func TestFastPathTakesWhatPersistWrites(t *testing.T) {
 	var keys auditKeys
 	want := auditKeys{Seq: 1, PrevHash: genesisHash, SessionID: sealed.SessionID, Hash: sealed.Hash}
 	if !fastAuditKeys([]byte(strings.TrimSuffix(string(line), "\n")), &keys) || keys != want {
-		t.Errorf("fast path declined or misread an audit line: %+v", keys)
+		t.Errorf("fast path on an audit line: got %+v, want %+v", keys, want)
 	}
 }
 
@@ -105,7 +105,7 @@ func TestPlainWordAgreesWithTheTable(t *testing.T) {
 			want = want && plainStringByte[c]
 		}
 		if got := plainWord(binary.LittleEndian.Uint64(word)); got != want {
-			t.Fatalf("plainWord(% x) = %v, want %v", word, got, want)
+			t.Fatalf("plainWord(% x): got %v, want %v", word, got, want)
 		}
 	}
 	for _, filler := range []byte{'a', ' ', '#', '[', ']', 0x80, 0xc3, 0xff} {

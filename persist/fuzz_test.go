@@ -102,7 +102,7 @@ func FuzzAuditFile(f *testing.F) {
 		writeFile(t, path, data)
 		s, _, err := Open(dir)
 		if err != nil {
-			t.Fatalf("Open: %v", err)
+			t.Fatalf("Open: got %v, want it opened", err)
 		}
 		defer s.Close()
 		kept := readFile(t, path)
@@ -110,34 +110,34 @@ func FuzzAuditFile(f *testing.F) {
 		switch len(aside) {
 		case 0:
 			if !bytes.Equal(kept, data) {
-				t.Fatalf("audit.jsonl changed on Open: %q → %q", data, kept)
+				t.Fatalf("audit.jsonl on Open: got %q, want it unchanged, %q", kept, data)
 			}
 		case 1:
 			if tail := readFile(t, aside[0]); !bytes.Equal(append(slicesClone(kept), tail...), data) || bytes.Contains(tail, []byte("\n")) {
-				t.Fatalf("%q split into %q + %q", data, kept, tail)
+				t.Fatalf("%q: got it split into %q + %q, want the kept part and a tail of one unfinished line", data, kept, tail)
 			}
 		default:
-			t.Fatalf("set aside %v", aside)
+			t.Fatalf("set aside: got %v, want at most one file", aside)
 		}
 
 		wantN, wantOK := readmeChain(kept)
 		r := s.VerifyAudit()
 		if r.OK != wantOK || r.Entries != wantN {
-			t.Fatalf("VerifyAudit %+v; docs/audit.md's rule: ok %v after %d entries\n%q", r, wantOK, wantN, kept)
+			t.Fatalf("VerifyAudit: got %+v; want ok %v after %d entries, docs/audit.md's rule\n%q", r, wantOK, wantN, kept)
 		}
 
 		sealed, err := s.AppendAudit(sampleSummary(99))
 		if err != nil {
-			t.Fatalf("AppendAudit: %v", err)
+			t.Fatalf("AppendAudit: got %v, want success", err)
 		}
 		after := readFile(t, path)
 		if !bytes.HasPrefix(after, kept) {
-			t.Fatal("appending rewrote what was there")
+			t.Fatalf("audit.jsonl after an append: got %q, want it to start with what was there, %q", after, kept)
 		}
 		if wantOK {
 			n, ok := readmeChain(after)
 			if !ok || n != wantN+1 || sealed.Seq != uint64(n) {
-				t.Fatalf("after an append to a good chain: ok %v, %d entries, seq %d", ok, n, sealed.Seq)
+				t.Fatalf("after an append to a good chain: got ok %v, %d entries, seq %d; want ok, %d entries, seq %d", ok, n, sealed.Seq, wantN+1, wantN+1)
 			}
 		}
 	})
@@ -149,7 +149,7 @@ func TestREADMEForgeryIsRejected(t *testing.T) {
 	s := openStore(t, existingStateDir(t))
 	writeFile(t, filepath.Join(s.Dir(), auditFileName), auditSeeds(t)[4])
 	if r := s.VerifyAudit(); r.OK || r.Entries != 0 || !strings.Contains(r.Problem, "line 1") {
-		t.Fatalf("VerifyAudit of a line with a member after its hash: %+v", r)
+		t.Fatalf("VerifyAudit of a line with a member after its hash: got %+v, want not OK, no entries, line 1 named", r)
 	}
 }
 
@@ -192,10 +192,10 @@ func FuzzRawLogFile(f *testing.F) {
 		}
 		got, err := s.ReplayEvents(id)
 		if err != nil {
-			t.Fatalf("ReplayEvents: %v", err)
+			t.Fatalf("ReplayEvents: got %v, want success", err)
 		}
 		if len(got) != len(want) || (len(got) > 0 && !reflect.DeepEqual(got, want)) {
-			t.Fatalf("replayed %+v\nwant %+v", got, want)
+			t.Fatalf("ReplayEvents: got %+v\nwant %+v", got, want)
 		}
 
 		next := sampleEvents()[0]
@@ -204,11 +204,11 @@ func FuzzRawLogFile(f *testing.F) {
 		}
 		after := readFile(t, path)
 		if !bytes.HasPrefix(after, data) {
-			t.Fatal("appending changed what was there")
+			t.Fatalf("the raw log after an append: got %q, want it to start with what was there, %q", after, data)
 		}
 		got, err = s.ReplayEvents(id)
 		if err != nil || len(got) != len(want)+1 || got[len(got)-1] != next || (len(want) > 0 && !reflect.DeepEqual(got[:len(want)], want)) {
-			t.Fatalf("after an append: %d events (want %d), last %+v, %v", len(got), len(want)+1, got[len(got)-1:], err)
+			t.Fatalf("after an append: got %d events, last %+v, %v; want %d, the last %+v", len(got), got[len(got)-1:], err, len(want)+1, next)
 		}
 	})
 }

@@ -34,7 +34,7 @@ func openStore(tb testing.TB, dir string) *Store {
 		tb.Fatalf("Open(%s): %v", dir, err)
 	}
 	if len(problems) > 0 {
-		tb.Fatalf("Open(%s) reported problems on a healthy directory: %q", dir, problems)
+		tb.Fatalf("Open(%s) of a healthy directory: got problems %q, want none", dir, problems)
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s

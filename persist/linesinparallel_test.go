@@ -67,10 +67,10 @@ func TestEachLineInParallelSeesWhatEachLineSees(t *testing.T) {
 			}
 			got, err := linesInParallel(reader(content))
 			if err != nil {
-				t.Errorf("%s, %s: %v", name, how, err)
+				t.Errorf("%s, %s: got %v, want no error", name, how, err)
 			}
 			if !slices.Equal(got, want) {
-				t.Errorf("%s, %s: eachLineInParallel saw %d lines, eachLine %d; first difference at %d", name, how, len(got), len(want), firstDifference(got, want))
+				t.Errorf("%s, %s: eachLineInParallel: got %d lines, want %d as eachLine reads them; first difference at %d", name, how, len(got), len(want), firstDifference(got, want))
 			}
 		}
 	}
@@ -87,14 +87,14 @@ func TestEachLineInParallelStopsAtAReadError(t *testing.T) {
 	r := io.MultiReader(strings.NewReader(content.String()[:3*lineBlockSize+5]), iotest.ErrReader(broken))
 	got, err := linesInParallel(r)
 	if !errors.Is(err, broken) {
-		t.Fatalf("eachLineInParallel = %v, want the read error", err)
+		t.Fatalf("eachLineInParallel: got %v, want the read error", err)
 	}
 	if len(got) == 0 {
-		t.Fatal("no line before the read error")
+		t.Fatal("lines before the read error: got none, want some")
 	}
 	for i, l := range got {
 		if want := (seenLine{fmt.Sprint(i), true}); l != want {
-			t.Fatalf("line %d: %+v, want %+v", i, l, want)
+			t.Fatalf("line %d: got %+v, want %+v", i, l, want)
 		}
 	}
 }
@@ -104,7 +104,7 @@ func TestEachLineInParallelStopsAtAReadError(t *testing.T) {
 func TestEachLineInParallelGivesUpOnAStuckReader(t *testing.T) {
 	_, err := linesInParallel(io.MultiReader(strings.NewReader("a\nb\n"), stuckReader{}))
 	if !errors.Is(err, io.ErrNoProgress) {
-		t.Fatalf("eachLineInParallel on a reader stuck at (0, nil) = %v, want io.ErrNoProgress", err)
+		t.Fatalf("eachLineInParallel on a reader stuck at (0, nil): got %v, want io.ErrNoProgress", err)
 	}
 }
 

@@ -29,18 +29,18 @@ func plantLink(t *testing.T, dir, name, target string) {
 func assertSetAside(t *testing.T, dir, name, target string, problems []string) {
 	t.Helper()
 	if isSymlink(filepath.Join(dir, name)) {
-		t.Errorf("%s is still a symbolic link", name)
+		t.Errorf("%s: got a symbolic link still, want it set aside", name)
 	}
 	aside, _ := filepath.Glob(filepath.Join(dir, name+".symlink-*"))
 	if len(aside) != 1 {
-		t.Fatalf("want the link set aside once as %s.symlink-*, got %v", name, aside)
+		t.Fatalf("set aside: got %v, want the link set aside once as %s.symlink-*", aside, name)
 	}
 	if got, err := os.Readlink(aside[0]); err != nil || got != target {
-		t.Errorf("%s points to %q (%v), want the link kept as it was, to %s", aside[0], got, err, target)
+		t.Errorf("%s: got it pointing to %q (%v), want the link kept as it was, to %s", aside[0], got, err, target)
 	}
 	text := strings.Join(problems, "\n")
 	if !containsAll(text, name, filepath.Base(aside[0]), "symbolic link", target) {
-		t.Errorf("problems do not name the link, where it went and where it pointed: %q", text)
+		t.Errorf("problems: got %q, want the link (%s), where it went (%s) and where it pointed (%s) named", text, name, filepath.Base(aside[0]), target)
 	}
 }
 
@@ -60,7 +60,7 @@ func openWithProblems(t *testing.T, dir string) (*Store, []string) {
 func unchanged(t *testing.T, path string, want []byte) {
 	t.Helper()
 	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
-		t.Errorf("the link's target %s was changed: now %q (%v), was %q", path, got, err, want)
+		t.Errorf("the link's target %s: got %q (%v), want it unchanged, %q", path, got, err, want)
 	}
 }
 
@@ -81,10 +81,10 @@ func TestAuditSymlinkIsSetAsideNeverFollowed(t *testing.T) {
 	}
 	unchanged(t, target, content)
 	if lines := auditLines(t, s); len(lines) != 1 {
-		t.Errorf("the new audit.jsonl holds %d lines, want the one sealed", len(lines))
+		t.Errorf("the new audit.jsonl: got %d lines, want the one sealed", len(lines))
 	}
 	if r := s.VerifyAudit(); !r.OK || r.Entries != 1 {
-		t.Errorf("the new chain: %+v", r)
+		t.Errorf("the new chain: got %+v, want OK with 1 entry", r)
 	}
 }
 
@@ -103,13 +103,13 @@ func TestAuditSymlinkPlantedLaterIsRefused(t *testing.T) {
 
 	_, err := s.AppendAudit(sampleSummary(2))
 	if !errors.Is(err, errSymlink) || !strings.Contains(err.Error(), auditFileName) {
-		t.Fatalf("sealing through a link: %v", err)
+		t.Fatalf("sealing through a link: got %v, want errSymlink naming %s", err, auditFileName)
 	}
 	if r := s.VerifyAudit(); r.OK || !strings.Contains(r.Problem, "symbolic link") {
-		t.Errorf("verify through a link: %+v", r)
+		t.Errorf("verify through a link: got %+v, want not OK, naming the symbolic link", r)
 	}
 	if _, err := s.History(0); !errors.Is(err, errSymlink) {
-		t.Errorf("History through a link: %v", err)
+		t.Errorf("History through a link: got %v, want errSymlink", err)
 	}
 	unchanged(t, target, []byte("torn"))
 }
@@ -130,14 +130,14 @@ func TestStateSymlinkIsSetAsideNeverFollowed(t *testing.T) {
 	assertSetAside(t, dir, stateFileName, target, problems)
 	snap, found, problem, err := s.LoadSnapshot()
 	if err != nil || found || len(snap.Pending) != 0 || problem != "" {
-		t.Fatalf("LoadSnapshot after the link was set aside: found %v, pending %+v, problem %q, err %v", found, snap.Pending, problem, err)
+		t.Fatalf("LoadSnapshot after the link was set aside: got found %v, pending %+v, problem %q, err %v; want nothing found, no problem", found, snap.Pending, problem, err)
 	}
 	if err := s.SaveSnapshot(activeSnapshot()); err != nil {
 		t.Fatal(err)
 	}
 	unchanged(t, target, forged)
 	if info, err := os.Lstat(s.statePath()); err != nil || !info.Mode().IsRegular() {
-		t.Errorf("state.json after the save: %v, %v", info, err)
+		t.Errorf("state.json after the save: got %v, %v; want a regular file", info, err)
 	}
 }
 
@@ -157,13 +157,13 @@ func TestSessionsSymlinkIsSetAsideNoTitleWrittenThrough(t *testing.T) {
 	}
 	s.CloseSession("s1")
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
-		t.Errorf("raw logs were written into the link's target: %v", entries)
+		t.Errorf("the link's target after writing raw logs: got %v, want it empty", entries)
 	}
 	if info, err := os.Lstat(filepath.Join(dir, sessionsDirName)); err != nil || !info.IsDir() {
-		t.Fatalf("sessions/ is not a directory of its own: %v, %v", info, err)
+		t.Fatalf("sessions/: got %v, %v; want a directory of its own", info, err)
 	}
 	if events, err := s.ReplayEvents("s1"); err != nil || len(events) != 1 || events[0].Title != "private title" {
-		t.Errorf("replay: %+v, %v", events, err)
+		t.Errorf("replay: got %+v, %v; want the one event with its private title", events, err)
 	}
 
 	// A session log that is a link.
@@ -190,16 +190,16 @@ func TestSessionsSymlinkPlantedLaterIsRefused(t *testing.T) {
 	plantLink(t, dir, sessionsDirName, elsewhere)
 
 	if err := s.AppendEvent("s1", service.FocusEvent{Class: "x", Title: "private"}); !errors.Is(err, errSymlink) {
-		t.Errorf("appending through a sessions/ link: %v", err)
+		t.Errorf("appending through a sessions/ link: got %v, want errSymlink", err)
 	}
 	if err := s.EachEvent("old", func(service.FocusEvent) {}); !errors.Is(err, errSymlink) {
-		t.Errorf("replaying through a sessions/ link: %v", err)
+		t.Errorf("replaying through a sessions/ link: got %v, want errSymlink", err)
 	}
 	if _, err := s.PruneSessions(0, time.Now().Add(time.Hour), ""); !errors.Is(err, errSymlink) {
-		t.Errorf("pruning through a sessions/ link: %v", err)
+		t.Errorf("pruning through a sessions/ link: got %v, want errSymlink", err)
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 1 {
-		t.Errorf("the link's target directory changed: %v", entries)
+		t.Errorf("the link's target directory: got %v, want its one file, unchanged", entries)
 	}
 }
 
@@ -223,13 +223,13 @@ func TestSpareSymlinkIsNotAdopted(t *testing.T) {
 	assertSetAside(t, dir, spareFileName, target, problems)
 	snap, _, problem, err := s.LoadSnapshot()
 	if err != nil || len(snap.Pending) != 0 || strings.Contains(problem, forged.SessionID) {
-		t.Fatalf("the forged summary was adopted: pending %+v, problem %q, err %v", snap.Pending, problem, err)
+		t.Fatalf("LoadSnapshot: got pending %+v, problem %q, err %v; want the forged summary not adopted", snap.Pending, problem, err)
 	}
 	if err := s.SaveSnapshot(service.Snapshot{State: service.StateLocked}); err != nil {
 		t.Fatal(err)
 	}
 	if sealed, _ := s.AuditContains(forged.SessionID); sealed {
-		t.Error("the forged session was sealed")
+		t.Error("the forged session: got it sealed, want it not")
 	}
 	unchanged(t, target, content)
 }
@@ -269,23 +269,23 @@ func TestOpenRefusesAStateDirOthersControl(t *testing.T) {
 			s, _, err := Open(dir)
 			if err == nil {
 				s.Close()
-				t.Fatal("Open accepted the directory")
+				t.Fatal("Open: got the directory accepted, want a refusal")
 			}
 			if !containsAll(err.Error(), append(tc.says, dir)...) {
-				t.Errorf("the refusal does not name the directory and the fix: %v", err)
+				t.Errorf("the refusal: got %v, want it to name the directory and the fix %q", err, tc.says)
 			}
 			if after, _ := os.Stat(dir); after.Mode() != before.Mode() {
-				t.Errorf("the refused directory's mode changed from %v to %v", before.Mode(), after.Mode())
+				t.Errorf("the refused directory's mode: got %v, want %v, unchanged", after.Mode(), before.Mode())
 			}
 			if aside, _ := filepath.Glob(filepath.Join(dir, "*.damaged-*")); len(aside) != 0 {
-				t.Errorf("files in a refused directory were set aside: %v", aside)
+				t.Errorf("files in a refused directory: got %v set aside, want none", aside)
 			}
 			// And the directory is not locked: fixing it and opening again works.
 			chmod(t, dir, privateDirMode)
 			os.Chown(dir, os.Geteuid(), os.Getegid())
 			chmod(t, filepath.Join(dir, sessionsDirName), privateDirMode)
 			if s, _, err := Open(dir); err != nil {
-				t.Errorf("after the fix: %v", err)
+				t.Errorf("Open after the fix: got %v, want success", err)
 			} else {
 				s.Close()
 			}
@@ -309,10 +309,10 @@ func TestAuditFIFODoesNotHangOpen(t *testing.T) {
 	}
 	s, problems := openWithProblems(t, dir)
 	if !containsAll(strings.Join(problems, "\n"), auditFileName, "not a regular file") {
-		t.Errorf("problems %q", problems)
+		t.Errorf("problems: got %q, want %s named as not a regular file", problems, auditFileName)
 	}
 	if _, err := s.AppendAudit(sampleSummary(1)); !errors.Is(err, errNotRegular) {
-		t.Errorf("sealing into a FIFO: %v", err)
+		t.Errorf("sealing into a FIFO: got %v, want errNotRegular", err)
 	}
 }
 
@@ -336,19 +336,19 @@ func TestReaderDoesNotFollowLinks(t *testing.T) {
 	}
 	r := NewReader(dir)
 	if sums, err := r.History(); !errors.Is(err, errSymlink) || len(sums) != 0 {
-		t.Errorf("History read through a link: %d summaries, %v", len(sums), err)
+		t.Errorf("History read through a link: got %d summaries, %v; want none and errSymlink", len(sums), err)
 	}
 	if v := r.VerifyAudit(); v.OK || v.Entries != 0 || !strings.Contains(v.Problem, "symbolic link") {
-		t.Errorf("VerifyAudit through a link: %+v", v)
+		t.Errorf("VerifyAudit through a link: got %+v, want not OK, no entries, naming the symbolic link", v)
 	}
 	if p, _, err := r.Pending(); !errors.Is(err, errSymlink) || len(p) != 0 {
-		t.Errorf("Pending through a link: %+v, %v", p, err)
+		t.Errorf("Pending through a link: got %+v, %v; want none and errSymlink", p, err)
 	}
 	if r.HasRawLog("s1") {
-		t.Error("HasRawLog looked through a sessions/ link")
+		t.Error("HasRawLog through a sessions/ link: got true, want false (not looked through)")
 	}
 	if _, err := ReadStateFile(filepath.Join(dir, auditFileName)); !errors.Is(err, errSymlink) {
-		t.Errorf("ReadStateFile through a link: %v", err)
+		t.Errorf("ReadStateFile through a link: got %v, want errSymlink", err)
 	}
 }
 
@@ -373,18 +373,18 @@ func TestStateAndSpareLinksPlantedLaterAreRefusedNotReplaced(t *testing.T) {
 
 	err := s.SaveSnapshot(activeSnapshot())
 	if !errors.Is(err, errSymlink) || !strings.Contains(err.Error(), stateFileName) {
-		t.Fatalf("saving over a state.json link: %v", err)
+		t.Fatalf("saving over a state.json link: got %v, want errSymlink naming %s", err, stateFileName)
 	}
 	if err := s.spare.prepare(); !errors.Is(err, errSymlink) {
-		t.Errorf("preparing the spare over a link: %v", err)
+		t.Errorf("preparing the spare over a link: got %v, want errSymlink", err)
 	}
 	s.spare.ready = true // as if prepared before the link was planted
 	if _, err := s.spare.keep([]service.Summary{sampleSummary(1)}); !errors.Is(err, errSymlink) {
-		t.Errorf("keeping summaries in a spare that is a link: %v", err)
+		t.Errorf("keeping summaries in a spare that is a link: got %v, want errSymlink", err)
 	}
 	for _, name := range []string{stateFileName, spareFileName} {
 		if !isSymlink(filepath.Join(dir, name)) {
-			t.Errorf("the %s link was replaced or removed", name)
+			t.Errorf("%s: got the link replaced or removed, want it left", name)
 		}
 	}
 	unchanged(t, target, []byte("mine"))

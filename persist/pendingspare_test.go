@@ -28,23 +28,23 @@ func TestFullDiskKeepsPendingInTheSpare(t *testing.T) {
 	ended := []service.Summary{sampleSummary(1), sampleSummary(2)}
 	err := s.SaveSnapshot(service.Snapshot{State: service.StateLocked, Pending: ended})
 	if err == nil {
-		t.Fatal("state.json was replaced on a full disk; the test needs it to fail")
+		t.Fatal("SaveSnapshot on a full disk: got success (state.json replaced), want a failure: the test needs one")
 	}
 	if !strings.Contains(err.Error(), "kept in "+spareFileName) {
-		t.Fatalf("the failed save does not say where the pending summaries went: %v", err)
+		t.Fatalf("the failed save: got %v, want it to say the pending summaries are kept in %s", err, spareFileName)
 	}
 	s.Close()
 
 	s = openStore(t, dir) // the disk is still full
 	snap, found, problem, err := s.LoadSnapshot()
 	if err != nil || !found {
-		t.Fatalf("LoadSnapshot: found %v, err %v", found, err)
+		t.Fatalf("LoadSnapshot: got found %v, err %v; want found", found, err)
 	}
 	if len(snap.Pending) != 2 || snap.Pending[0].SessionID != ended[0].SessionID || snap.Pending[1].SessionID != ended[1].SessionID {
-		t.Fatalf("pending after the restart: %+v", snap.Pending)
+		t.Fatalf("pending after the restart: got %+v, want %s and %s", snap.Pending, ended[0].SessionID, ended[1].SessionID)
 	}
 	if !containsAll(problem, spareFileName, ended[0].SessionID, "could not be saved") {
-		t.Fatalf("the start does not say what was recovered and why: %q", problem)
+		t.Fatalf("the start's problem: got %q, want what was recovered (%s, %s) and why (could not be saved)", problem, spareFileName, ended[0].SessionID)
 	}
 
 	// Room again: the list is saved in state.json, one summary sealed; the
@@ -62,7 +62,7 @@ func TestFullDiskKeepsPendingInTheSpare(t *testing.T) {
 	s = openStore(t, dir)
 	snap, _, problem, err = s.LoadSnapshot()
 	if err != nil || problem != "" || len(snap.Pending) != 1 || snap.Pending[0].SessionID != ended[1].SessionID {
-		t.Fatalf("after the save: pending %+v, problem %q, err %v", snap.Pending, problem, err)
+		t.Fatalf("after the save: got pending %+v, problem %q, err %v; want only %s, no problem", snap.Pending, problem, err, ended[1].SessionID)
 	}
 }
 
@@ -83,10 +83,10 @@ func TestSpareOutlivesADamagedStateFile(t *testing.T) {
 	s = openStore(t, dir)
 	snap, _, problem, err := s.LoadSnapshot()
 	if err != nil || len(snap.Pending) != 1 || snap.Pending[0].SessionID != ended[0].SessionID {
-		t.Fatalf("pending %+v, err %v", snap.Pending, err)
+		t.Fatalf("pending: got %+v, err %v; want %s", snap.Pending, err, ended[0].SessionID)
 	}
 	if !containsAll(problem, "damaged", spareFileName) {
-		t.Fatalf("problem %q", problem)
+		t.Fatalf("problem: got %q, want %s named as damaged", problem, spareFileName)
 	}
 }
 
@@ -112,6 +112,6 @@ func TestSpareSurvivesATornSlot(t *testing.T) {
 	f.WriteAt([]byte(`{"gen":3,"pending":[{"sess`), 0)
 	f.Close()
 	if got := s.spare.load(); len(got) != 1 || got[0].SessionID != sampleSummary(1).SessionID {
-		t.Fatalf("after a torn slot the spare holds %+v", got)
+		t.Fatalf("the spare after a torn slot: got %+v, want the older generation, %s", got, sampleSummary(1).SessionID)
 	}
 }

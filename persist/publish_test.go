@@ -31,7 +31,7 @@ func publisherFor(t *testing.T, st *Store, syncDir string, titles bool) *Publish
 	t.Helper()
 	id, problem, err := st.DeviceID()
 	if err != nil || problem != "" {
-		t.Fatal(err, problem)
+		t.Fatalf("DeviceID: got %v, problem %q; want an id and no problem", err, problem)
 	}
 	return NewPublisher(st, syncDir, id, "laptop", titles, func(string) {})
 }
@@ -44,7 +44,7 @@ func publishedStore(t *testing.T, n int, titles bool) (*Store, *Publisher) {
 	sealSome(t, st, n, time.Unix(1_800_000_000, 0))
 	p := publisherFor(t, st, t.TempDir(), titles)
 	if problem := p.PublishNow(); problem != "" {
-		t.Fatal(problem)
+		t.Fatalf("PublishNow: got problem %q, want none", problem)
 	}
 	return st, p
 }
@@ -58,30 +58,30 @@ func TestPublishAndReadBack(t *testing.T) {
 		sealSome(t, st, 3, time.Unix(1_800_000_000, 0))
 		p := publisherFor(t, st, sync, titles)
 		if problem := p.PublishNow(); problem != "" {
-			t.Fatal(problem)
+			t.Fatalf("PublishNow: got problem %q, want none", problem)
 		}
 		devs, problems, err := ReadShared(sync)
 		if err != nil || len(problems) != 0 || len(devs) != 1 {
-			t.Fatalf("titles=%v: %v %v %+v", titles, err, problems, devs)
+			t.Fatalf("titles=%v: ReadShared: got %v, problems %v, devices %+v; want one device and no problem", titles, err, problems, devs)
 		}
 		d := devs[0]
 		if !d.OK || d.Name != "laptop" || len(d.Summaries) != 3 || d.Head.Seq != 3 || (d.Summaries[2].Buckets[0].Seconds == 500) == titles {
-			t.Fatalf("titles=%v: read back %+v", titles, d)
+			t.Fatalf("titles=%v: read back %+v; want laptop OK with 3 summaries to seq 3, titles only if published with them", titles, d)
 		}
 		file := PublishedTotals
 		if titles {
 			file = PublishedChain
 			if got, want := readFile(t, filepath.Join(p.Folder(), file)), readFile(t, st.audit.path); string(got) != string(want) {
-				t.Fatal("the chain copy is not audit.jsonl byte for byte")
+				t.Fatalf("the chain copy: got %q, want audit.jsonl byte for byte, %q", got, want)
 			}
 		}
 		data := string(readFile(t, filepath.Join(p.Folder(), file)))
 		if strings.Contains(data, "secret-plan") != titles {
-			t.Fatalf("titles=%v, but the copy holds the title: %v", titles, strings.Contains(data, "secret-plan"))
+			t.Fatalf("titles=%v: the copy holding the title: got %v, want %v", titles, strings.Contains(data, "secret-plan"), titles)
 		}
 		entries, _ := os.ReadDir(p.Folder())
 		if len(entries) != 2 {
-			t.Fatalf("the folder holds %v, want device.json and %s alone", entries, file)
+			t.Fatalf("the folder: got %v, want device.json and %s alone", entries, file)
 		}
 		assertMode(t, p.Folder(), 0o700)
 	}
@@ -96,7 +96,7 @@ func TestAnEditedCopyIsLeftOut(t *testing.T) {
 	writeFile(t, path, []byte(strings.Replace(string(readFile(t, path)), `"switch_count":0`, `"switch_count":1`, 1)))
 	devs, _, _ := ReadShared(sync)
 	if len(devs) != 1 || devs[0].OK || !containsAll(devs[0].Problem, `"laptop"`, "line 1 (seq 1)", "altered", "left out") {
-		t.Fatalf("%+v", devs)
+		t.Fatalf("ReadShared: got %+v, want one device, not OK, its problem naming \"laptop\", line 1 (seq 1) altered, left out", devs)
 	}
 }
 
@@ -108,7 +108,7 @@ func TestPublisherRefusesAnotherWritersCopy(t *testing.T) {
 	sealSome(t, a, 2, time.Unix(1_800_000_000, 0))
 	pa := publisherFor(t, a, sync, true)
 	if problem := pa.PublishNow(); problem != "" {
-		t.Fatal(problem)
+		t.Fatalf("PublishNow: got problem %q, want none", problem)
 	}
 	// A second machine with the same device.json (a copied state directory).
 	bDir := newStateDir(t)
@@ -119,21 +119,21 @@ func TestPublisherRefusesAnotherWritersCopy(t *testing.T) {
 	pb := publisherFor(t, b, sync, true)
 	before := readFile(t, filepath.Join(pa.Folder(), PublishedChain))
 	if problem := pb.PublishNow(); !containsAll(problem, "another machine publishes under the same device id", "Nothing was overwritten") {
-		t.Fatalf("problem %q", problem)
+		t.Fatalf("problem: got %q, want another machine publishing under the same device id said, and nothing overwritten", problem)
 	}
 	if after := readFile(t, filepath.Join(pa.Folder(), PublishedChain)); string(after) != string(before) {
-		t.Fatal("the other machine's copy was overwritten")
+		t.Fatalf("the other machine's copy: got %q, want it unchanged, %q", after, before)
 	}
 	// Nor by publishing the other form, which would remove its file.
 	if problem := publisherFor(t, b, sync, false).PublishNow(); !strings.Contains(problem, "another machine publishes under the same device id") {
-		t.Fatalf("the totals form: problem %q", problem)
+		t.Fatalf("the totals form: got problem %q, want another machine publishing under the same device id said", problem)
 	}
 	if after := readFile(t, filepath.Join(pa.Folder(), PublishedChain)); string(after) != string(before) {
-		t.Fatal("the other machine's copy was overwritten by the other form")
+		t.Fatalf("the other machine's copy after the other form: got %q, want it unchanged, %q", after, before)
 	}
 	sealSome(t, a, 1, time.Unix(1_850_000_000, 0))
 	if problem := pa.PublishNow(); problem != "" {
-		t.Fatalf("the rightful writer is refused: %s", problem)
+		t.Fatalf("the rightful writer: got problem %q, want none", problem)
 	}
 }
 
@@ -147,10 +147,10 @@ func TestPublisherFollowsNoLink(t *testing.T) {
 	}
 	p := publisherFor(t, st, sync, true)
 	if problem := p.PublishNow(); !strings.Contains(problem, "symbolic link") {
-		t.Fatalf("problem %q", problem)
+		t.Fatalf("problem: got %q, want the symbolic link named", problem)
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
-		t.Fatalf("written through the link: %v", entries)
+		t.Fatalf("the link's target: got %v written, want nothing", entries)
 	}
 }
 
@@ -172,18 +172,18 @@ func TestSharedProblems(t *testing.T) {
 	}
 	all := strings.Join(problems, "\n")
 	if !containsAll(all, "conflict copy", "give one machine a new id", "2 folders claim device id "+p.id, "antidrift-v2", "Update antidrift") {
-		t.Fatalf("problems:\n%s", all)
+		t.Fatalf("problems: got\n%s\nwant the conflict copy (2 folders claim device id %s) and antidrift-v2 named, with their fixes", all, p.id)
 	}
 	good := 0
 	for _, d := range devs {
 		if d.OK {
 			good++
 		} else if !strings.Contains(d.Problem, "copied or renamed device folder") {
-			t.Errorf("the duplicate: %s", d.Problem)
+			t.Errorf("the duplicate's problem: got %q, want a copied or renamed device folder said", d.Problem)
 		}
 	}
 	if good != 1 {
-		t.Fatalf("%d devices counted, want the one", good)
+		t.Fatalf("devices counted: got %d, want the one", good)
 	}
 }
 
@@ -202,15 +202,15 @@ func TestBehindTheRememberedHead(t *testing.T) {
 	devs, _, _ = ReadShared(sync)
 	seen, ok := NewReader(reader.dir).SeenHead(devs[0].ID, devs[0].Form)
 	if !ok || seen.Seq != 3 {
-		t.Fatalf("remembered %+v %v", seen, ok)
+		t.Fatalf("SeenHead: got %+v %v, want seq 3 remembered", seen, ok)
 	}
 	if b, _ := Behind(devs[0], seen); !containsAll(b, "ends at seq 2", "up to seq 3", "truncated") {
-		t.Fatalf("behind: %q", b)
+		t.Fatalf("Behind: got %q, want it to say the copy ends at seq 2, was seen up to seq 3, truncated", b)
 	}
 	// A shorter copy must not lower the mark.
 	reader.RememberDevices(devs)
 	if seen, _ := NewReader(reader.dir).SeenHead(devs[0].ID, devs[0].Form); seen.Seq != 3 {
-		t.Fatalf("the mark went down to %d", seen.Seq)
+		t.Fatalf("the mark after a shorter copy: got seq %d, want 3", seen.Seq)
 	}
 }
 
@@ -236,13 +236,13 @@ func FuzzReadDeviceFolder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, folder string, meta, chain []byte) {
 		d := ReadDeviceFolder(folder, meta, chain)
 		if d.OK != (d.Problem == "") {
-			t.Fatalf("OK %v with problem %q", d.OK, d.Problem)
+			t.Fatalf("OK %v with problem %q: got both or neither, want OK exactly when there is no problem", d.OK, d.Problem)
 		}
 		if d.OK && !verifyChainBytes(chain).OK {
-			t.Fatal("a copy that does not verify was taken")
+			t.Fatal("a copy that does not verify: got it taken (OK), want it left out")
 		}
 		if strings.ContainsFunc(d.Name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			t.Fatalf("a control character in the label %q", d.Name)
+			t.Fatalf("the label: got %q, want no control character", d.Name)
 		}
 	})
 }
@@ -255,10 +255,10 @@ func TestPublisherRepairsADamagedCopy(t *testing.T) {
 	good := readFile(t, path)
 	writeFile(t, path, []byte(strings.Replace(string(good), "write", "wrote", 1)))
 	if problem := p.PublishNow(); problem != "" {
-		t.Fatal(problem)
+		t.Fatalf("PublishNow: got problem %q, want none", problem)
 	}
 	if got := readFile(t, path); string(got) != string(good) {
-		t.Fatal("the damaged copy was not repaired")
+		t.Fatalf("the damaged copy: got %q, want it repaired to %q", got, good)
 	}
 }
 
@@ -272,6 +272,6 @@ func TestSyncDirMayBeALink(t *testing.T) {
 	}
 	devs, problems, err := ReadShared(link)
 	if err != nil || len(problems) != 0 || len(devs) != 1 || !devs[0].OK {
-		t.Fatalf("%v %v %+v", err, problems, devs)
+		t.Fatalf("ReadShared through a linked sync dir: got %v, problems %v, devices %+v; want one device, OK", err, problems, devs)
 	}
 }

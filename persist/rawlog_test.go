@@ -47,7 +47,7 @@ func TestRawLogReplaysEventsInOrder(t *testing.T) {
 	// After a crash-restart the log is the recovery source.
 	s, _ = reopen(t, s)
 	if got, err := s.ReplayEvents("s1"); err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("after restart ReplayEvents = %v, %v", got, err)
+		t.Errorf("after restart ReplayEvents: got %v, %v; want %v", got, err, want)
 	}
 }
 
@@ -82,7 +82,7 @@ func TestRawLogTornLineIsSkippedAndTheNextAppendStartsFresh(t *testing.T) {
 		t.Errorf("after the next append ReplayEvents = %v, %v; want the old events and the new one", got, err)
 	}
 	if data := readFile(t, logPath); !bytes.Contains(data, append(torn, '\n')) {
-		t.Errorf("the torn fragment was not kept on its own line:\n%s", data)
+		t.Errorf("the raw log: got\n%s\nwant the torn fragment %q kept on its own line", data, torn)
 	}
 }
 
@@ -102,14 +102,14 @@ func TestRawLogRejectsSessionIDsThatAreNotPlainFileNames(t *testing.T) {
 	s := openStore(t, newStateDir(t))
 	for _, id := range []string{"", "../escape", "a/b", ".hidden", "..", "nul\x00byte", string(make([]byte, 300))} {
 		if err := s.AppendEvent(id, service.FocusEvent{}); err == nil {
-			t.Errorf("AppendEvent(%q) succeeded", id)
+			t.Errorf("AppendEvent(%q): got success, want a refusal", id)
 		}
 		if _, err := s.ReplayEvents(id); err == nil {
-			t.Errorf("ReplayEvents(%q) succeeded", id)
+			t.Errorf("ReplayEvents(%q): got success, want a refusal", id)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(s.Dir()), "escape.jsonl")); !os.IsNotExist(err) {
-		t.Error("a session id escaped the sessions directory")
+		t.Error("escape.jsonl beside the state directory: got it written, want a session id never to escape the sessions directory")
 	}
 }
 
@@ -121,11 +121,11 @@ func TestCloseSessionThenAppendReopens(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.CloseSession("s1"); err != nil {
-		t.Errorf("closing a closed session: %v", err)
+		t.Errorf("closing a closed session: got %v, want nil", err)
 	}
 	appendEvents(t, s, "s1", events[2:])
 	if got, _ := s.ReplayEvents("s1"); !reflect.DeepEqual(got, events) {
-		t.Errorf("ReplayEvents = %v", got)
+		t.Errorf("ReplayEvents: got %v, want %v", got, events)
 	}
 }
 
@@ -175,13 +175,13 @@ func TestPruneSparesALogStillOpenForAppending(t *testing.T) {
 		t.Fatal(err)
 	}
 	if removed, err := s.PruneSessions(30*24*time.Hour, now, ""); err != nil || removed != 0 {
-		t.Errorf("PruneSessions = %d, %v; an open log must not be unlinked under its writer", removed, err)
+		t.Errorf("PruneSessions: got %d, %v; want 0 removed: an open log must not be unlinked under its writer", removed, err)
 	}
 }
 
 func TestPruneWithNoSessionsYet(t *testing.T) {
 	s := openStore(t, newStateDir(t))
 	if removed, err := s.PruneSessions(time.Hour, time.Now(), ""); err != nil || removed != 0 {
-		t.Errorf("PruneSessions = %d, %v", removed, err)
+		t.Errorf("PruneSessions: got %d, %v; want 0, nil", removed, err)
 	}
 }

@@ -37,7 +37,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 
 	got, found, problem, err := s.LoadSnapshot()
 	if err != nil || !found || problem != "" {
-		t.Fatalf("LoadSnapshot = found %v, problem %q, err %v", found, problem, err)
+		t.Fatalf("LoadSnapshot: got found %v, problem %q, err %v; want found, no problem", found, problem, err)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("loaded snapshot differs from the saved one:\n got %+v\nwant %+v", got, want)
@@ -52,7 +52,7 @@ func TestSnapshotSurvivesRestart(t *testing.T) {
 	}
 	s, _ = reopen(t, s)
 	if got, found, _, err := s.LoadSnapshot(); err != nil || !found || !reflect.DeepEqual(got, want) {
-		t.Errorf("after restart: found %v, err %v, snapshot %+v", found, err, got)
+		t.Errorf("after restart: got found %v, err %v, snapshot %+v; want found, the snapshot saved", found, err, got)
 	}
 }
 
@@ -60,7 +60,7 @@ func TestFirstStartHasNoSnapshotAndNoProblem(t *testing.T) {
 	s := openStore(t, newStateDir(t))
 	snap, found, problem, err := s.LoadSnapshot()
 	if err != nil || found || problem != "" || !reflect.DeepEqual(snap, service.Snapshot{}) {
-		t.Errorf("LoadSnapshot on a first start = %+v, found %v, problem %q, err %v", snap, found, problem, err)
+		t.Errorf("LoadSnapshot on a first start: got %+v, found %v, problem %q, err %v; want a zero snapshot, not found, no problem", snap, found, problem, err)
 	}
 }
 
@@ -73,7 +73,7 @@ func TestSaveStampsTheFormatVersion(t *testing.T) {
 	// treat the file as damaged.
 	got, found, problem, err := s.LoadSnapshot()
 	if err != nil || !found || problem != "" || got.Version != service.SnapshotVersion {
-		t.Errorf("LoadSnapshot = version %d, found %v, problem %q, err %v", got.Version, found, problem, err)
+		t.Errorf("LoadSnapshot: got version %d, found %v, problem %q, err %v; want version %d, found, no problem", got.Version, found, problem, err, service.SnapshotVersion)
 	}
 }
 
@@ -96,27 +96,27 @@ func TestCrashBeforeRenameKeepsTheOldSnapshot(t *testing.T) {
 
 	s, problems := reopen(t, s)
 	if len(problems) != 0 {
-		t.Errorf("Open after the crash reported %q", problems)
+		t.Errorf("Open after the crash: got problems %q, want none", problems)
 	}
 	if got := readFile(t, s.statePath()); string(got) != string(oldBytes) {
-		t.Errorf("state.json changed although the rename never happened:\n%s", got)
+		t.Errorf("state.json, although the rename never happened: got\n%s\nwant it unchanged:\n%s", got, oldBytes)
 	}
 	got, found, problem, err := s.LoadSnapshot()
 	if err != nil || !found || problem != "" || !reflect.DeepEqual(got, old) {
-		t.Errorf("LoadSnapshot after the crash = found %v, problem %q, err %v, %+v", found, problem, err, got)
+		t.Errorf("LoadSnapshot after the crash: got found %v, problem %q, err %v, %+v; want the old snapshot %+v", found, problem, err, got, old)
 	}
 
 	next := old
 	next.State = service.StateReview
 	next.Outcome = service.OutcomeCompleted
 	if err := s.SaveSnapshot(next); err != nil {
-		t.Fatalf("SaveSnapshot with a stray temp file present: %v", err)
+		t.Fatalf("SaveSnapshot with a stray temp file present: got %v, want success", err)
 	}
 	if got, _, _, _ := s.LoadSnapshot(); !reflect.DeepEqual(got, next) {
-		t.Errorf("after the next save: %+v", got)
+		t.Errorf("after the next save: got %+v, want %+v", got, next)
 	}
 	if _, err := os.Stat(stray); err != nil {
-		t.Errorf("the stray temp file is gone (%v); persist never deletes bytes it did not write in this run", err)
+		t.Errorf("the stray temp file: got %v, want it kept: persist never deletes bytes it did not write in this run", err)
 	}
 }
 
@@ -138,14 +138,14 @@ func TestDamagedSnapshotIsSetAsideByteForByte(t *testing.T) {
 
 			snap, found, problem, err := s.LoadSnapshot()
 			if err != nil {
-				t.Fatalf("damage is not an I/O error, got err %v", err)
+				t.Fatalf("LoadSnapshot: got err %v, want none: damage is not an I/O error", err)
 			}
 			if found || !reflect.DeepEqual(snap, service.Snapshot{}) {
 				t.Errorf("found %v, snapshot %+v; want a fresh start", found, snap)
 			}
 			aside := "state.json.damaged-1780000123"
 			if !strings.Contains(problem, aside) {
-				t.Errorf("problem %q does not name %s", problem, aside)
+				t.Errorf("problem: got %q, want it to name %s", problem, aside)
 			}
 			if got := readFile(t, filepath.Join(s.Dir(), aside)); string(got) != content {
 				t.Errorf("the set-aside file holds %q, want the original %q", got, content)
@@ -153,7 +153,7 @@ func TestDamagedSnapshotIsSetAsideByteForByte(t *testing.T) {
 			assertMode(t, filepath.Join(s.Dir(), aside), 0o600)
 
 			if _, found, problem, err := s.LoadSnapshot(); found || problem != "" || err != nil {
-				t.Errorf("the next load should be a clean first start: found %v, problem %q, err %v", found, problem, err)
+				t.Errorf("the next load: got found %v, problem %q, err %v; want a clean first start", found, problem, err)
 			}
 		})
 	}
@@ -166,7 +166,7 @@ func TestDamagedSnapshotsNeverOverwriteEachOther(t *testing.T) {
 	for _, content := range contents {
 		writeFile(t, s.statePath(), []byte(content))
 		if _, _, problem, err := s.LoadSnapshot(); err != nil || problem == "" {
-			t.Fatalf("problem %q, err %v", problem, err)
+			t.Fatalf("LoadSnapshot of damage: got problem %q, err %v; want a problem and no error", problem, err)
 		}
 	}
 	names := []string{"state.json.damaged-1780000123", "state.json.damaged-1780000123-2", "state.json.damaged-1780000123-3"}
@@ -184,9 +184,9 @@ func TestSnapshotThatIsADirectoryIsSetAside(t *testing.T) {
 	}
 	_, found, problem, err := s.LoadSnapshot()
 	if err != nil || found || !strings.Contains(problem, "state.json.damaged-") {
-		t.Errorf("found %v, problem %q, err %v", found, problem, err)
+		t.Errorf("LoadSnapshot of a directory: got found %v, problem %q, err %v; want not found, a problem naming state.json.damaged-*", found, problem, err)
 	}
 	if err := s.SaveSnapshot(service.Snapshot{State: service.StateLocked}); err != nil {
-		t.Errorf("SaveSnapshot after setting the directory aside: %v", err)
+		t.Errorf("SaveSnapshot after setting the directory aside: got %v, want success", err)
 	}
 }

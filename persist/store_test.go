@@ -14,7 +14,7 @@ func TestDefaultDirFollowsXDGStateHome(t *testing.T) {
 
 	t.Setenv("XDG_STATE_HOME", "/custom/state")
 	if got, err := DefaultDir(); err != nil || got != "/custom/state/antidrift" {
-		t.Errorf("with XDG_STATE_HOME set: DefaultDir() = %q, %v", got, err)
+		t.Errorf("with XDG_STATE_HOME set: DefaultDir(): got %q, %v; want /custom/state/antidrift", got, err)
 	}
 
 	for _, ignored := range []string{"", "relative/state"} {
@@ -82,7 +82,7 @@ func TestOpenTightensLooseModesAndSaysSo(t *testing.T) {
 	}
 	for _, path := range append(looseDirs, looseFiles...) {
 		if !containsAny(problems, path) {
-			t.Errorf("no warning names %s; problems: %q", path, problems)
+			t.Errorf("problems: got %q, want a warning naming %s", problems, path)
 		}
 	}
 	if want := len(looseDirs) + len(looseFiles); len(problems) != want {
@@ -111,10 +111,10 @@ func TestSecondDaemonIsLockedOut(t *testing.T) {
 	second, _, err := Open(dir)
 	if err == nil {
 		second.Close()
-		t.Fatal("a second Open of the same directory succeeded; two daemons would interleave writes")
+		t.Fatal("a second Open of the same directory: got success, want a refusal: two daemons would interleave writes")
 	}
 	if !containsAll(err.Error(), "another antidriftd is already using "+dir, "stop it first") {
-		t.Errorf("error does not tell the person what to do: %v", err)
+		t.Errorf("second Open: got %v, want it to say another antidriftd is already using %s and to stop it first", err, dir)
 	}
 
 	if err := first.Close(); err != nil {
@@ -122,7 +122,7 @@ func TestSecondDaemonIsLockedOut(t *testing.T) {
 	}
 	third, _, err := Open(dir)
 	if err != nil {
-		t.Fatalf("Open after the first store closed: %v", err)
+		t.Fatalf("Open after the first store closed: got %v, want success", err)
 	}
 	third.Close()
 }
@@ -136,16 +136,16 @@ func TestClosedStoreRefusesWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
-		t.Errorf("second Close: %v", err)
+		t.Errorf("second Close: got %v, want nil", err)
 	}
 	// Once the lock is released another daemon may own the directory.
 	if err := s.SaveSnapshot(service.Snapshot{State: service.StateLocked}); err == nil {
-		t.Error("SaveSnapshot after Close succeeded")
+		t.Error("SaveSnapshot after Close: got success, want an error")
 	}
 	if err := s.AppendEvent("s1", service.FocusEvent{}); err == nil {
-		t.Error("AppendEvent after Close succeeded")
+		t.Error("AppendEvent after Close: got success, want an error")
 	}
 	if _, err := s.AppendAudit(sampleSummary(1)); err == nil {
-		t.Error("AppendAudit after Close succeeded")
+		t.Error("AppendAudit after Close: got success, want an error")
 	}
 }

@@ -37,7 +37,7 @@ func machine(t *testing.T, sync, name string, titles bool, sessions ...[2]time.T
 	}
 	p := persist.NewPublisher(st, sync, id, name, titles, func(string) {})
 	if problem := p.PublishNow(); problem != "" {
-		t.Fatal(problem)
+		t.Fatalf("publishing %s: got problem %q, want none", name, problem)
 	}
 	return st, p
 }
@@ -60,39 +60,39 @@ func TestMergeOverlappingSessions(t *testing.T) {
 		got = append(got, s.Device+" "+time.Unix(s.StartedUnix, 0).Format("15:04"))
 	}
 	if strings.Join(got, ", ") != "desk 10:00, laptop 10:30, desk 14:00" {
-		t.Fatalf("sessions: %v", got)
+		t.Fatalf("sessions: got %v, want [desk 10:00 laptop 10:30 desk 14:00]", got)
 	}
 	tot := r.Totals
 	if tot.Sessions != 3 || tot.ActiveSeconds != 2*3600 || tot.OverlapSeconds != 1800 || tot.OnTaskSeconds != 2.5*3600-180 {
-		t.Fatalf("totals: sessions %d active %d overlap %d on task %d; want 3, 7200 (10:00–11:30 and 14:00–14:30), 1800, 8820",
+		t.Fatalf("totals: got sessions %d, active %d, overlap %d, on task %d; want 3, 7200 (10:00–11:30 and 14:00–14:30), 1800, 8820",
 			tot.Sessions, tot.ActiveSeconds, tot.OverlapSeconds, tot.OnTaskSeconds)
 	}
 	if len(r.Devices) != 2 || !r.Devices[0].ThisDevice || r.Devices[0].Totals.ActiveSeconds != 5400 || r.Devices[1].Name != "laptop" || r.Devices[1].Totals.ActiveSeconds != 3600 {
-		t.Fatalf("devices: %+v", r.Devices)
+		t.Fatalf("devices: got %+v, want desk (this machine, 5400 s active), then laptop (3600 s)", r.Devices)
 	}
 	if r.Days[0].Sessions != 3 {
-		t.Fatalf("days: %+v", r.Days)
+		t.Fatalf("days: got %+v, want 3 sessions on the first", r.Days)
 	}
 	if len(r.Problems) != 0 {
-		t.Fatalf("problems: %v", r.Problems)
+		t.Fatalf("problems: got %v, want none", r.Problems)
 	}
 	// --device laptop: the laptop alone.
 	only, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk", Only: "laptop"})
 	if err != nil || len(only.Sessions) != 1 || only.Sessions[0].Device != "laptop" || only.Totals.ActiveSeconds != 3600 {
-		t.Fatalf("--device laptop: %v %+v", err, only)
+		t.Fatalf("--device laptop: got %v %+v, want the laptop's one session, 3600 s active", err, only)
 	}
 	var none *service.NoSuchDevice
 	if _, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{SyncDir: sync, ThisName: "desk", Only: "tablet"}); !errors.As(err, &none) ||
 		!strings.Contains(err.Error(), `the machines are "desk", "laptop"`) || none.Device != "tablet" {
-		t.Fatalf("--device tablet: %v", err)
+		t.Fatalf("--device tablet: got %v, want a NoSuchDevice for tablet saying the machines are \"desk\", \"laptop\"", err)
 	}
 	// Without sync_dir (the daemon's ReportDevice) this machine is the
 	// only one there is: named, it is the report; any other name is not.
 	if alone, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{ThisName: "desk", Only: "desk"}); err != nil || len(alone.Sessions) != 2 {
-		t.Fatalf("no sync_dir, device desk: %v %+v", err, alone)
+		t.Fatalf("no sync_dir, device desk: got %v %+v, want desk's 2 sessions", err, alone)
 	}
 	if _, err := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{ThisName: "desk", Only: "laptop"}); !errors.As(err, &none) || strings.Join(none.Devices, ",") != "desk" {
-		t.Fatalf("no sync_dir, device laptop: %v, want no such machine, the machines being desk", err)
+		t.Fatalf("no sync_dir, device laptop: got %v, want no such machine, the machines being desk", err)
 	}
 }
 
@@ -113,18 +113,18 @@ func TestAnUnverifiedDeviceIsLeftOutLoudly(t *testing.T) {
 	}
 	all := strings.Join(r.Problems, "\n")
 	if !strings.Contains(all, `device "laptop"`) || !strings.Contains(all, "line 1 (seq 1)") || !strings.Contains(all, "left out of every figure") {
-		t.Fatalf("problems:\n%s", all)
+		t.Fatalf("problems: got\n%s\nwant device \"laptop\" named at line 1 (seq 1), left out of every figure", all)
 	}
 	if !strings.Contains(all, `device "tablet": its record reaches 3h0m0s past this machine's clock`) {
-		t.Fatalf("no clock problem:\n%s", all)
+		t.Fatalf("problems: got\n%s\nwant the tablet's clock 3h0m0s ahead said", all)
 	}
 	for _, s := range r.Sessions {
 		if s.Device == "laptop" {
-			t.Fatal("a session of the broken copy was merged")
+			t.Fatalf("sessions: got %s of the broken copy (laptop) merged, want none of it", s.SessionID)
 		}
 	}
 	if r.Totals.Sessions != 2 {
-		t.Fatalf("sessions %d, want desk's and tablet's", r.Totals.Sessions)
+		t.Fatalf("sessions: got %d, want 2, desk's and tablet's", r.Totals.Sessions)
 	}
 }
 
@@ -147,7 +147,7 @@ func TestActiveUnion(t *testing.T) {
 		{[]Session{{StartedUnix: 0, EndedUnix: 1000, ActiveSeconds: 100}, s(500, 100)}, 200},
 	} {
 		if got := activeUnion(c.in); got != c.want {
-			t.Errorf("activeUnion(%v) = %d, want %d", c.in, got, c.want)
+			t.Errorf("activeUnion(%v): got %d, want %d", c.in, got, c.want)
 		}
 	}
 }
@@ -169,10 +169,10 @@ func TestTheSameDeviceIDOnTwoMachines(t *testing.T) {
 		t.Fatal(err)
 	}
 	if all := strings.Join(r.Problems, "\n"); !strings.Contains(all, "another machine uses the same device id") {
-		t.Fatalf("problems:\n%s", all)
+		t.Fatalf("problems: got\n%s\nwant \"another machine uses the same device id\"", all)
 	}
 	if r.Totals.Sessions != 1 {
-		t.Fatalf("sessions %d, want desk's own, once", r.Totals.Sessions)
+		t.Fatalf("sessions: got %d, want 1, desk's own, once", r.Totals.Sessions)
 	}
 }
 
@@ -193,28 +193,28 @@ func TestTextAndHTMLNameTheDevices(t *testing.T) {
 	HTML(&page, r, time.Local)
 	for _, want := range []string{"Devices", "desk (this machine)", "laptop", "time active counts 30m once", "overlap counted once           30m", "completed  warn"} {
 		if !strings.Contains(text.String(), want) {
-			t.Errorf("the text lacks %q:\n%s", want, text.String())
+			t.Errorf("the text: got\n%s\nwant %q", text.String(), want)
 		}
 	}
 	for _, l := range strings.Split(text.String(), "\n") {
 		if n := len([]rune(l)); n > textWidth {
-			t.Errorf("a line of %d columns: %q", n, l)
+			t.Errorf("a line's width: got %d columns, want at most %d: %q", n, textWidth, l)
 		}
 	}
 	if !strings.Contains(text.String(), "drift 2%  laptop") {
-		t.Errorf("the laptop's session line does not name it:\n%s", text.String())
+		t.Errorf("the text: got\n%s\nwant the laptop's session line to name it (\"drift 2%%  laptop\")", text.String())
 	}
 	// Shares of active time are of each machine's time, so they never pass
 	// 100% when time active counts an overlap once.
 	for _, want := range []string{"<h2>Devices</h2>", "<th>device</th>", "<td>laptop</td>", "this machine", "98% of active time", "machines at once, counted once"} {
 		if !strings.Contains(page.String(), want) {
-			t.Errorf("the page lacks %q", want)
+			t.Errorf("the page: got no %q, want it", want)
 		}
 	}
 	one, _ := BuildAll(persist.NewReader(desk.Dir()), span, Options{}, Devices{})
 	var alone strings.Builder
 	HTML(&alone, one, time.Local)
 	if strings.Contains(alone.String(), "<th>device</th>") || one.Devices != nil {
-		t.Error("a report of one machine has a device column")
+		t.Errorf("a report of one machine: got devices %+v (or a device column), want none", one.Devices)
 	}
 }

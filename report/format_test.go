@@ -17,7 +17,7 @@ func TestBucketNameReadsARemainderAsOne(t *testing.T) {
 		{Bucket{Class: "KeePassXC"}, "KeePassXC"},
 	} {
 		if got := bucketName(c.b); got != c.want {
-			t.Errorf("bucketName(%+v) = %q, want %q", c.b, got, c.want)
+			t.Errorf("bucketName(%+v): got %q, want %q", c.b, got, c.want)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 	}
 	for _, bad := range []string{"http:", "https:", "url(", "<script", "@import", " src=", " href=", "<link", "<img"} {
 		if strings.Contains(strings.ToLower(page.String()), bad) {
-			t.Errorf("the page contains %q", bad)
+			t.Errorf("the page: got %q in it, want nothing loaded from outside", bad)
 		}
 	}
 }
@@ -53,7 +53,7 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 			got := testenv.RenderPage(t, page, shot, 900, 2400, mode.dark)
 			t.Logf("screenshot: %s (offline: %v)", shot, got.Offline)
 			if m := regexp.MustCompile(`.*(net::ERR_|Failed to load resource|Refused to (load|apply|execute)|Not allowed to load).*`).FindString(got.Log); m != "" {
-				t.Errorf("the page tried to load something: %s", m)
+				t.Errorf("Chromium's log: got %s, want the page to load nothing", m)
 			}
 			dom := got.DOM
 			for _, want := range []string{
@@ -62,23 +62,23 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 				r.Sessions[len(r.Sessions)-1].NextAction, "Top windows", r.Windows[0].Class, "…",
 			} {
 				if !strings.Contains(dom, escaped(want)) {
-					t.Errorf("the rendered page does not show %q", want)
+					t.Errorf("the rendered page: got no %q, want it shown", want)
 				}
 			}
 			for _, private := range []string{"Passwords.kdbx", "alice@example.org"} {
 				if strings.Contains(dom, private) {
-					t.Errorf("the rendered page shows the private %q", private)
+					t.Errorf("the rendered page: got the private %q, want it hidden", private)
 				}
 			}
 			img := testenv.DecodePNG(t, shot)
 			if b := img.Bounds(); b.Dx() != 900 || b.Dy() != 2400 {
-				t.Errorf("screenshot is %v, want 900×2400", b)
+				t.Errorf("screenshot: got %v, want 900×2400", b)
 			}
 			if c := color.RGBAModel.Convert(img.At(4, 4)).(color.RGBA); !near(c, mode.bg) {
-				t.Errorf("the page background is %v, want about %v in %s mode", c, mode.bg, mode.name)
+				t.Errorf("the page background: got %v, want about %v in %s mode", c, mode.bg, mode.name)
 			}
 			if n := countNear(img, onTaskColour(mode.dark)); n < 2000 {
-				t.Errorf("only %d pixels of the on-task colour: the charts did not render", n)
+				t.Errorf("pixels of the on-task colour: got %d, want at least 2000 (the charts rendered)", n)
 			}
 		})
 	}

@@ -46,7 +46,7 @@ func TestTextReportIsInert(t *testing.T) {
 			}
 			out := ours.ReplaceAllString(b.String(), "")
 			if err := hostile.CheckTerminal(out); err != nil {
-				t.Errorf("%s (colour %v): %v\n%s", h.Name, colour, err, out)
+				t.Errorf("%s (colour %v): got\n%s\nwant it inert: %v", h.Name, colour, out, err)
 			}
 			// The next actions (2), the tops' buckets (2), the window's
 			// class and its titles (3), the chain's problem and the
@@ -54,7 +54,7 @@ func TestTextReportIsInert(t *testing.T) {
 			// start of the text is what is counted.
 			shown := inert.Terminal(h.Text)
 			if n := strings.Count(out, string([]rune(shown)[:min(8, len([]rune(shown)))])); n < 9 {
-				t.Errorf("%s (colour %v): the text is shown %d times, want 9:\n%s", h.Name, colour, n, out)
+				t.Errorf("%s (colour %v): the text shown: got %d times, want 9:\n%s", h.Name, colour, n, out)
 			}
 		}
 	}
@@ -69,7 +69,7 @@ func TestJSONReportIsInertAndExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := hostile.CheckTerminal(b.String()); err != nil {
-			t.Errorf("%s: %v", h.Name, err)
+			t.Errorf("%s: --json: got %q, want it inert: %v", h.Name, b.String(), err)
 		}
 		var back struct {
 			Sessions []struct {
@@ -77,7 +77,7 @@ func TestJSONReportIsInertAndExact(t *testing.T) {
 			}
 		}
 		if err := json.Unmarshal(b.Bytes(), &back); err != nil || len(back.Sessions) == 0 || back.Sessions[0].NextAction != h.Text {
-			t.Errorf("%s: decodes as %+v (%v), want the next action %q", h.Name, back, err, h.Text)
+			t.Errorf("%s: decoded: got %+v (%v), want the next action %q", h.Name, back, err, h.Text)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/persist"
 )
 
@@ -77,7 +78,8 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test ./report -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+		line, g, w := testenv.FirstDifference(string(got), string(want))
+		t.Errorf("%s, line %d: got %q, want %q (the golden file); all of what it got:\n%s", name, line, g, w, got)
 	}
 }
 
@@ -107,17 +109,18 @@ func TestTextFits80ColumnsAndColoursOnlyWhenAsked(t *testing.T) {
 	}
 	for i, l := range strings.Split(plain.String(), "\n") {
 		if n := utf8.RuneCountInString(l); n > 80 {
-			t.Errorf("line %d is %d columns: %q", i+1, n, l)
+			t.Errorf("line %d's width: got %d columns, want at most 80: %q", i+1, n, l)
 		}
 	}
 	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
-		t.Error("the report without colour has an escape sequence")
+		t.Errorf("the report without colour: got\n%q\nwant no escape sequence", plain.String())
 	}
 	if !bytes.Contains(coloured.Bytes(), []byte("\x1b[32m█")) {
-		t.Error("the coloured report draws no green on-task bar")
+		t.Errorf("the coloured report: got\n%q\nwant a green on-task bar (ESC [32m█)", coloured.String())
 	}
 	if got := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(coloured.String(), ""); got != plain.String() {
-		t.Error("the coloured report says something else than the plain one")
+		line, g, w := testenv.FirstDifference(got, plain.String())
+		t.Errorf("the coloured report without its colours, line %d: got %q, want %q, as in the plain one", line, g, w)
 	}
 }
 
@@ -131,7 +134,7 @@ func TestEmptyStateDirectory(t *testing.T) {
 	}
 	golden(t, "empty.txt", text.Bytes())
 	if !r.Chain.OK || r.Totals.Sessions != 0 || len(r.Days) != 1 {
-		t.Errorf("empty report: chain %+v, %d sessions, %d days", r.Chain, r.Totals.Sessions, len(r.Days))
+		t.Errorf("empty report: got chain %+v, %d sessions, %d days; want a chain OK, 0 sessions, 1 day", r.Chain, r.Totals.Sessions, len(r.Days))
 	}
 }
 
@@ -157,11 +160,11 @@ func TestDayStarts(t *testing.T) {
 		span := LastDays(noon, 2, c.dayStart)
 		r := build(t, dir, span)
 		if !span.Since.Equal(c.since) || r.Period.FirstDay != "2026-11-23" || r.Period.LastDay != "2026-11-24" {
-			t.Errorf("day start %v: period %+v from %v, want Mon 23–Tue 24 from %v", c.dayStart, r.Period, span.Since, c.since)
+			t.Errorf("day start %v: got period %+v from %v, want Mon 23–Tue 24 from %v", c.dayStart, r.Period, span.Since, c.since)
 		}
 		for _, d := range r.Days {
 			if (d.Sessions == 1) != (d.Date == c.day) {
-				t.Errorf("day start %v: %s has %d sessions; the 01:30 session belongs to %s", c.dayStart, d.Date, d.Sessions, c.day)
+				t.Errorf("day start %v: sessions on %s: got %d, want the 01:30 session on %s only", c.dayStart, d.Date, d.Sessions, c.day)
 			}
 		}
 	}
@@ -184,25 +187,25 @@ func TestDamagedStateDirectoryStillReports(t *testing.T) {
 	f.Close()
 	logs, _ := filepath.Glob(filepath.Join(dir, "sessions", "*.jsonl"))
 	if len(logs) == 0 {
-		t.Fatal("the fixture kept no raw log")
+		t.Fatal("raw logs of the fixture: got none, want at least one")
 	}
 	raw, _ := os.ReadFile(logs[0])
 	os.WriteFile(logs[0], append([]byte("garbage\n{\"at_unix_millis\":\"soon\"}\n"), raw...), 0o600)
 
 	r := build(t, dir, LastDays(fixtureNow, 7, 0))
 	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "state.json is not valid JSON") {
-		t.Errorf("problems %q, want the damaged state.json named", r.Problems)
+		t.Errorf("problems: got %q, want the damaged state.json named, alone", r.Problems)
 	}
 	if r.Totals.Sessions != intact.Totals.Sessions-1 || r.Pending != 0 {
-		t.Errorf("%d sessions, %d pending; want the %d sealed ones of the intact report", r.Totals.Sessions, r.Pending, intact.Totals.Sessions-1)
+		t.Errorf("got %d sessions, %d pending; want the %d sealed ones of the intact report, 0 pending", r.Totals.Sessions, r.Pending, intact.Totals.Sessions-1)
 	}
 	var text bytes.Buffer
 	if err := Text(&text, r, time.UTC, false); err != nil || !strings.Contains(text.String(), "state.json is not valid JSON") {
-		t.Errorf("the text report does not say state.json is damaged (%v):\n%s", err, text.String())
+		t.Errorf("the text report: got (%v)\n%s\nwant it to say state.json is not valid JSON", err, text.String())
 	}
 	for _, s := range r.Sessions {
 		if s.Timeline == nil && s.StartedUnix > fixtureNow.AddDate(0, 0, -4).Unix() {
-			t.Errorf("session %s lost its timeline to a garbage line in its raw log", s.SessionID)
+			t.Errorf("session %s: got no timeline, want the one its raw log holds despite a garbage line", s.SessionID)
 		}
 	}
 }
@@ -216,7 +219,7 @@ func TestBreakGlassUsesAreAbandonsThroughTheHold(t *testing.T) {
 	tot.add(Session{Outcome: "abandoned", BreakGlass: true})
 	tot.add(Session{Outcome: "abandoned"})
 	if tot.BreakGlass != 1 {
-		t.Errorf("break-glass uses %d, want 1 (the one abandon through a hold)", tot.BreakGlass)
+		t.Errorf("break-glass uses: got %d, want 1 (the one abandon through a hold)", tot.BreakGlass)
 	}
 }
 
@@ -236,13 +239,13 @@ func TestNothingToCompareWithSaysSo(t *testing.T) {
 	}
 	for name, out := range map[string]string{"text": text.String(), "html": page.String()} {
 		if strings.ContainsAny(out, "▲▼") || strings.Contains(out, "pts") {
-			t.Errorf("the %s report compares with an empty period:\n%s", name, out)
+			t.Errorf("the %s report: got\n%s\nwant no comparison (▲, ▼, pts) with an empty period", name, out)
 		}
 		if strings.Contains(out, "0m") {
-			t.Errorf("the %s report says 0m beside seconds:\n%s", name, out)
+			t.Errorf("the %s report: got\n%s\nwant no 0m beside seconds", name, out)
 		}
 	}
 	if !strings.Contains(text.String(), "no sessions in the previous period") {
-		t.Errorf("the text does not say there is nothing to compare with:\n%s", text.String())
+		t.Errorf("the text: got\n%s\nwant \"no sessions in the previous period\"", text.String())
 	}
 }

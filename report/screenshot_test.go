@@ -31,7 +31,7 @@ func TestDocsScreenshot(t *testing.T) {
 	}
 	r := build(t, dir, LastDays(fixtureNow, 7, 0))
 	if !r.Chain.OK || r.Pending != 0 || r.Totals.Sessions == 0 {
-		t.Fatalf("not a clean week: chain %+v, %d pending, %d sessions", r.Chain, r.Pending, r.Totals.Sessions)
+		t.Fatalf("the week: got chain %+v, %d pending, %d sessions; want a clean week (chain OK, none pending, some sessions)", r.Chain, r.Pending, r.Totals.Sessions)
 	}
 	var page bytes.Buffer
 	if err := HTML(&page, r, time.UTC); err != nil {
@@ -44,7 +44,7 @@ func TestDocsScreenshot(t *testing.T) {
 	shot := filepath.Join("..", "docs", "report-week.png")
 	got := testenv.RenderPage(t, file, shot, 900, 2200, false)
 	if got.DOM == "" {
-		t.Fatal("Chromium rendered nothing")
+		t.Fatal("Chromium's DOM: got nothing, want the rendered page")
 	}
 	t.Logf("wrote %s: look at it", shot)
 }

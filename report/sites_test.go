@@ -37,7 +37,7 @@ func TestEveryFormatShowsTopSites(t *testing.T) {
 	r := build(t, dir, LastDays(fixtureNow, 1, 0))
 	want := []SiteTime{{Host: "github.com", OnTaskSeconds: 1740, DriftSeconds: 60}, {Host: "www.youtube.com", DriftSeconds: 300}}
 	if len(r.Sites) != 2 || r.Sites[0] != want[0] || r.Sites[1] != want[1] {
-		t.Fatalf("Sites %+v, want %+v", r.Sites, want)
+		t.Fatalf("Sites: got %+v, want %+v", r.Sites, want)
 	}
 	var text, page, js bytes.Buffer
 	if err := Text(&text, r, time.UTC, false); err != nil {
@@ -50,15 +50,15 @@ func TestEveryFormatShowsTopSites(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "Top sites") || !strings.Contains(text.String(), "  www.youtube.com                            —          5m") {
-		t.Errorf("the text report:\n%s", text.String())
+		t.Errorf("the text report: got\n%s\nwant Top sites with www.youtube.com's 5m of drift", text.String())
 	}
 	if i, j := strings.Index(page.String(), "Top windows"), strings.Index(page.String(), "Top sites"); i < 0 || j < i || !strings.Contains(page.String(), ">www.youtube.com<") {
-		t.Errorf("the HTML report has no Top sites after Top windows")
+		t.Errorf("the HTML report: got Top windows at %d, Top sites at %d; want Top sites after Top windows, naming www.youtube.com", i, j)
 	}
 	var doc struct {
 		Sites []SiteTime `json:"sites"`
 	}
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || len(doc.Sites) != 2 || doc.Sites[0].Host != "github.com" {
-		t.Errorf("the JSON report's sites: %+v %v", doc.Sites, err)
+		t.Errorf("the JSON report's sites: got %+v (%v), want 2, github.com first", doc.Sites, err)
 	}
 }

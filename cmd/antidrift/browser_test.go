@@ -67,7 +67,7 @@ func (h *nativeHost) next(t *testing.T, what string) map[string]any {
 	case m := <-h.relayed:
 		return m
 	case <-time.After(wait):
-		t.Fatalf("the native host relayed no %s", what)
+		t.Fatalf("the native host relayed: got nothing within %v, want a %s", wait, what)
 		return nil
 	}
 }
@@ -95,21 +95,17 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	browser := x.XTerm(t, "firefox-esr", "Tabs, not windows #3 - Mozilla Firefox")
 	x.Activate(t, browser)
 	s := startDaemon(t, "drift_grace = \"0s\"\ndistractions = [\"url:*.youtube.com\"]\n", "DISPLAY="+x.Name)
-	testenv.WaitUntil(t, wait, "antidriftd to see the browser window", func() bool {
-		return s.status(t)["current_class"] == "firefox-esr"
-	})
+	s.waitForStatus(t, "antidriftd to see the browser window", map[string]any{"current_class": "firefox-esr"})
 	if text := s.ok(t, "status"); !strings.Contains(lineWith(text, "site "), "Firefox has no antidrift extension connected") {
-		t.Errorf("status does not say the browser has no extension:\n%s", text)
+		t.Errorf("status: got\n%s\nwant its site line to say Firefox has no extension connected", text)
 	}
 
 	host := startNativeHost(t, s.d.Bus.Env(), "/home/me/.mozilla/native-messaging-hosts/org.antidrift.native_host.json", "browser@antidrift.github.io")
 	host.send(t, map[string]any{"type": "tab", "url": "https://github.com/antidrift/antidrift/pull/3?token=SECRET#frag", "title": "Tabs, not windows #3"})
-	testenv.WaitUntil(t, wait, "the pull request as the current site", func() bool {
-		return s.status(t)["current_site"] == "github.com/antidrift/antidrift/pull/3"
-	})
+	s.waitForStatus(t, "the pull request as the current site", map[string]any{"current_site": "github.com/antidrift/antidrift/pull/3"})
 	s.ok(t, "start", "review the PR", "--done-when", "approved", "--for", "10m", "--allow", "url:github.com/antidrift/*", "--enforce", "block")
 	if st := s.status(t); st["drift"] != "on_task" {
-		t.Fatalf("on the pull request: %v (%v)", st["drift"], st["drift_reason"])
+		t.Fatalf("on the pull request, status --json drift: got %v (%v), want on_task", st["drift"], st["drift_reason"])
 	}
 	text := s.ok(t, "status")
 	contains(t, "status on the pull request", text, "site         github.com/antidrift/antidrift/pull/3", "matches allowed url:github.com/antidrift/*")
@@ -117,30 +113,26 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	// Another tab of the same window.
 	host.send(t, map[string]any{"type": "tab", "url": "https://www.youtube.com/watch?v=SECRET", "title": "Cats - YouTube"})
 	x.SetTitle(t, browser, "Cats - YouTube - Mozilla Firefox")
-	testenv.WaitUntil(t, wait, "drift on the YouTube tab", func() bool {
-		st := s.status(t)
-		return st["current_site"] == "www.youtube.com/watch" && st["drift"] == "drifting"
-	})
+	s.waitForStatus(t, "drift on the YouTube tab", map[string]any{"current_site": "www.youtube.com/watch", "drift": "drifting"})
 	if st := s.status(t); st["drift_reason"] != "matches distraction url:*.youtube.com" {
-		t.Errorf("drift reason %v", st["drift_reason"])
+		t.Errorf("status --json drift_reason: got %v, want \"matches distraction url:*.youtube.com\"", st["drift_reason"])
 	}
 	// At block the daemon has the extension replace the tab's page; the
 	// window stays.
 	if m := host.next(t, "block"); m["type"] != "block" || m["site"] != "www.youtube.com/watch" || m["next_action"] != "review the PR" || m["done_when"] != "approved" {
-		t.Fatalf("relayed %v, want a block of www.youtube.com/watch with the commitment", m)
+		t.Fatalf("the host relayed: got %v, want a block of www.youtube.com/watch with the commitment", m)
 	}
 	if state := x.WMState(t, browser); state != "Normal" {
-		t.Errorf("the browser window is %s, want Normal (not minimized)", state)
+		t.Errorf("the browser window's WM_STATE: got %s, want Normal (not minimized)", state)
 	}
 	host.send(t, map[string]any{"type": "tab", "url": "antidrift:blocked", "title": "antidrift: back to work"})
 	x.SetTitle(t, browser, "antidrift: back to work - Mozilla Firefox")
-	testenv.WaitUntil(t, wait, "the extension's page to end the drift", func() bool {
-		st := s.status(t)
-		return st["current_site"] == "antidrift:" && st["drift"] != "drifting"
-	})
+	testenv.WaitFor(t, wait, "the extension's page (current_site \"antidrift:\") to end the drift", func() map[string]any {
+		return pick(s.status(t), "current_site", "drift")
+	}, func(st map[string]any) bool { return st["current_site"] == "antidrift:" && st["drift"] != "drifting" })
 	s.ok(t, "complete")
 	if m := host.next(t, "restore"); m["type"] != "restore" {
-		t.Fatalf("relayed %v after the session, want a restore", m)
+		t.Fatalf("the host relayed after the session: got %v, want a restore", m)
 	}
 	host.send(t, map[string]any{"type": "tab", "url": "https://www.youtube.com/watch?v=SECRET", "title": "Cats - YouTube"})
 	x.SetTitle(t, browser, "Cats - YouTube - Mozilla Firefox")
@@ -148,18 +140,17 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	// The daemon restarts: the host tells the new one at once.
 	s.d.Stop(t)
 	s.d.Start(t)
-	testenv.WaitUntil(t, wait, "the restarted daemon to know the page in front", func() bool {
-		return s.status(t)["current_site"] == "www.youtube.com/watch"
-	})
+	s.waitForStatus(t, "the restarted daemon to know the page in front", map[string]any{"current_site": "www.youtube.com/watch"})
 
 	// The browser closes: its windows are judged by the window alone again.
 	host.stdin.Close()
 	host.cmd.Wait()
-	testenv.WaitUntil(t, wait, "the extension to be gone", func() bool {
-		st := s.status(t)
+	testenv.WaitFor(t, wait, "the extension to be gone (no current_site, a site_reason saying \"no antidrift extension\")", func() map[string]any {
+		return pick(s.status(t), "current_site", "site_reason")
+	}, func(st map[string]any) bool {
 		return st["current_site"] == "" && strings.Contains(st["site_reason"].(string), "no antidrift extension")
 	})
-	if strings.Contains(s.ok(t, "status"), "SECRET") {
-		t.Error("status shows a query")
+	if text := s.ok(t, "status"); strings.Contains(text, "SECRET") {
+		t.Errorf("status: got\n%s\nwant no URL query (SECRET)", text)
 	}
 }

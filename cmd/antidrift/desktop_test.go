@@ -14,18 +14,15 @@ func TestStatusShowsWindowsDriftAndWhereTheTimeWent(t *testing.T) {
 
 	s.ok(t, "start", "write code", "--done-when", "tests pass", "--for", "10m", "--allow", "Editor", "--enforce", "observe")
 	x.Activate(t, distraction)
-	testenv.WaitUntil(t, wait, "drift on the Distraction window", func() bool { return s.status(t)["drift"] == "drifting" })
+	s.waitForStatus(t, "drift on the Distraction window", map[string]any{"drift": "drifting"})
 	text := s.ok(t, "status")
 	contains(t, "status while drifting", text, "window       Distraction: cat videos", "drifting")
 	if line := lineWith(text, "drift "); !strings.Contains(line, "Distraction") {
-		t.Errorf("the drift line does not say why: %q", line)
+		t.Errorf("the drift line: got %q, want it to say why (Distraction)", line)
 	}
 
 	x.Activate(t, editor)
-	testenv.WaitUntil(t, wait, "the switch back to Editor", func() bool {
-		st := s.status(t)
-		return st["current_class"] == "Editor" && num(t, st, "switch_count") == 2
-	})
+	s.waitForStatus(t, "the switch back to Editor", map[string]any{"current_class": "Editor", "switch_count": 2.0})
 	text = s.ok(t, "status")
 	t.Logf("antidrift status:\n%s", text)
 	contains(t, "status after switching back", text, "window       Editor: main.go - editor", "switches     2", "time spent")
@@ -33,10 +30,10 @@ func TestStatusShowsWindowsDriftAndWhereTheTimeWent(t *testing.T) {
 	// is the full width; Editor has a row too.
 	chart := text[strings.Index(text, "time spent"):]
 	if line := lineWith(chart, "cat videos"); !strings.HasPrefix(strings.TrimSpace(line), "Distraction") || !strings.Contains(line, "████████████████") {
-		t.Errorf("no full bar for Distraction in:\n%s", text)
+		t.Errorf("status: got\n%s\nwant a full bar for Distraction", text)
 	}
 	if line := lineWith(chart, "main.go - editor"); !strings.HasPrefix(strings.TrimSpace(line), "Editor") {
-		t.Errorf("no Editor bucket in:\n%s", text)
+		t.Errorf("status: got\n%s\nwant a row for Editor", text)
 	}
 }
 
@@ -51,9 +48,7 @@ func onDesktop(t *testing.T, class, title string) (x *testenv.Display, editor, o
 	other = x.XTerm(t, class, title)
 	x.Activate(t, editor)
 	s = startDaemon(t, "drift_grace = \"1s\"\n", "DISPLAY="+x.Name)
-	testenv.WaitUntil(t, wait, "antidriftd to see the Editor window", func() bool {
-		return s.status(t)["current_class"] == "Editor"
-	})
+	s.waitForStatus(t, "antidriftd to see the Editor window", map[string]any{"current_class": "Editor"})
 	return x, editor, other, s
 }
 

@@ -26,18 +26,18 @@ func TestDeviceFlags(t *testing.T) {
 	} {
 		r := cli(t, noBus(), append([]string{"report", "--state-dir", dir}, c.args...)...)
 		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
-			t.Errorf("report %v: want exit %d saying %q: %v", c.args, c.code, c.want, r)
+			t.Errorf("report %v: got %v, want exit %d saying %q", c.args, r, c.code, c.want)
 		}
 	}
 	// With sync_dir and no other machine yet: this one, in a Devices table.
 	r := cli(t, noBus(), "report", "--state-dir", dir, "--config", cfg, "--since", "2000-01-01")
 	if r.code != 0 || !strings.Contains(r.stdout, "desk (this machine)") {
-		t.Errorf("report with sync_dir: %v", r)
+		t.Errorf("report with sync_dir: got %v, want exit 0 and \"desk (this machine)\"", r)
 	}
 	if r := cli(t, noBus(), "report", "--state-dir", dir, "--config", cfg, "--this-device", "--since", "2000-01-01"); r.code != 0 || strings.Contains(r.stdout, "Devices") {
-		t.Errorf("--this-device: %v", r)
+		t.Errorf("--this-device: got %v, want exit 0 and no Devices table", r)
 	}
 	if entries, _ := os.ReadDir(sync); len(entries) != 0 {
-		t.Errorf("a report wrote into sync_dir: %v", entries)
+		t.Errorf("sync_dir after a report: got %v, want it empty", entries)
 	}
 }

@@ -47,7 +47,7 @@ func TestCompletionsKnowEveryCommandFlagAndValue(t *testing.T) {
 			// As a whole word; fish writes flags as "-l name".
 			word := regexp.MustCompile(`(^|[^\w-])(` + regexp.QuoteMeta(w) + `|-l ` + regexp.QuoteMeta(strings.TrimPrefix(w, "--")) + `)($|[^\w-])`)
 			if !word.MatchString(script) {
-				t.Errorf("%s does not complete %s", c.file, w)
+				t.Errorf("%s: got no completion of %s, want one", c.file, w)
 			}
 		}
 		if _, err := exec.LookPath(c.shell); err != nil {
@@ -69,12 +69,12 @@ func TestPanelConfigsRunTheFollowCommand(t *testing.T) {
 	}
 	m := cfg["custom/antidrift"]
 	if m["exec"] != "antidrift status --follow --format waybar" || m["return-type"] != "json" || m["on-click"] != "antidrift refocus" {
-		t.Errorf("waybar module: %v", m)
+		t.Errorf("waybar module: got %v, want exec \"antidrift status --follow --format waybar\", return-type json, on-click \"antidrift refocus\"", m)
 	}
 	ini := distFile(t, "panels/polybar.ini")
 	for _, want := range []string{"[module/antidrift]", "type = custom/script", "exec = antidrift status --follow --format polybar", "tail = true"} {
 		if !strings.Contains(ini, "\n"+want+"\n") {
-			t.Errorf("polybar.ini lacks the line %q", want)
+			t.Errorf("polybar.ini: got\n%s\nwant the line %q", ini, want)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/help.txt from the commands as they are")
@@ -44,19 +46,7 @@ func TestHelpIsAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (go test ./cmd/antidrift -run TestHelpIsAsWritten -update writes it)", err)
 	}
-	gotLines, wantLines := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(gotLines), len(wantLines)) {
-		g, w := lineAt(gotLines, i), lineAt(wantLines, i)
-		if g != w {
-			t.Fatalf("the help differs from %s at line %d:\ngot  %q\nwant %q\n(a change meant to be seen: -run TestHelpIsAsWritten -update rewrites the file)", path, i+1, g, w)
-		}
+	if line, g, w := testenv.FirstDifference(got.String(), string(want)); line != 0 {
+		t.Fatalf("the help differs from %s at line %d:\ngot  %q\nwant %q\n(a change meant to be seen: -run TestHelpIsAsWritten -update rewrites the file)", path, line, g, w)
 	}
-}
-
-// lineAt is lines[i], or "(end of text)" past the end.
-func lineAt(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return "(end of text)"
 }

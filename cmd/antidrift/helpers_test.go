@@ -6,9 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -102,7 +105,7 @@ func (s *session) ok(t *testing.T, args ...string) string {
 	t.Helper()
 	r := s.run(t, args...)
 	if r.code != 0 {
-		t.Fatalf("want exit 0, got %v\n%s", r, s.d.Output())
+		t.Fatalf("exit code: got %v, want 0\n%s", r, s.d.Output())
 	}
 	return r.stdout
 }
@@ -113,7 +116,7 @@ func okJSON[T any](t *testing.T, s *session, args ...string) T {
 	out := s.ok(t, append(args, "--json")...)
 	var v T
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("antidrift %v --json printed something that is not JSON (%v):\n%s", args, err, out)
+		t.Fatalf("antidrift %v --json: got\n%s\nwant JSON: %v", args, out, err)
 	}
 	return v
 }
@@ -124,12 +127,38 @@ func (s *session) status(t *testing.T) map[string]any {
 	return okJSON[map[string]any](t, s, "status")
 }
 
+// waitForStatus waits until `antidrift status --json` reads each value in
+// want (as JSON decodes: strings, float64 numbers), and fails naming what
+// it last read of those keys.
+func (s *session) waitForStatus(t *testing.T, what string, want map[string]any) {
+	t.Helper()
+	testenv.WaitFor(t, wait, what+" (status --json "+fmt.Sprint(want)+")", func() map[string]any {
+		return pick(s.status(t), slices.Collect(maps.Keys(want))...)
+	}, func(got map[string]any) bool {
+		for key, v := range want {
+			if got[key] != v {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// pick is the keys of a decoded status, for a wait to show what it saw.
+func pick(st map[string]any, keys ...string) map[string]any {
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		out[k] = st[k]
+	}
+	return out
+}
+
 // contains fails unless text has every want.
 func contains(t *testing.T, what, text string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {
 		if !strings.Contains(text, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, text)
+			t.Errorf("%s: got\n%s\nwant it to contain %q", what, text, w)
 		}
 	}
 }

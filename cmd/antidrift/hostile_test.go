@@ -2,14 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/internal/testsupport/hostile"
-	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
 // On a real (virtual) desktop, a window renamed to each hostile text — an
@@ -35,23 +36,20 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 	terminal := func(what, out string) {
 		t.Helper()
 		if err := hostile.CheckTerminal(out); err != nil {
-			t.Errorf("%s: %v\n%s", what, err, out)
+			t.Errorf("%s: got\n%s\nwant it inert: %v", what, out, err)
 		}
 	}
 	// Polybar's line: the next action, its tags written "% {".
 	line := polybar.next(t, "polybar's first line", func(string) bool { return true })
 	terminal("status --follow --format polybar", line)
 	if strings.Contains(line, "%{") || !strings.Contains(line, "% {A1:touch /tmp/P:}XXXXX% {A}") {
-		t.Errorf("polybar reads a tag of the next action in %q", line)
+		t.Errorf("polybar line: got %q, want the next action's tags written \"%% {\"", line)
 	}
 
 	x.Activate(t, browser)
 	for _, h := range hostile.Texts {
 		x.SetTitle(t, browser, h.Text)
-		testenv.WaitUntil(t, wait, "antidriftd to see the title "+h.Name, func() bool {
-			st := s.status(t)
-			return st["current_class"] == "Browser" && st["current_title"] == h.Text // exact
-		})
+		s.waitForStatus(t, "antidriftd to see the title "+h.Name, map[string]any{"current_class": "Browser", "current_title": h.Text}) // exact
 		shown := "Browser: " + prefix(inert.Terminal(h.Text), 40)
 		out := s.ok(t, "status")
 		terminal("status with "+h.Name, out)
@@ -65,7 +63,7 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 		waybar.next(t, "waybar's line with "+h.Name, func(l string) bool {
 			var obj struct{ Text, Tooltip string }
 			if err := json.Unmarshal([]byte(l), &obj); err != nil {
-				t.Fatalf("waybar's line is not JSON: %v: %s", err, l)
+				t.Fatalf("waybar's line: got %s (%v), want JSON", l, err)
 			}
 			drawn := map[string]string{}
 			for name, markup := range map[string]string{"text": obj.Text, "tooltip": obj.Tooltip} {
@@ -73,7 +71,7 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 				drawn[name], elements = pango(t, markup)
 				terminal("waybar's "+name, drawn[name])
 				if elements != 0 {
-					t.Errorf("waybar's Pango reads %d elements in its %s %q", elements, name, markup)
+					t.Errorf("waybar's %s %q: got %d elements as Pango reads it, want 0", name, markup, elements)
 				}
 			}
 			return strings.Contains(drawn["tooltip"], shown)
@@ -87,10 +85,7 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 	// The rule matched the real title: with the override in it, the
 	// window is on task.
 	x.SetTitle(t, browser, "invoice\u202efdp.exe")
-	testenv.WaitUntil(t, wait, "the title with the override to be on task", func() bool {
-		st := s.status(t)
-		return st["current_title"] == "invoice\u202efdp.exe" && st["drift"] == "on_task"
-	})
+	s.waitForStatus(t, "the title with the override to be on task", map[string]any{"current_title": "invoice\u202efdp.exe", "drift": "on_task"})
 
 	s.ok(t, "complete")
 	s.ok(t, "end")
@@ -114,7 +109,7 @@ func TestHostileTitlesAndTasksStayText(t *testing.T) {
 	}
 	for _, h := range hostile.Texts {
 		if !raw[h.Text] {
-			t.Errorf("the raw log (%s) does not hold the title %s exactly", logs, h.Name)
+			t.Errorf("titles in the raw log (%s): got %v, want the title %s exactly among them", logs, slices.Collect(maps.Keys(raw)), h.Name)
 		}
 	}
 	history := s.ok(t, "history")

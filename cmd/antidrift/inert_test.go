@@ -52,10 +52,10 @@ func TestTerminalViewsOfTheStatusAreInert(t *testing.T) {
 			}
 			for view, out := range views {
 				if err := hostile.CheckTerminal(out); err != nil {
-					t.Errorf("%s, %s: %s: %v", h.Name, state, view, err)
+					t.Errorf("%s, %s: %s: got %q, want it inert: %v", h.Name, state, view, out, err)
 				}
 				if view != "complete" && !strings.Contains(out, prefix(shown, 20)) {
-					t.Errorf("%s, %s: %s does not show %q:\n%s", h.Name, state, view, shown, out)
+					t.Errorf("%s, %s: %s: got\n%s\nwant it to show %q", h.Name, state, view, out, shown)
 				}
 			}
 			// Every row of status: the next action, done when, drift's
@@ -64,11 +64,11 @@ func TestTerminalViewsOfTheStatusAreInert(t *testing.T) {
 			if state == "active" {
 				text := views["status"]
 				if n := strings.Count(text, prefix(shown, 15)); n < 10 {
-					t.Errorf("%s: status shows the text %d times, want it in every row (10):\n%s", h.Name, n, text)
+					t.Errorf("%s: the text in status: got %d times, want it in every row (10):\n%s", h.Name, n, text)
 				}
 				plain := statusText(hostileStatus("plain", state, now), now, textOpts{})
 				if strings.Count(text, "\n") != strings.Count(plain, "\n") {
-					t.Errorf("%s: status has lines of its own:\n%s", h.Name, text)
+					t.Errorf("%s: status: got %d lines, want %d, as of a plain text:\n%s", h.Name, strings.Count(text, "\n"), strings.Count(plain, "\n"), text)
 				}
 			}
 		}
@@ -83,10 +83,10 @@ func TestPolybarLineOpensNoTag(t *testing.T) {
 	for _, h := range hostile.Texts {
 		line := statusLine("polybar", hostileStatus(h.Text, "active", now), now)
 		if strings.Contains(line, "%{") {
-			t.Errorf("%s: polybar reads a tag in %q", h.Name, line)
+			t.Errorf("%s: polybar line: got %q, want no %%{ (a tag polybar reads)", h.Name, line)
 		}
 		if err := hostile.CheckTerminal(line); err != nil || strings.Contains(line, "\n") {
-			t.Errorf("%s: %q: %v", h.Name, line, err)
+			t.Errorf("%s: polybar line: got %q, want one inert line: %v", h.Name, line, err)
 		}
 	}
 }
@@ -100,15 +100,15 @@ func TestWaybarLineIsDrawnAsText(t *testing.T) {
 		var obj struct{ Text, Tooltip string }
 		line := statusLine("waybar", s, now)
 		if err := json.Unmarshal([]byte(line), &obj); err != nil {
-			t.Fatalf("%s: %v: %s", h.Name, err, line)
+			t.Fatalf("%s: waybar line: got %s, want JSON: %v", h.Name, line, err)
 		}
 		for what, want := range map[string]string{obj.Text: panelText(s, now), obj.Tooltip: strings.TrimRight(statusText(s, now, textOpts{minutes: true}), "\n")} {
 			drawn, elements := pango(t, what)
 			if drawn != want || elements != 0 {
-				t.Errorf("%s: Pango draws %q with %d elements, want %q", h.Name, drawn, elements, want)
+				t.Errorf("%s: what Pango draws: got %q with %d elements, want %q with none", h.Name, drawn, elements, want)
 			}
 			if err := hostile.CheckTerminal(drawn); err != nil {
-				t.Errorf("%s: %v", h.Name, err)
+				t.Errorf("%s: what Pango draws: got %q, want it inert: %v", h.Name, drawn, err)
 			}
 		}
 	}
@@ -119,7 +119,7 @@ func pango(t *testing.T, markup string) (string, int) {
 	t.Helper()
 	text, elements, err := hostile.Markup(markup)
 	if err != nil {
-		t.Fatalf("%q is not markup Pango reads: %v", markup, err)
+		t.Fatalf("got %q, want markup Pango reads: %v", markup, err)
 	}
 	return text, elements
 }
@@ -135,15 +135,15 @@ func TestJSONKeepsTheTextExact(t *testing.T) {
 		}
 		line := statusLine("json", hostileStatus(h.Text, "active", now), now)
 		if err := json.Unmarshal([]byte(line), &obj); err != nil {
-			t.Fatalf("%s: %v", h.Name, err)
+			t.Fatalf("%s: --format json: got %s, want JSON: %v", h.Name, line, err)
 		}
 		// Exact once decoded, and inert as printed: --json is read in a
 		// terminal too, and encoding/json writes DEL, C1 and bidi raw.
 		if err := hostile.CheckTerminal(line); err != nil {
-			t.Errorf("%s: --format json: %v", h.Name, err)
+			t.Errorf("%s: --format json: got %q, want it inert: %v", h.Name, line, err)
 		}
 		if obj.CurrentTitle != h.Text || obj.NextAction != h.Text || len(obj.Buckets) == 0 || obj.Buckets[0].Title != h.Text {
-			t.Errorf("%s: JSON changed the text: %+v", h.Name, obj)
+			t.Errorf("%s: JSON: got %+v, want current_title, next_action and the first bucket's title to be %q exactly", h.Name, obj, h.Text)
 		}
 	}
 }
@@ -154,10 +154,10 @@ func TestHistoryTableIsInert(t *testing.T) {
 		v := dbus.MakeVariant
 		out := historyText([]map[string]dbus.Variant{{"device": v(h.Text), "seq": v(uint32(1)), "next_action": v(h.Text), "outcome": v(h.Text), "enforcement": v(h.Text)}})
 		if err := hostile.CheckTerminal(out); err != nil {
-			t.Errorf("%s: %v", h.Name, err)
+			t.Errorf("%s: history table: got %q, want it inert: %v", h.Name, out, err)
 		}
 		if strings.Count(out, "\n") != 2 {
-			t.Errorf("%s: the table has lines of its own:\n%s", h.Name, out)
+			t.Errorf("%s: history table: got %d lines, want 2 (header and one row):\n%s", h.Name, strings.Count(out, "\n"), out)
 		}
 	}
 }
@@ -171,10 +171,10 @@ func TestMessagesAreInert(t *testing.T) {
 		var stderr strings.Builder
 		code := run([]string{"report", "--state-dir", "/nonexistent/" + h.Text}, io.Discard, &stderr)
 		if code != exitUsage || !strings.Contains(stderr.String(), "/nonexistent/"+prefix(inert.Terminal(h.Text), 10)) {
-			t.Errorf("%s: exit %d:\n%s", h.Name, code, stderr.String())
+			t.Errorf("%s: got exit %d:\n%s\nwant exit %d naming the directory", h.Name, code, stderr.String(), exitUsage)
 		}
 		if err := hostile.CheckTerminal(stderr.String()); err != nil {
-			t.Errorf("%s: %v", h.Name, err)
+			t.Errorf("%s: stderr: got %q, want it inert: %v", h.Name, stderr.String(), err)
 		}
 	}
 }
@@ -186,7 +186,7 @@ func TestMissingHeadsAreInert(t *testing.T) {
 		journal := []journalHead{{Seq: 1, Hash: h.Text, SessionID: h.Text}, {Seq: 2, Hash: "ab" + h.Text, SessionID: h.Text}}
 		for _, line := range missingHeads(journal, map[uint64]string{2: h.Text}) {
 			if err := hostile.CheckTerminal(line); err != nil || strings.Contains(line, "\n") {
-				t.Errorf("%s: %q: %v", h.Name, line, err)
+				t.Errorf("%s: missing head: got %q, want one inert line: %v", h.Name, line, err)
 			}
 		}
 	}
@@ -210,10 +210,10 @@ func TestTypedTextInUsageErrorsForgesNoLine(t *testing.T) {
 				t.Errorf("%s: %q: got exit %d, want %d:\n%s", h.Name, args, code, exitUsage, stderr.String())
 			}
 			if err := hostile.CheckTerminal(stderr.String()); err != nil {
-				t.Errorf("%s: %q: %v", h.Name, args, err)
+				t.Errorf("%s: %q: stderr: got %q, want it inert: %v", h.Name, args, stderr.String(), err)
 			}
 			if strings.Contains(stderr.String(), "\n"+forged) {
-				t.Errorf("%s: %q: a typed newline starts a line of its own:\n%s", h.Name, args, stderr.String())
+				t.Errorf("%s: %q: stderr: got\n%s\nwant no line of its own started by a typed newline", h.Name, args, stderr.String())
 			}
 		}
 	}

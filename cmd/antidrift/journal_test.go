@@ -20,7 +20,7 @@ const journalOutput = `{"__REALTIME_TIMESTAMP":"1796055660000000","MESSAGE":"sea
 func TestJournalHeadsTheFileLacksAreNamed(t *testing.T) {
 	heads, err := parseJournalHeads([]byte(journalOutput))
 	if err != nil || len(heads) != 3 {
-		t.Fatalf("parsed %d heads (%v): %+v", len(heads), err, heads)
+		t.Fatalf("parseJournalHeads: got %d heads (%v): %+v, want 3", len(heads), err, heads)
 	}
 	// Both files rewritten: the file's own chain is whole, seq 2 has
 	// another hash, seq 3 is gone.
@@ -28,10 +28,10 @@ func TestJournalHeadsTheFileLacksAreNamed(t *testing.T) {
 	if len(missing) != 2 ||
 		!strings.Contains(missing[0], "seq 2 with hash bbbb2222…") || !strings.Contains(missing[0], "has hash ffff9999…") ||
 		!strings.Contains(missing[1], "seq 3 (hash cccc3333…, session s3)") || !strings.Contains(missing[1], "no seq 3") {
-		t.Fatalf("missing %q", missing)
+		t.Fatalf("missingHeads: got %q, want seq 2 with another hash and seq 3 gone", missing)
 	}
 	if m := missingHeads(heads, map[uint64]string{1: "aaaa1111", 2: "bbbb2222", 3: "cccc3333", 4: "dddd"}); len(m) != 0 {
-		t.Fatalf("a file holding every head: %q", m)
+		t.Fatalf("missingHeads of a file holding every head: got %q, want none", m)
 	}
 }
 
@@ -50,7 +50,7 @@ func TestChainHeadsDoesNotFollowALink(t *testing.T) {
 	}
 	heads, err := chainHeads(audit)
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") || len(heads) != 0 {
-		t.Errorf("chainHeads through a link: %v, %v", heads, err)
+		t.Errorf("chainHeads through a link: got %v, %v; want no heads and an error naming the symbolic link", heads, err)
 	}
 }
 
@@ -67,10 +67,10 @@ func TestVerifyJournalSaysWhenNoJournalIsReachable(t *testing.T) {
 	out := s.ok(t, "verify", "--journal", "--state-dir", s.d.StateDir)
 	contains(t, "verify --journal", out, "No journal was reachable", "NOT checked", "The audit log is intact: 1 entry")
 	if strings.Contains(out, "recorded 0 seals") {
-		t.Errorf("verify --journal reads like a passed check:\n%s", out)
+		t.Errorf("verify --journal: got\n%s\nwant no \"recorded 0 seals\", which reads like a passed check", out)
 	}
 	v := okJSON[map[string]any](t, s, "verify", "--journal", "--state-dir", s.d.StateDir)
 	if j, _ := v["journal"].(map[string]any); j == nil || j["checked"] != false || !strings.Contains(j["note"].(string), "No journal was reachable") {
-		t.Errorf("verify --journal --json: %v", v)
+		t.Errorf("verify --journal --json: got %v, want journal.checked false and a note saying no journal was reachable", v)
 	}
 }

@@ -17,10 +17,11 @@ func TestStatusNumbersAreLive(t *testing.T) {
 	// Under a minute left, the time is in seconds everywhere.
 	secondsLeft := regexp.MustCompile(`time left +(1?[0-9]|20)s of 20s`)
 	if line := s.ok(t, "status"); !secondsLeft.MatchString(line) {
-		t.Errorf("a 20 s session does not read in seconds left: %q", line)
+		t.Errorf("status of a 20 s session: got %q, want it to match %s", line, secondsLeft)
 	}
-	if line := s.ok(t, "status", "--format", "polybar"); !regexp.MustCompile(`^(1?[0-9]|20)s · write the intro`).MatchString(line) {
-		t.Errorf("polybar text: %q", line)
+	polybar := regexp.MustCompile(`^(1?[0-9]|20)s · write the intro`)
+	if line := s.ok(t, "status", "--format", "polybar"); !polybar.MatchString(line) {
+		t.Errorf("polybar text: got %q, want it to match %s", line, polybar)
 	}
 
 	sum := func() (total float64, at time.Time) {
@@ -35,15 +36,16 @@ func TestStatusNumbersAreLive(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	second, _ := sum()
 	if second < first+2 {
-		t.Fatalf("2.5 s later, with no focus change, the buckets went from %v s to %v s", first, second)
+		t.Fatalf("the buckets 2.5 s later, with no focus change: got %v s, want at least %v s (from %v s)", second, first+2, first)
 	}
-	if text := s.ok(t, "status"); !regexp.MustCompile(`time spent \(up to now\)\n +\(evidence unavailable\) +\S+ +[1-9][0-9]*s\n`).MatchString(text) {
-		t.Errorf("status does not show the current window's seconds:\n%s", text)
+	current := regexp.MustCompile(`time spent \(up to now\)\n +\(evidence unavailable\) +\S+ +[1-9][0-9]*s\n`)
+	if text := s.ok(t, "status"); !current.MatchString(text) {
+		t.Errorf("status: got\n%s\nwant the current window's seconds (%s)", text, current)
 	}
 	st := s.status(t)
 	elapsed := float64(time.Now().Unix() - int64(num(t, st, "started_at")))
 	if total, _ := sum(); total < elapsed-2 || total > elapsed+2 {
-		t.Errorf("the buckets add up to %v s, but the session has been active %v s", total, elapsed)
+		t.Errorf("the buckets' total: got %v s, want the %v s the session has been active (±2 s)", total, elapsed)
 	}
 }
 

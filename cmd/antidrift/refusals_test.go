@@ -28,11 +28,11 @@ func TestEveryMethodHasACommand(t *testing.T) {
 	// and the browsers' native hosts', ErrorData1's a client's.
 	session1 := regexp.MustCompile(`(?s)<interface name="org\.antidrift\.Session1">.*?</interface>`).FindString(distXML(t))
 	if session1 == "" {
-		t.Fatal("the interface XML has no org.antidrift.Session1")
+		t.Fatal("the interface XML: got no org.antidrift.Session1, want it")
 	}
 	for _, m := range regexp.MustCompile(`<method name="(\w+)"`).FindAllStringSubmatch(session1, -1) {
 		if commandOf(m[1]) == nil {
-			t.Errorf("no command calls %s: a refusal of it could not be said in commands", m[1])
+			t.Errorf("the command calling %s: got none, want one, or a refusal of it could not be said in commands", m[1])
 		}
 	}
 }
@@ -222,11 +222,11 @@ func TestAHungDaemonGetsAdviceForAHungDaemon(t *testing.T) {
 	for _, args := range [][]string{{"status"}, {"complete"}} {
 		r := cli(t, env, args...)
 		if r.code != 3 {
-			t.Errorf("want exit 3, got %v", r)
+			t.Errorf("got %v, want exit 3", r)
 		}
 		contains(t, "stderr", r.stderr, "did not answer within 1s", "It is stopped", "kill -CONT "+strconv.Itoa(pid))
 		if strings.Contains(r.stderr, "systemctl --user start") {
-			t.Errorf("a stopped daemon is told to start:\n%s", r.stderr)
+			t.Errorf("stderr: got\n%s\nwant no advice to start a daemon that is stopped", r.stderr)
 		}
 	}
 	syscall.Kill(pid, syscall.SIGCONT)
@@ -323,7 +323,7 @@ func TestEveryArgumentRuleSpeaksCLI(t *testing.T) {
 		svc := core(t)
 		if c.setup != nil {
 			if err := c.setup(svc); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: setting up: %v", c.command, err)
 			}
 		}
 		err := c.call(svc)
@@ -333,7 +333,7 @@ func TestEveryArgumentRuleSpeaksCLI(t *testing.T) {
 		}
 		r := said([]string{c.command}, err)
 		if r.code != exitUsage || !strings.HasPrefix(r.stderr, c.says) || !strings.Contains(r.stderr, "usage: antidrift "+c.command) {
-			t.Errorf("got exit %d and\n%s\nwant exit 2, the usage line and\n%s", r.code, r.stderr, c.says)
+			t.Errorf("%s: got exit %d and\n%s\nwant exit 2, the usage line and\n%s", c.command, r.code, r.stderr, c.says)
 		}
 		speaksCLI(t, r)
 	}

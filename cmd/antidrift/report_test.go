@@ -57,29 +57,29 @@ func TestReportPeriodsWithoutADaemon(t *testing.T) {
 		t.Helper()
 		r := cli(t, noBus(), append([]string{"report", "--state-dir", dir, "--json"}, args...)...)
 		if r.code != 0 {
-			t.Fatalf("want exit 0: %v", r)
+			t.Fatalf("got %v, want exit 0", r)
 		}
 		var d doc
 		if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
-			t.Fatalf("report --json is not JSON: %v\n%s", err, r.stdout)
+			t.Fatalf("report --json: got\n%s\nwant JSON: %v", r.stdout, err)
 		}
 		return d
 	}
 	week := get()
 	if week.Period.Days != 7 || !week.Chain.OK || week.Chain.Entries != 28 || week.Totals.Sessions != 12 {
-		t.Errorf("default report: %+v; want the last 7 days with the 12 sessions of the 6 days before today, chain of 28 OK", week)
+		t.Errorf("default report: got %+v; want the last 7 days with the 12 sessions of the 6 days before today, chain of 28 OK", week)
 	}
 	if d := get("--today"); d.Period.Days != 1 || d.Totals.Sessions != 0 {
-		t.Errorf("--today: %+v; want one day with no session (the fixture ends yesterday)", d)
+		t.Errorf("--today: got %+v; want one day with no session (the fixture ends yesterday)", d)
 	}
 	first := time.Now().UTC().AddDate(0, 0, -14).Format(time.DateOnly)
 	last := time.Now().UTC().AddDate(0, 0, -13).Format(time.DateOnly)
 	d := get("--since", first, "--until", last)
 	if d.Period.FirstDay != first || d.Period.Days != 2 || d.Totals.Sessions != 4 || len(d.Sessions) != 4 {
-		t.Errorf("--since %s --until %s: %+v; want 2 days, 4 sessions", first, last, d)
+		t.Errorf("--since %s --until %s: got %+v; want 2 days from %s, 4 sessions", first, last, d, first)
 	}
 	if d.Sessions[0]["timeline"] != nil || get("--week").Sessions[11]["timeline"] == nil {
-		t.Error("timelines: want none for pruned raw logs and one where the raw log is kept")
+		t.Errorf("timelines: got %v for a pruned raw log and %v where the raw log is kept; want none and one", d.Sessions[0]["timeline"], get("--week").Sessions[11]["timeline"])
 	}
 }
 
@@ -89,18 +89,18 @@ func TestReportOutputsAndUsage(t *testing.T) {
 	dir := reportFixture(t)
 	text := cli(t, noBus(), "report", "--state-dir", dir)
 	if text.code != 0 || !strings.Contains(text.stdout, "Per day") || strings.Contains(text.stdout, "\x1b[") {
-		t.Errorf("text report: want the day chart and no colour in a pipe: %v", text)
+		t.Errorf("text report: got %v, want exit 0, the day chart and no colour in a pipe", text)
 	}
 	page := cli(t, noBus(), "report", "--state-dir", dir, "--html", "-")
 	if page.code != 0 || !strings.HasPrefix(page.stdout, "<!DOCTYPE html>") {
-		t.Errorf("--html -: %v", page)
+		t.Errorf("--html -: got %v, want exit 0 and a page starting <!DOCTYPE html>", page)
 	}
 	file := filepath.Join(t.TempDir(), "week.html")
 	if r := cli(t, noBus(), "report", "--state-dir", dir, "--html", file); r.code != 0 {
-		t.Errorf("--html FILE: %v", r)
+		t.Errorf("--html FILE: got %v, want exit 0", r)
 	}
 	if info, err := os.Stat(file); err != nil || info.Mode().Perm() != 0o600 {
-		t.Errorf("the page holds window titles, so it must be 0600: %v %v", info.Mode(), err)
+		t.Errorf("the page's mode: got %v (%v), want 0600: it holds window titles", info.Mode(), err)
 	}
 	for _, args := range [][]string{
 		{"--today", "--week"}, {"--since", "yesterday"}, {"--until", "2026-01-01"},
@@ -108,7 +108,7 @@ func TestReportOutputsAndUsage(t *testing.T) {
 	} {
 		r := cli(t, noBus(), append([]string{"report", "--state-dir", dir}, args...)...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, "usage: antidrift report") {
-			t.Errorf("report %v: want a usage error (exit 2): %v", args, r)
+			t.Errorf("report %v: got %v, want a usage error (exit 2)", args, r)
 		}
 	}
 }
@@ -123,7 +123,7 @@ func TestReportWhileTheDaemonRuns(t *testing.T) {
 	out := s.ok(t, "report", "--today", "--state-dir", s.d.StateDir)
 	for _, want := range []string{"write the report", "completed", "sessions                           1"} {
 		if !strings.Contains(out, want) {
-			t.Errorf("report --today while the daemon runs lacks %q:\n%s", want, out)
+			t.Errorf("report --today while the daemon runs: got\n%s\nwant %q", out, want)
 		}
 	}
 }
@@ -135,14 +135,14 @@ func TestReportOfAMissingStateDirSaysSo(t *testing.T) {
 	typo := filepath.Join(t.TempDir(), "typo")
 	r := cli(t, noBus(), "report", "--state-dir", typo)
 	if r.code != exitUsage || r.stdout != "" {
-		t.Errorf("--state-dir of a missing directory: want exit 2 and no report, got %v", r)
+		t.Errorf("--state-dir of a missing directory: got %v, want exit 2 and no report", r)
 	}
 	contains(t, "stderr", r.stderr, "--state-dir "+typo+" does not exist")
 
 	home := t.TempDir()
 	r = cli(t, noBus("XDG_STATE_HOME="+home), "report")
 	if r.code != exitRefused || r.stdout != "" {
-		t.Errorf("no state directory yet: want exit 1 and no report, got %v", r)
+		t.Errorf("no state directory yet: got %v, want exit 1 and no report", r)
 	}
 	contains(t, "stderr", r.stderr, filepath.Join(home, "antidrift")+" does not exist", "no session")
 }

@@ -17,12 +17,13 @@ import (
 func TestWaitChangeSleepsUntilTheStatusChanges(t *testing.T) {
 	s := startDaemon(t, "")
 	first := map[string]any{}
-	if err := json.Unmarshal([]byte(s.ok(t, "status", "--format", "json", "--wait-change", "none")), &first); err != nil {
-		t.Fatal(err)
+	printed := s.ok(t, "status", "--format", "json", "--wait-change", "none")
+	if err := json.Unmarshal([]byte(printed), &first); err != nil {
+		t.Fatalf("first run: got\n%s\nwant JSON: %v", printed, err)
 	}
 	digest, _ := first["digest"].(string)
 	if first["state"] != "locked" || len(digest) != 16 {
-		t.Fatalf("first run printed state %v digest %q, want locked and a digest", first["state"], digest)
+		t.Fatalf("first run: got state %v, digest %q; want locked and a 16-character digest", first["state"], digest)
 	}
 	// Run again with that digest, nothing has changed: it must wait.
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -40,21 +41,21 @@ func TestWaitChangeSleepsUntilTheStatusChanges(t *testing.T) {
 	// correct one never exits here, however slow the machine.)
 	select {
 	case err := <-exited:
-		t.Fatalf("--wait-change with the current digest exited (%v) without a change: %s", err, out.String())
+		t.Fatalf("--wait-change with the current digest: got an exit (%v) without a change, printing %s; want it to wait", err, out.String())
 	case <-time.After(300 * time.Millisecond):
 	}
 	s.ok(t, "start", "write the intro", "--done-when", "intro committed", "--for", "25m")
 	if err := <-exited; err != nil {
-		t.Fatalf("--wait-change: %v", err)
+		t.Fatalf("--wait-change after Start: got %v, want exit 0", err)
 	}
 	var next map[string]any
 	if err := json.Unmarshal(out.Bytes(), &next); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, out.String())
+		t.Fatalf("--wait-change --json: got\n%s\nwant JSON: %v", out.String(), err)
 	}
 	if next["state"] != "active" || next["next_action"] != "write the intro" || next["digest"] == digest {
-		t.Fatalf("after Start: state %v next_action %v digest %v (was %s)", next["state"], next["next_action"], next["digest"], digest)
+		t.Fatalf("after Start: got state %v, next_action %v, digest %v; want active, \"write the intro\", a digest other than %s", next["state"], next["next_action"], next["digest"], digest)
 	}
 	if r := s.run(t, "status", "--format", "waybar", "--wait-change", "x"); r.code != 2 {
-		t.Fatalf("--wait-change with --format waybar: %v", r)
+		t.Fatalf("--wait-change with --format waybar: got %v, want exit 2", r)
 	}
 }

@@ -60,7 +60,7 @@ func TestConnectFindsTheSessionBusInTheRuntimeDir(t *testing.T) {
 		t.Setenv("DBUS_SESSION_BUS_ADDRESS", env)
 		c, err := Connect("", nil)
 		if err != nil {
-			t.Fatalf("DBUS_SESSION_BUS_ADDRESS=%q: %v", env, err)
+			t.Fatalf("Connect with DBUS_SESSION_BUS_ADDRESS=%q: got %v, want a connection", env, err)
 		}
 		c.Close()
 	}
@@ -109,7 +109,7 @@ func TestOverlongMessagesAreSkipped(t *testing.T) {
 			Signature: "s", Body: (&testenv.RawBody{Order: order}).String(huge).Encoded()})
 		raw.Send(t, testenv.RawMessage{Order: order, Type: 4, Path: "/echo", Interface: "org.example.Echo", Member: "Small"})
 		if reply := call("hello", 0); reply.ErrorName != "" || len(reply.Strings) != 1 || reply.Strings[0] != "hello" {
-			t.Fatalf("%v: the call after the overlong ones: %+v", order, reply)
+			t.Fatalf("%v: the call after the overlong ones: got %+v, want the reply \"hello\"", order, reply)
 		}
 		select {
 		case s := <-signals:
@@ -117,7 +117,7 @@ func TestOverlongMessagesAreSkipped(t *testing.T) {
 				t.Fatalf("%v: the first signal delivered is %s; want the small one (the big one is skipped)", order, s.Name)
 			}
 		case <-time.After(10 * time.Second):
-			t.Fatalf("%v: the small signal after the big one never came", order)
+			t.Fatalf("%v: the small signal after the big one: got none within 10 s, want it", order)
 		}
 	}
 }
@@ -143,6 +143,6 @@ func TestConnectSystemFramesTheSystemBus(t *testing.T) {
 	}
 	var got string
 	if err := client.Object(c.Names()[0], "/echo").Call("org.example.Echo.Echo", 0, "hi").Store(&got); err != nil || got != "hi" {
-		t.Fatalf("the call after it: %q, %v", got, err)
+		t.Fatalf("the call after it: got %q, %v; want \"hi\"", got, err)
 	}
 }

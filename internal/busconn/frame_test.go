@@ -98,17 +98,17 @@ func frameAll(t testing.TB, stream, sizes []byte, limit int) (msgs [][]byte, ski
 		msg, err := f.next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrLostFraming) {
-				t.Fatalf("framer error %v", err)
+				t.Fatalf("framer error: got %v, want EOF, an unexpected EOF or ErrLostFraming", err)
 			}
 			break
 		}
 		end := src.read - len(f.in)
 		start := end - len(msg)
 		if _, ok := at[start]; !ok {
-			t.Fatalf("yielded %d bytes from offset %d, which does not start a message (boundaries %v)", len(msg), start, at)
+			t.Fatalf("yielded %d bytes from offset %d: got an offset that does not start a message, want one of the boundaries %v", len(msg), start, at)
 		}
 		if !bytes.Equal(msg, stream[start:end]) {
-			t.Fatalf("yielded bytes differ from the stream's at %d", start)
+			t.Fatalf("yielded bytes at %d: got %x, want the stream's %x", start, msg, stream[start:end])
 		}
 		got = append(got, start)
 		msgs = append(msgs, bytes.Clone(msg)) // msg is the framer's buffer, read over next
@@ -150,10 +150,10 @@ func TestFramerSkipsByDeclaredLength(t *testing.T) {
 				}
 				big, bad := skipped[0], skipped[1]
 				if big.Serial != 2 || big.Sender != ":1.66" || big.Member != "Start" || big.Size != uint64(len(carrier)) || big.Unreadable != nil || !big.WantsReply() {
-					t.Errorf("the carrier was described as %+v", big)
+					t.Errorf("the carrier: got it described as %+v, want serial 2 from :1.66, Start, %d bytes, readable, wanting a reply", big, len(carrier))
 				}
 				if bad.Serial != 3 || bad.Sender != ":1.67" || bad.Unreadable == nil {
-					t.Errorf("the undecodable was described as %+v", bad)
+					t.Errorf("the undecodable: got it described as %+v, want serial 3 from :1.67, unreadable", bad)
 				}
 			}
 		})
@@ -165,7 +165,7 @@ func TestFramerSkipsByDeclaredLength(t *testing.T) {
 func TestFramerStopsAtALostFraming(t *testing.T) {
 	good := encode(t, binary.LittleEndian, 1, ":1.5", "Complete")
 	stream := append(append([]byte{}, good...), append([]byte("Xgarbage-garbage"), good...)...)
-	f := newFramer(bytes.NewReader(stream), 4096, func(Skipped) { t.Fatal("skipped instead of stopping") })
+	f := newFramer(bytes.NewReader(stream), 4096, func(s Skipped) { t.Fatalf("got %+v skipped, want the framer to stop instead", s) })
 	f.begin()
 	if _, err := f.next(); err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestFramerSkipsWithoutHoldingTheMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cap(f.buf) > 2*MaxMessage {
-		t.Fatalf("the framer's buffer grew to %d bytes", cap(f.buf))
+		t.Fatalf("the framer's buffer: got %d bytes, want at most %d", cap(f.buf), 2*MaxMessage)
 	}
 }
 

@@ -19,19 +19,19 @@ const name = "org.example.Compositor"
 func TestOwnerLearnKeepsTheNewestNews(t *testing.T) {
 	var o busname.Owner
 	if !o.Learn(":1.5", 10) || o.Unique != ":1.5" {
-		t.Fatalf("first news not learnt: %+v", o)
+		t.Fatalf("first news: got %+v, want :1.5 learnt", o)
 	}
 	if o.Learn(":1.4", 9) || o.Unique != ":1.5" {
-		t.Fatalf("older news undid newer: %+v", o)
+		t.Fatalf("older news: got %+v, want :1.5 kept (older news never undoes newer)", o)
 	}
 	if o.Learn(":1.5", 11) {
-		t.Fatal("the same owner again counted as a change")
+		t.Fatal("the same owner again: got a change, want none")
 	}
 	if !o.Learn("", 12) || o.Unique != "" {
-		t.Fatalf("the owner leaving not learnt: %+v", o)
+		t.Fatalf("the owner leaving: got %+v, want no owner learnt", o)
 	}
 	if o.Sent(&dbus.Signal{Sender: ""}) {
-		t.Fatal("with no owner, a signal without a sender counts as the owner's")
+		t.Fatal("with no owner, a signal without a sender: got it counted as the owner's, want not")
 	}
 }
 
@@ -46,7 +46,7 @@ func nextChange(t *testing.T, f *busname.Follower) *busname.Owner {
 				return o
 			}
 		case <-timeout:
-			t.Fatal("no change of owner arrived")
+			t.Fatal("a change of owner: got none, want one")
 			return nil
 		}
 	}
@@ -64,15 +64,15 @@ func TestFollowerFollowsTheBusOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.Unique != "" {
-		t.Fatalf("nobody owns %s, the Follower says %q", name, o.Unique)
+		t.Fatalf("owner of %s, which nobody owns: got %q, want none", name, o.Unique)
 	}
 
 	owner := bus.Dial(t)
 	if reply, err := owner.RequestName(name, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("owning %s: %v %v", name, reply, err)
+		t.Fatalf("owning %s: got %v %v, want primary owner", name, reply, err)
 	}
 	if got := nextChange(t, f); got != o || o.Unique != owner.Names()[0] {
-		t.Fatalf("after %s took the name, the Follower says %q", owner.Names()[0], o.Unique)
+		t.Fatalf("after %s took the name, the Follower's owner: got %q, want %s", owner.Names()[0], o.Unique, owner.Names()[0])
 	}
 
 	// A forger says the name changed hands to it, straight to us; then the
@@ -84,16 +84,16 @@ func TestFollowerFollowsTheBusOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := nextChange(t, f); got != o || o.Unique != "" {
-		t.Fatalf("after the forgery and the release, the Follower says %q owns %s", o.Unique, name)
+		t.Fatalf("after the forgery and the release, the Follower's owner of %s: got %q, want none", name, o.Unique)
 	}
 
 	f.Close()
 	var stats map[string]dbus.Variant
 	if err := conn.BusObject().Call("org.freedesktop.DBus.Debug.Stats.GetConnectionStats", 0, conn.Names()[0]).Store(&stats); err != nil {
-		t.Fatalf("counting match rules: %v", err)
+		t.Fatalf("counting match rules: got %v, want the connection's stats", err)
 	}
 	if n, _ := stats["MatchRules"].Value().(uint32); n != 0 {
-		t.Fatalf("%d match rules left after Close", n)
+		t.Fatalf("match rules left after Close: got %d, want 0", n)
 	}
 }
 
@@ -102,6 +102,6 @@ func TestFollowerFollowsTheBusOnly(t *testing.T) {
 func TestIsError(t *testing.T) {
 	e := dbus.Error{Name: "org.freedesktop.DBus.Error.NameHasNoOwner"}
 	if !busname.IsError(e, e.Name) || !busname.IsError(&e, e.Name) || busname.IsError(e, "org.example.Other") || busname.IsError(nil, e.Name) {
-		t.Fatal("IsError misreads a D-Bus error")
+		t.Fatal("IsError: got a D-Bus error misread, want it recognized by name, by value and by pointer, and nothing else")
 	}
 }

@@ -21,7 +21,7 @@ func TestJSONIsInertAndDecodesExactly(t *testing.T) {
 		}
 		out := JSON(b.Bytes())
 		if err := hostile.CheckTerminal(string(out)); err != nil {
-			t.Errorf("%s: %v", h.Name, err)
+			t.Errorf("%s: got %q, want it inert: %v", h.Name, out, err)
 		}
 		var back map[string][]string
 		if err := json.Unmarshal(out, &back); err != nil || back["title"][0] != h.Text {
@@ -30,6 +30,6 @@ func TestJSONIsInertAndDecodesExactly(t *testing.T) {
 	}
 	plain := []byte(`{"title":"main.go — Grüße 🎉"}`)
 	if got := JSON(plain); &got[0] != &plain[0] {
-		t.Errorf("plain JSON was copied")
+		t.Errorf("plain JSON: got it copied, want the same bytes back")
 	}
 }

@@ -30,7 +30,7 @@ func TestMarkupIsReadAsTheTextItself(t *testing.T) {
 		}
 		read, elements, err := hostile.Markup(Markup(h.Text))
 		if err != nil || elements != 0 || read != h.Text {
-			t.Errorf("%s: markup %q reads as %q with %d elements (%v)", h.Name, Markup(h.Text), read, elements, err)
+			t.Errorf("%s: markup %q: got it read as %q with %d elements (%v), want %q with none", h.Name, Markup(h.Text), read, elements, err, h.Text)
 		}
 	}
 }

@@ -27,13 +27,13 @@ func TestPolybarOpensNoTag(t *testing.T) {
 	for _, h := range hostile.Texts {
 		got := Polybar(h.Text)
 		if strings.Contains(got, "%{") {
-			t.Errorf("%s: a tag survives: %q", h.Name, got)
+			t.Errorf("%s: got %q, want no tag (%%{) surviving", h.Name, got)
 		}
 		if err := hostile.CheckTerminal(got); err != nil {
-			t.Errorf("%s: %v", h.Name, err)
+			t.Errorf("%s: got %q, want it inert: %v", h.Name, got, err)
 		}
 		if again := Polybar(got); again != got {
-			t.Errorf("%s: Polybar is not idempotent: %q → %q", h.Name, got, again)
+			t.Errorf("%s: Polybar again: got %q → %q, want it unchanged (idempotent)", h.Name, got, again)
 		}
 	}
 }

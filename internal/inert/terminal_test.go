@@ -52,13 +52,13 @@ func TestTerminalDisarmsEveryHostileText(t *testing.T) {
 	for _, h := range hostile.Texts {
 		got := Terminal(h.Text)
 		if err := hostile.CheckTerminal(got); err != nil {
-			t.Errorf("%s: %v", h.Name, err)
+			t.Errorf("%s: got %q, want it inert: %v", h.Name, got, err)
 		}
 		if len(got) < len(h.Text) {
-			t.Errorf("%s: Terminal dropped text: %q → %q", h.Name, h.Text, got)
+			t.Errorf("%s: Terminal(%q): got %q, want no text dropped", h.Name, h.Text, got)
 		}
 		if again := Terminal(got); again != got {
-			t.Errorf("%s: Terminal is not idempotent: %q → %q", h.Name, got, again)
+			t.Errorf("%s: Terminal again: got %q → %q, want it unchanged (idempotent)", h.Name, got, again)
 		}
 	}
 }
@@ -68,6 +68,6 @@ func TestTerminalDisarmsEveryHostileText(t *testing.T) {
 func TestTerminalLeavesPlainTextAlone(t *testing.T) {
 	title := "main.go — antidrift — Visual Studio Code"
 	if n := testing.AllocsPerRun(100, func() { _ = Terminal(title) }); n != 0 {
-		t.Errorf("Terminal of a plain title allocates %v times", n)
+		t.Errorf("allocations of Terminal of a plain title: got %v, want 0", n)
 	}
 }

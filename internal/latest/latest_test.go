@@ -13,7 +13,7 @@ func TestNewestWins(t *testing.T) {
 	m.Post("c") // same as the last: dropped
 	select {
 	case got := <-m.C():
-		t.Errorf("a repeated value was posted again: %q", got)
+		t.Errorf("a repeated value: got %q posted again, want it dropped", got)
 	default:
 	}
 	m.Post("d")
@@ -49,7 +49,7 @@ func TestManyPosters(t *testing.T) {
 	}
 	select {
 	case v := <-m.C():
-		t.Errorf("the mailbox held %d after its newest value was taken", v)
+		t.Errorf("the mailbox after its newest value was taken: got %d, want it empty", v)
 	default:
 	}
 }
@@ -59,15 +59,15 @@ func TestPostUnlessNewer(t *testing.T) {
 	m := New[string]()
 	since := m.Posts()
 	if !m.PostUnlessNewer("asked", since) {
-		t.Fatal("nothing was posted in between, yet the answer was dropped")
+		t.Fatal("PostUnlessNewer with nothing posted in between: got the answer dropped, want it posted")
 	}
 	if got := <-m.C(); got != "asked" {
-		t.Fatalf("took %q", got)
+		t.Fatalf("took: got %q, want \"asked\"", got)
 	}
 	since = m.Posts()
 	m.Post("pushed")
 	if m.PostUnlessNewer("asked again", since) {
-		t.Fatal("a slow answer replaced a newer post")
+		t.Fatal("PostUnlessNewer of a slow answer: got it posted over a newer one, want it dropped")
 	}
 	if got := <-m.C(); got != "pushed" {
 		t.Fatalf("took %q, want the newer post", got)
@@ -81,16 +81,16 @@ func TestForget(t *testing.T) {
 	m.Forget()
 	select {
 	case v := <-m.C():
-		t.Fatalf("took %q after Forget", v)
+		t.Fatalf("after Forget: got %q, want nothing", v)
 	default:
 	}
 	m.Post("a")
 	select {
 	case v := <-m.C():
 		if v != "a" {
-			t.Fatalf("took %q", v)
+			t.Fatalf("took: got %q, want \"a\"", v)
 		}
 	default:
-		t.Fatal("the value posted before Forget was not news after it")
+		t.Fatal("the value posted before Forget, posted again after it: got no news, want it news")
 	}
 }

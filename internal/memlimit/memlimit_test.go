@@ -25,7 +25,7 @@ func TestTheEnvironmentWins(t *testing.T) {
 	before := Limit()
 	Apply()
 	if Limit() != before {
-		t.Fatal("Apply set a limit though GOGC is set")
+		t.Fatalf("Limit after Apply with GOGC set: got %d, want %d, unchanged", Limit(), before)
 	}
 }
 
@@ -39,7 +39,7 @@ func TestLimitFollowsTheLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	Apply()
 	if debug.SetGCPercent(-1) != -1 {
-		t.Fatal("Apply left GOGC on: the runtime would force a collection every two minutes")
+		t.Fatal("GOGC after Apply: got it on, want off: else the runtime forces a collection every two minutes")
 	}
 	live := make([][]byte, 0, 64)
 	for range 64 {
@@ -47,12 +47,12 @@ func TestLimitFollowsTheLiveHeap(t *testing.T) {
 	}
 	churn(3)
 	if l := Limit(); l < 2*64<<20 {
-		t.Fatalf("with 64 MiB live the limit is %d MiB: less room than the live heap again", l>>20)
+		t.Fatalf("the limit with 64 MiB live: got %d MiB, want at least 128 (room for the live heap again)", l>>20)
 	}
 	runtime.KeepAlive(live)
 	live = nil
 	churn(3)
 	if l := Limit(); l > 32<<20 {
-		t.Fatalf("with the live heap freed the limit stayed at %d MiB", l>>20)
+		t.Fatalf("the limit with the live heap freed: got %d MiB, want at most 32", l>>20)
 	}
 }

@@ -45,7 +45,7 @@ func TestReadFramesAsTheBrowsersDo(t *testing.T) {
 		}
 	}
 	if err := Write(io.Discard, make([]byte, MaxOut+1)); err == nil {
-		t.Error("Write took a message over the browser's limit")
+		t.Error("Write of a message over the browser's limit: got it taken, want a refusal")
 	}
 }
 
@@ -64,19 +64,19 @@ func FuzzRead(f *testing.F) {
 			msg, err := Read(r)
 			if err != nil {
 				if err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrTooLarge) {
-					t.Fatalf("unnamed error %v", err)
+					t.Fatalf("Read: got the unnamed error %v, want EOF, an unexpected EOF or ErrTooLarge", err)
 				}
 				break
 			}
 			if len(msg) > MaxIn {
-				t.Fatalf("a message of %d bytes", len(msg))
+				t.Fatalf("a message read: got %d bytes, want at most %d", len(msg), MaxIn)
 			}
 			var buf bytes.Buffer
 			if err := Write(&buf, msg); err != nil {
 				t.Fatal(err)
 			}
 			if back, err := Read(&buf); err != nil || !bytes.Equal(back, msg) {
-				t.Fatalf("round trip: %q, %v", back, err)
+				t.Fatalf("round trip: got %q, %v; want %q", back, err, msg)
 			}
 		}
 	})

@@ -45,20 +45,20 @@ func TestPanicIsALostConnectionAndRedials(t *testing.T) {
 			t.Errorf("OnLost(%v), want the panic as an error", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("a panicking session was not reported lost")
+		t.Fatal("a panicking session: got it not reported lost within 10 s, want it reported")
 	}
 	select {
 	case wasLost := <-failed:
 		if !wasLost {
-			t.Error("OnDialFailed(lost=false) after a connection had worked")
+			t.Error("OnDialFailed after a connection had worked: got lost=false, want lost=true")
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("no redial after the lost connection")
+		t.Fatal("a redial after the lost connection: got none within 10 s, want one")
 	}
 	cancel()
 	<-done
 	if closes.Load() < 1 {
-		t.Error("the connection of the panicking session was not closed")
+		t.Error("the connection of the panicking session: got it left open, want it closed")
 	}
 }
 
@@ -77,7 +77,10 @@ func TestDialAbandonedOnCancel(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.Run(ctx, func(context.Context, int) error { t.Error("a session on an abandoned dial"); return nil })
+		r.Run(ctx, func(context.Context, int) error {
+			t.Error("a session on an abandoned dial: got one, want none")
+			return nil
+		})
 	}()
 	cancel()
 	<-done
@@ -85,9 +88,9 @@ func TestDialAbandonedOnCancel(t *testing.T) {
 	select {
 	case c := <-closed:
 		if c != 9 {
-			t.Errorf("closed %d", c)
+			t.Errorf("closed: got %d, want 9", c)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the late connection was not closed")
+		t.Fatal("the late connection: got it left open after 10 s, want it closed")
 	}
 }
