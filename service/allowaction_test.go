@@ -92,3 +92,30 @@ func TestLiteralRuleMatchesItsClassOnly(t *testing.T) {
 		}
 	}
 }
+
+// A window that names no class or instance has no class to allow: its
+// nudge offers "Not a distraction" (which remembers that very window) but
+// no "Allow this window", which would allow a class no window has.
+func TestANamelessWindowIsOfferedNotADistractionOnly(t *testing.T) {
+	h, _, n := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(editor)
+	h.start(t, LevelWarn, "Editor")
+	h.RecordWindow(Window{ID: "66", Title: "a window", Available: true})
+	h.settle()
+	nudge, id := n.first(t)
+	var keys []string
+	for _, a := range nudge.Actions {
+		keys = append(keys, a.Key)
+	}
+	if got, want := strings.Join(keys, " "), "refocus not_distraction"; got != want {
+		t.Errorf("actions: got %q, want %q", got, want)
+	}
+	if strings.Contains(nudge.NoActionsHint, "antidrift allow") {
+		t.Errorf("NoActionsHint: got %q, want no `antidrift allow`", nudge.NoActionsHint)
+	}
+	h.NotificationAction(id, "not_distraction")
+	h.settle()
+	if v := h.View(); v.Drift != DriftOnTask {
+		t.Errorf("after Not a distraction: Drift: got %s (%s), want %s", v.Drift, v.DriftReason, DriftOnTask)
+	}
+}

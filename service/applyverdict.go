@@ -101,7 +101,7 @@ func (s *Service) confirmDriftLocked(w *writes) {
 	}
 	w.nudged = append(w.nudged, [2]string{class, reason})
 	if s.nudges != nil {
-		note, about := s.driftNotification(class), nudgeAbout{class, FoldTitle(win.Title)}
+		note, about := s.driftNotification(win), nudgeAbout{class, FoldTitle(win.Title)}
 		w.effects = append(w.effects, func() { s.nudges.showDrift(about, note) })
 		s.drift.noticeUp = true
 	}
@@ -136,7 +136,7 @@ func (s *Service) repeatNudge(id string, episode uint64) {
 	class := displayClass(s.window)
 	w.nudged = append(w.nudged, [2]string{class, s.drift.verdict.Reason})
 	if s.nudges != nil {
-		note, about := s.driftNotification(class), nudgeAbout{class, FoldTitle(s.window.Title)}
+		note, about := s.driftNotification(s.window), nudgeAbout{class, FoldTitle(s.window.Title)}
 		w.effects = append(w.effects, func() { s.nudges.showDrift(about, note) })
 	}
 	s.armRepeatLocked()

@@ -5,7 +5,11 @@ import "fmt"
 // The words of antidrift's notifications. Only the class is named: a
 // title is private and never goes to a notification server.
 
-func (s *Service) driftNotification(class string) Notification {
+// driftNotification is the nudge about window w. "Allow" allows w's
+// class; a window that names no class or instance has none to allow, so it
+// is offered only "Not a distraction", which remembers the window itself.
+func (s *Service) driftNotification(w Window) Notification {
+	class := displayClass(w)
 	n := Notification{
 		Summary:  "Drifting: " + class,
 		Body:     s.commitmentText(),
@@ -14,7 +18,11 @@ func (s *Service) driftNotification(class string) Notification {
 		Actions:  []Action{{Key: "refocus", Label: "Back to work"}},
 	}
 	hint := "Run `antidrift refocus` to go back to work"
-	if s.level != LevelLocked {
+	switch {
+	case s.level == LevelLocked:
+	case w.Class == "" && w.Instance == "":
+		n.Actions = append(n.Actions, Action{Key: "not_distraction", Label: "Not a distraction"})
+	default:
 		n.Actions = append(n.Actions, Action{Key: "allow", Label: "Allow " + class}, Action{Key: "not_distraction", Label: "Not a distraction"})
 		hint += fmt.Sprintf(", or `antidrift allow %s` to allow it", shellWord(LiteralRule(class)))
 	}
