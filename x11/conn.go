@@ -49,6 +49,7 @@ type conn struct {
 	netActiveWindow xproto.Atom
 	netWMName       xproto.Atom
 	wmChangeState   xproto.Atom
+	compoundText    xproto.Atom // the type of a WM_NAME Xlib encoded
 }
 
 // dial connects to display and interns the atoms. It blocks for as long as
@@ -66,7 +67,7 @@ func dial(display string) (*conn, error) {
 	}
 	c := &conn{x: x, root: setup.Roots[x.DefaultScreen].Root}
 
-	// Send all InternAtom requests before waiting: one round trip, not three.
+	// Send all InternAtom requests before waiting: one round trip, not four.
 	want := []struct {
 		name string
 		dst  *xproto.Atom
@@ -74,6 +75,7 @@ func dial(display string) (*conn, error) {
 		{"_NET_ACTIVE_WINDOW", &c.netActiveWindow},
 		{"_NET_WM_NAME", &c.netWMName},
 		{"WM_CHANGE_STATE", &c.wmChangeState},
+		{"COMPOUND_TEXT", &c.compoundText},
 	}
 	cookies := make([]xproto.InternAtomCookie, len(want))
 	for i, w := range want {
@@ -135,25 +137,34 @@ func (c *conn) describe(id xproto.Window) (service.Window, error) {
 	w := service.Window{ID: handle(id), Available: true}
 	if r[0] != nil {
 		// "instance\0class\0"
-		parts := strings.SplitN(strings.TrimRight(text(r[0]), "\x00"), "\x00", 3)
+		parts := strings.SplitN(strings.TrimRight(c.text(r[0]), "\x00"), "\x00", 3)
 		w.Instance = parts[0]
 		if len(parts) > 1 {
 			w.Class = parts[1]
 		}
 	}
 	if r[1] != nil {
-		w.Title = text(r[1]) // _NET_WM_NAME, UTF8_STRING
+		w.Title = c.text(r[1]) // _NET_WM_NAME, UTF8_STRING
 	}
 	if w.Title == "" && r[2] != nil {
-		w.Title = text(r[2]) // WM_NAME, the ICCCM fallback
+		w.Title = c.text(r[2]) // WM_NAME, the ICCCM fallback
 	}
 	return w, nil
 }
 
-// text decodes a string property. ICCCM says STRING is Latin-1, but many
-// clients (xdotool among them) store UTF-8 bytes typed STRING; bytes that are
-// valid UTF-8 are taken as UTF-8, others as Latin-1. Anything else
-// (UTF8_STRING, COMPOUND_TEXT, which is ASCII in practice) is taken as UTF-8.
+// text decodes a string property of any type: COMPOUND_TEXT as Xlib wrote
+// it (compoundText), the rest as text does.
+func (c *conn) text(r *xproto.GetPropertyReply) string {
+	if r.Type == c.compoundText {
+		return compoundText(r.Value)
+	}
+	return text(r)
+}
+
+// text decodes a STRING or UTF8_STRING property. ICCCM says STRING is
+// Latin-1, but many clients (xdotool among them) store UTF-8 bytes typed
+// STRING; bytes that are valid UTF-8 are taken as UTF-8, others as Latin-1.
+// Anything else (UTF8_STRING) is taken as UTF-8.
 func text(r *xproto.GetPropertyReply) string {
 	if r.Type == xproto.AtomString && !utf8.Valid(r.Value) {
 		rs := make([]rune, len(r.Value))
