@@ -349,7 +349,9 @@ func testGuardMinimizeAndActivate(t *testing.T, rel testenv.Release) {
 		t.Fatalf("MinimizeWindow(active) = %v", err)
 	}
 	testenv.WaitFor(t, waitTimeout, "the distraction to be iconic and hidden", func() windowState { return stateOf(t, d, distraction) },
-		func(s windowState) bool { return s.wmState == "Iconic" && slices.Contains(s.netWMState, "_NET_WM_STATE_HIDDEN") })
+		func(s windowState) bool {
+			return s.wmState == "Iconic" && slices.Contains(s.netWMState, "_NET_WM_STATE_HIDDEN")
+		})
 
 	// Activate brings a window forward, even an iconified one.
 	if err := g.ActivateWindow(callCtx(t), xh(editor)); err != nil {
