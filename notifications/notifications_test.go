@@ -228,9 +228,7 @@ func displayed(t *testing.T, bus *testenv.Bus) int {
 
 func waitDisplayed(t *testing.T, bus *testenv.Bus, want int) {
 	t.Helper()
-	testenv.WaitUntil(t, 10*time.Second, fmt.Sprintf("dunst to display %d notification(s)", want), func() bool {
-		return displayed(t, bus) == want
-	})
+	testenv.WaitForValue(t, 10*time.Second, "the notifications dunst displays", want, func() int { return displayed(t, bus) })
 }
 
 func TestNotificationsWithDunst(t *testing.T) {
@@ -493,8 +491,8 @@ func TestActionsOnlyFromTheServer(t *testing.T) {
 		}
 	}
 	// Once the bus has passed them all on, the server's own signal follows.
-	testenv.WaitUntil(t, 10*time.Second, "the bus to pass on the forged signals", func() bool {
-		return strings.Count(mon.Output(), "member=ActionInvoked") == len(forged)
+	testenv.WaitForValue(t, 10*time.Second, "the ActionInvoked signals the bus passed on (the forged ones)", len(forged), func() int {
+		return strings.Count(mon.Output(), "member=ActionInvoked")
 	})
 	if err := server.conn.Emit(notificationsPath, actionInvoked, id, "refocus"); err != nil {
 		t.Fatal(err)
