@@ -74,7 +74,8 @@ func testPlasmaAppletOnKWinFetchesNothingATitleNames(t *testing.T, rel testenv.R
 	testenv.WaitFor(t, time.Minute, "the daemon to see the browser's title (CurrentTitle naming 0x7f000001)", func() string {
 		return s.String(t, "CurrentTitle")
 	}, func(title string) bool { return strings.Contains(title, "0x7f000001") })
-	s.Call(t, "Start", testenv.Args(next, done, uint64(1500), "observe", []string{"org.kde.kate"}))
+	var id string
+	s.Call(t, "Start", testenv.Args(next, done, uint64(1500), "observe", []string{"org.kde.kate"}), &id)
 	a11y := testenv.StartAccessibility(t, bus, k.RuntimeDir)
 	dir, env := plasmaHome(t, r, bus, k.RuntimeDir, "WAYLAND_DISPLAY="+k.Socket, "QT_QPA_PLATFORM=wayland")
 	installCLI(t, dir)

@@ -39,7 +39,8 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	x.SetTitle(t, browser, "Tabs, not windows #3 — Mozilla Firefox")
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
 	s := bus.Session(t)
-	s.Call(t, "Start", testenv.Args("review the tabs pull request", "it is approved", uint64(1500), "observe", []string{"firefox"}))
+	var id string
+	s.Call(t, "Start", testenv.Args("review the tabs pull request", "it is approved", uint64(1500), "observe", []string{"firefox"}), &id)
 
 	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
 	installCLI(t, dir)
