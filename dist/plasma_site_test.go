@@ -39,8 +39,7 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	x.SetTitle(t, browser, "Tabs, not windows #3 — Mozilla Firefox")
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
 	s := bus.Session(t)
-	var id string
-	s.Call(t, "Start", testenv.Args("review the tabs pull request", "it is approved", uint64(1500), "observe", []string{"firefox"}), &id)
+	s.Call(t, "Start", testenv.Args("review the tabs pull request", "it is approved", uint64(1500), "observe", []string{"firefox"}), new(string))
 
 	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
 	installCLI(t, dir)
