@@ -146,11 +146,10 @@ func startEcho(t testing.TB, bus *testenv.Bus) {
 	r := testenv.NeedRootfs(t)
 	env := []string{"DBUS_SESSION_BUS_ADDRESS=" + bus.Address}
 	p := r.Start(t, r.TempDir(t), 0, env, "dbus-test-tool", "echo", "--name="+echoName)
-	testenv.WaitUntil(t, 30*time.Second, "dbus-test-tool echo to own "+echoName, func() bool {
+	waitOwner(t, bus, echoName, p.PID(), func() {
 		if p.Exited() {
 			t.Fatalf("dbus-test-tool echo exited before owning %s\n%s", echoName, p.Output())
 		}
-		return bus.OwnerPID(t, echoName) == p.PID()
 	})
 }
 
@@ -176,20 +175,21 @@ func startPomodoro(t testing.TB, bus *testenv.Bus, conn *dbus.Conn) {
 		"NO_AT_BRIDGE=1",
 	}
 	p := r.Start(t, dir, 0, env, "gnome-pomodoro", "--no-default-window")
-	testenv.WaitUntil(t, 30*time.Second, "gnome-pomodoro to own org.gnome.Pomodoro", func() bool {
+	waitOwner(t, bus, "org.gnome.Pomodoro", p.PID(), func() {
 		if p.Exited() {
 			t.Fatalf("gnome-pomodoro exited before owning org.gnome.Pomodoro\n%s", p.Output())
 		}
-		return bus.OwnerPID(t, "org.gnome.Pomodoro") == p.PID()
 	})
 	obj := conn.Object("org.gnome.Pomodoro", "/org/gnome/Pomodoro")
 	if err := obj.Call("org.gnome.Pomodoro.Start", 0).Err; err != nil {
 		t.Fatalf("org.gnome.Pomodoro.Start: %v", err)
 	}
 	var all map[string]dbus.Variant
-	testenv.WaitUntil(t, 10*time.Second, "gnome-pomodoro to be in a pomodoro", func() bool {
-		err := obj.Call("org.freedesktop.DBus.Properties.GetAll", 0, "org.gnome.Pomodoro").Store(&all)
-		return err == nil && all["State"].Value() == "pomodoro"
+	testenv.WaitForValue(t, 10*time.Second, "gnome-pomodoro's State", "pomodoro", func() string {
+		if err := obj.Call("org.freedesktop.DBus.Properties.GetAll", 0, "org.gnome.Pomodoro").Store(&all); err != nil {
+			return "unread: " + err.Error()
+		}
+		return fmt.Sprint(all["State"].Value())
 	})
 	t.Logf("gnome-pomodoro %v, pid %d, on %s: GetAll(org.gnome.Pomodoro) = %v", all["Version"].Value(), p.PID(), x.Name, all)
 }

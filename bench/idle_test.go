@@ -74,10 +74,7 @@ func BenchmarkIdle(b *testing.B) {
 	if err := obj.Call("org.antidrift.Session1.Start", 0, "sit still", "nothing moved", uint64(4*3600), "block", []string{"Nothing"}).Store(&id); err != nil {
 		b.Fatal(err)
 	}
-	testenv.WaitUntil(b, 2*time.Minute, "the model to judge the focused window", func() bool {
-		v, err := obj.GetProperty("org.antidrift.Session1.Drift")
-		return err == nil && v.Value() == "on_task"
-	})
+	testenv.WaitForProp(b, 2*time.Minute, dj.Session(b), "Drift", "on_task") // the model judged the focused window
 	b.Run("state=active,judge=llm", func(b *testing.B) { idle(b, dj.PID(), floor) })
 }
 
@@ -96,6 +93,19 @@ func configHome(b testing.TB, extra string) string {
 	return "XDG_CONFIG_HOME=" + home
 }
 
+// waitOwner waits until pid owns name on bus; a failure names the pid it
+// last saw owning it (0: none). exited, when not nil, fails the benchmark
+// when the process has gone.
+func waitOwner(t testing.TB, bus *testenv.Bus, name string, pid int, exited func()) {
+	t.Helper()
+	testenv.WaitForValue(t, 30*time.Second, "the pid owning "+name, pid, func() int {
+		if exited != nil {
+			exited()
+		}
+		return bus.OwnerPID(t, name)
+	})
+}
+
 // startFloord starts floord on bus with env added (DISPLAY= for its X
 // connection; without it, it holds the bus connection alone), waits until
 // it owns its name and returns its pid. It is stopped at cleanup.
@@ -108,9 +118,7 @@ func startFloord(b *testing.B, bus *testenv.Bus, env ...string) int {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { floor.Process.Signal(syscall.SIGTERM); floor.Wait() })
-	testenv.WaitUntil(b, 30*time.Second, "floord to own its name", func() bool {
-		return bus.OwnerPID(b, "org.antidrift.BenchFloor") == floor.Process.Pid
-	})
+	waitOwner(b, bus, "org.antidrift.BenchFloor", floor.Process.Pid, nil)
 	return floor.Process.Pid
 }
 

@@ -61,9 +61,7 @@ func BenchmarkMethodRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer func() { floor.Process.Signal(syscall.SIGTERM); floor.Wait() }()
-		testenv.WaitUntil(b, 30*time.Second, "floord to own its name", func() bool {
-			return bus.OwnerPID(b, "org.antidrift.BenchFloor") == floor.Process.Pid
-		})
+		waitOwner(b, bus, "org.antidrift.BenchFloor", floor.Process.Pid, nil)
 		fobj := conn.Object("org.antidrift.BenchFloor", "/org/antidrift/BenchFloor")
 		paced(b, floor.Process.Pid, func(int) (string, error) {
 			return "Ping", fobj.Call("org.antidrift.BenchFloor.Ping", 0).Err

@@ -57,14 +57,14 @@ func TestSoakFocusCost(t *testing.T) {
 	browser := startChromium(t, sw, page)
 	ipc := dialSway(t, sw.SwaySock)
 	apps := []string{"Editor", "chromium", "Terminal", "chromium"}
-	testenv.WaitUntil(t, 60*time.Second, "the foot windows and Chromium to take focus", func() bool {
+	testenv.WaitFor(t, 60*time.Second, "the foot windows and Chromium to take focus", func() error {
 		for _, a := range apps {
-			if ipc.focus(a) != nil {
-				return false
+			if err := ipc.focus(a); err != nil {
+				return err
 			}
 		}
-		return true
-	})
+		return nil
+	}, func(err error) bool { return err == nil })
 
 	bus := testenv.StartBus(t)
 	state := filepath.Join(t.TempDir(), "state")

@@ -41,9 +41,12 @@ func BenchmarkSwayFocus(b *testing.B) {
 	sw.Foot(b, apps[0], "bench window A")
 	sw.Foot(b, apps[1], "bench window B")
 	ipc := dialSway(b, sw.SwaySock)
-	testenv.WaitUntil(b, 30*time.Second, "both foot windows", func() bool {
-		return ipc.focus(apps[1]) == nil && ipc.focus(apps[0]) == nil
-	})
+	testenv.WaitFor(b, 30*time.Second, "both foot windows to take focus", func() error {
+		if err := ipc.focus(apps[1]); err != nil {
+			return err
+		}
+		return ipc.focus(apps[0])
+	}, func(err error) bool { return err == nil })
 	// swaymsg flushes its stdout after each event (stdbuf only makes sure
 	// of it) and prints nothing for the subscription itself: it listens
 	// once it has printed a focus change.

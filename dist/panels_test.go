@@ -2,6 +2,7 @@ package dist
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -42,6 +43,28 @@ func waitChangeDigests(home string) []string {
 		}
 	}
 	return out
+}
+
+// heldDigests is the daemon's status digest and the digests the applet's
+// followers hold, as a failure to follow shows them.
+type heldDigests struct {
+	status string
+	held   []string
+}
+
+// following is how many followers hold the status's digest.
+func (h heldDigests) following() int {
+	n := 0
+	for _, d := range h.held {
+		if d == h.status {
+			n++
+		}
+	}
+	return n
+}
+
+func (h heldDigests) String() string {
+	return fmt.Sprintf("the status's digest %s, followers holding %q", h.status, h.held)
 }
 
 // qmlErrors are the lines of a Plasma log that say a QML file failed.
@@ -93,16 +116,17 @@ func testPlasmaApplet(t *testing.T, rel testenv.Release) {
 	// on plasmashell's PATH: the applet looks there itself.
 	installCLI(t, dir)
 	applet := startApplet(t, r, dir, env)
-	testenv.WaitUntil(t, time.Minute, "plasmawindowed's window on KWin", func() bool {
+	testenv.WaitFor(t, time.Minute, "plasmawindowed's window among KWin's", func() []string {
 		if applet.Exited() {
 			t.Fatalf("plasmawindowed exited\n%s", applet.Output())
 		}
+		var apps []string
 		for _, w := range k.Windows(t) {
-			if strings.Contains(w.AppID, "plasmawindowed") {
-				return true
-			}
+			apps = append(apps, w.AppID)
 		}
-		return false
+		return apps
+	}, func(apps []string) bool {
+		return slices.ContainsFunc(apps, func(a string) bool { return strings.Contains(a, "plasmawindowed") })
 	})
 
 	// The applet follows the daemon: the digest it waits on is the
@@ -116,24 +140,17 @@ func testPlasmaApplet(t *testing.T, rel testenv.Release) {
 			}
 			return
 		}
-		testenv.WaitUntil(t, time.Minute, "the applet to hold the "+what+" status", func() bool {
-			want, n := statusDigest(t, bus), 0
-			for _, d := range waitChangeDigests(dir) {
-				if d == want {
-					n++
-				}
-			}
-			return n == followers
+		testenv.WaitFor(t, time.Minute, fmt.Sprintf("the applet to hold the %s status (%d following)", what, followers), func() heldDigests {
+			return heldDigests{status: statusDigest(t, bus), held: waitChangeDigests(dir)}
+		}, func(h heldDigests) bool {
+			return h.following() == followers
 		})
 	}
 	follows("locked", 1)
 	k.Window(t, "org.kde.kate", "intro.md — Kate") // on task: the session allows it
-	conn := bus.Dial(t)
+	s := bus.Session(t)
 	var id string
-	if err := conn.Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Start", 0,
-		"write the intro", "the intro is committed", uint64(1500), "block", []string{"org.kde.kate", "org.kde.konsole"}).Store(&id); err != nil {
-		t.Fatal(err)
-	}
+	s.Call(t, "Start", testenv.Args("write the intro", "the intro is committed", uint64(1500), "block", []string{"org.kde.kate", "org.kde.konsole"}), &id)
 	follows("active", 1)
 	if bad := qmlErrors.FindAllString(applet.Output(), -1); len(bad) > 0 {
 		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
@@ -201,20 +218,17 @@ func testPlasmaApplet(t *testing.T, rel testenv.Release) {
 		}
 	}
 	click(row[2], row[len(row)-1]) // the third button: +10 min
-	testenv.WaitUntil(t, time.Minute, "+10 min to extend the session", func() bool {
-		return strings.Contains(prop(t, bus, "TimeboxSeconds"), "2100")
-	})
+	// +10 min extends the session's 1500 s by 600.
+	testenv.WaitForProp(t, time.Minute, s, "TimeboxSeconds", uint64(2100))
 	click(row[0], row[len(row)-1]) // the first: Complete
-	testenv.WaitUntil(t, time.Minute, "Complete to end the active phase", func() bool {
-		return strings.Contains(prop(t, bus, "State"), "review")
-	})
+	testenv.WaitForProp(t, time.Minute, s, "State", "review")
 	// The applet follows: in place of the active session's four enabled
 	// steps it draws the review's one (End & seal; +10 min is shown, but
 	// not permitted now, so not drawn as a button one can press).
 	review := filepath.Join(shots, "plasma-applet-review.png")
-	testenv.WaitUntil(t, time.Minute, "the applet to draw the review's one enabled button", func() bool {
+	testenv.WaitForValue(t, time.Minute, "the enabled buttons the applet draws for the review", 1, func() int {
 		x.Screenshot(t, review, uint32(window))
-		return len(buttonRow(t, review, 1, white)) == 2
+		return max(0, len(buttonRow(t, review, 1, white))-1)
 	})
 	if bad := qmlErrors.FindAllString(onX.Output(), -1); len(bad) > 0 {
 		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
@@ -242,17 +256,17 @@ func startApplet(t *testing.T, r *testenv.Rootfs, dir string, env []string) *tes
 func appletWindow(t *testing.T, x *testenv.Display, p *testenv.Process, minWidth int) uint64 {
 	t.Helper()
 	var window uint64
-	testenv.WaitUntil(t, time.Minute, "the applet's window on X", func() bool {
+	testenv.WaitFor(t, time.Minute, fmt.Sprintf("the applet's window on X to be at least %d wide", minWidth), func() int {
 		if p.Exited() {
 			t.Fatalf("plasmawindowed on X exited\n%s", p.Output())
 		}
 		out, err := x.Run(t, "xdotool", "search", "--onlyvisible", "--class", "plasmawindowed")
 		fields := strings.Fields(out)
 		if err != nil || len(fields) == 0 {
-			return false
+			return 0
 		}
 		if window, err = strconv.ParseUint(fields[0], 10, 32); err != nil {
-			return false
+			return 0
 		}
 		geo, err := x.Run(t, "xdotool", "getwindowgeometry", "--shell", fields[0])
 		m := regexp.MustCompile(`WIDTH=(\d+)`).FindStringSubmatch(geo)
@@ -260,8 +274,8 @@ func appletWindow(t *testing.T, x *testenv.Display, p *testenv.Process, minWidth
 		if err == nil && m != nil {
 			width, _ = strconv.Atoi(m[1])
 		}
-		return width >= minWidth
-	})
+		return width
+	}, func(width int) bool { return width >= minWidth })
 	return window
 }
 
@@ -271,7 +285,7 @@ func appletWindow(t *testing.T, x *testenv.Display, p *testenv.Process, minWidth
 func photograph(t *testing.T, x *testenv.Display, p *testenv.Process, window uint64, shot string, buttons int, button func(r, g, b uint32) bool) []int {
 	t.Helper()
 	var row []int
-	testenv.WaitUntil(t, time.Minute, "the applet to draw its buttons", func() bool {
+	testenv.WaitUntil(t, time.Minute, fmt.Sprintf("the applet to draw a row of %d buttons", buttons), func() bool {
 		x.Screenshot(t, shot, uint32(window))
 		row = buttonRow(t, shot, buttons, button)
 		return row != nil
@@ -357,16 +371,6 @@ func installCLI(t *testing.T, dir string) {
 	if err := os.WriteFile(filepath.Join(bin, "antidrift"), cli, 0o755); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// prop reads one property of the daemon with busctl.
-func prop(t *testing.T, bus *testenv.Bus, name string) string {
-	t.Helper()
-	out, err := bus.Run(t, "busctl", "--user", "get-property", "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // statusDigest is what `antidrift status --wait-change` calls the daemon's

@@ -28,14 +28,22 @@ func roomyWindow(t *testing.T, x *testenv.Display, applet *testenv.Process, widt
 	// Painted at its new size: the window's background, not the white of
 	// nothing drawn yet, reaches its far corner.
 	shot := filepath.Join(t.TempDir(), "resized.png")
-	testenv.WaitUntil(t, time.Minute, "the applet to paint its window at its new size", func() bool {
+	testenv.WaitFor(t, time.Minute, fmt.Sprintf("the applet to paint its window at its new size (%d wide, its far corner not white)", width), func() painted {
 		x.Screenshot(t, shot, uint32(window))
 		img := testenv.DecodePNG(t, shot)
 		r, g, b, _ := img.At(img.Bounds().Max.X-1, img.Bounds().Max.Y-1).RGBA()
-		return img.Bounds().Dx() == width && !white(r>>8, g>>8, b>>8)
-	})
+		return painted{width: img.Bounds().Dx(), corner: [3]uint32{r >> 8, g >> 8, b >> 8}}
+	}, func(p painted) bool { return p.width == width && !white(p.corner[0], p.corner[1], p.corner[2]) })
 	return window
 }
+
+// painted is a screenshot's width and the colour of its far corner.
+type painted struct {
+	width  int
+	corner [3]uint32
+}
+
+func (p painted) String() string { return fmt.Sprintf("%d wide, far corner %v", p.width, p.corner) }
 
 // showing picks what a screen reader's review of the window reaches: nodes
 // that are showing, whose role is role.
@@ -104,9 +112,9 @@ func testPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T, rel testenv.Releas
 	a11y.Press(t, again)
 	a11y.WaitForNode(t, "plasmawindowed", "the applet following the daemon (a session can be started)",
 		showing("push button", named("Start a session…")))
-	testenv.WaitUntil(t, time.Minute, "the applet to wait on the daemon's status", func() bool {
-		return slices.Contains(waitChangeDigests(dir), statusDigest(t, bus))
-	})
+	testenv.WaitFor(t, time.Minute, "the applet to wait on the daemon's status", func() heldDigests {
+		return heldDigests{status: statusDigest(t, bus), held: waitChangeDigests(dir)}
+	}, func(h heldDigests) bool { return h.following() > 0 })
 }
 
 // controlRoles are the AT-SPI roles of the controls a person operates.
@@ -174,9 +182,7 @@ func tabOrder(t *testing.T, a11y *testenv.Accessibility, x *testenv.Display, win
 		if _, err := x.Run(t, "xdotool", "key", "--window", fmt.Sprint(window), "Tab"); err != nil {
 			t.Fatal(err)
 		}
-		var now string
-		testenv.WaitUntil(t, 10*time.Second, "Tab to move the focus", func() bool {
-			now = focused()
+		now := testenv.WaitFor(t, 10*time.Second, fmt.Sprintf("Tab to move the focus on from %q", before), focused, func(now string) bool {
 			return now != "" && now != before
 		})
 		if slices.Contains(order, now) {
@@ -233,11 +239,10 @@ func testPlasmaAppletWithAScreenReader(t *testing.T, rel testenv.Release) {
 	a11y.Type(t, done[0], "the intro is committed")
 	a11y.Type(t, apps[0], "xterm")
 	a11y.Press(t, send[0])
-	testenv.WaitUntil(t, time.Minute, "the session the form started", func() bool {
-		return strings.Contains(prop(t, bus, "State"), "active")
-	})
-	if got := prop(t, bus, "NextAction"); !strings.Contains(got, "write the intro") {
-		t.Errorf("the session's next action is %s, want what was typed", got)
+	s := bus.Session(t)
+	testenv.WaitForProp(t, time.Minute, s, "State", "active") // the session the form started
+	if got, want := s.String(t, "NextAction"), "write the intro"; !strings.Contains(got, want) {
+		t.Errorf("the session's next action: got %q, want what was typed, %q", got, want)
 	}
 
 	abandon, tree := a11y.WaitForNode(t, "plasmawindowed", "Abandon… in the session", showing("push button", named("Abandon…")))
@@ -247,7 +252,7 @@ func testPlasmaAppletWithAScreenReader(t *testing.T, rel testenv.Release) {
 	checkReadable(t, "asking why", tree)
 	a11y.Type(t, reason, "a fire drill")
 	a11y.Press(t, tree.Find(showing("push button", named("Abandon")))[0])
-	testenv.WaitUntil(t, time.Minute, "Abandon to end the session", func() bool {
-		return !strings.Contains(prop(t, bus, "State"), "active")
-	})
+	testenv.WaitFor(t, time.Minute, "Abandon to end the session (State no longer \"active\")", func() string {
+		return s.String(t, "State")
+	}, func(state string) bool { return state != "active" })
 }

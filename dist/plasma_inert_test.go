@@ -70,13 +70,11 @@ func testPlasmaAppletOnKWinFetchesNothingATitleNames(t *testing.T, rel testenv.R
 	k.Window(t, "org.example.Browser", title)
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"),
 		"WAYLAND_DISPLAY="+k.Socket, "XDG_RUNTIME_DIR="+k.RuntimeDir)
-	testenv.WaitUntil(t, time.Minute, "the daemon to see the browser's title", func() bool {
-		return strings.Contains(prop(t, bus, "CurrentTitle"), "0x7f000001")
-	})
-	if err := bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Start", 0,
-		next, done, uint64(1500), "observe", []string{"org.kde.kate"}).Err; err != nil {
-		t.Fatal(err)
-	}
+	s := bus.Session(t)
+	testenv.WaitFor(t, time.Minute, "the daemon to see the browser's title (CurrentTitle naming 0x7f000001)", func() string {
+		return s.String(t, "CurrentTitle")
+	}, func(title string) bool { return strings.Contains(title, "0x7f000001") })
+	s.Call(t, "Start", testenv.Args(next, done, uint64(1500), "observe", []string{"org.kde.kate"}), new(string))
 	a11y := testenv.StartAccessibility(t, bus, k.RuntimeDir)
 	dir, env := plasmaHome(t, r, bus, k.RuntimeDir, "WAYLAND_DISPLAY="+k.Socket, "QT_QPA_PLATFORM=wayland")
 	installCLI(t, dir)
@@ -120,12 +118,7 @@ func testPlasmaAppletShowsMarkupAsText(t *testing.T, rel testenv.Release) {
 	browser := x.XTerm(t, "Browser", title)
 	x.Activate(t, browser)
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
-	conn := bus.Dial(t)
-	var id string
-	if err := conn.Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Start", 0,
-		next, done, uint64(1500), "observe", []string{"Editor"}).Store(&id); err != nil {
-		t.Fatal(err)
-	}
+	bus.Session(t).Call(t, "Start", testenv.Args(next, done, uint64(1500), "observe", []string{"Editor"}), new(string))
 
 	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
 	installCLI(t, dir)

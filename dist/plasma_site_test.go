@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +21,11 @@ func TestPlasmaAppletShowsTheSite(t *testing.T) {
 	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletShowsTheSite)
 }
 
+// front is the window the daemon sees in front, as a failure shows it.
+type front struct{ class, title string }
+
+func (f front) String() string { return fmt.Sprintf("class %q, title %q", f.class, f.title) }
+
 func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	r := needPlasma(t, rel)
 	bus := testenv.StartBus(t)
@@ -32,11 +38,8 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	browser := x.XTerm(t, "firefox", "Mozilla Firefox")
 	x.SetTitle(t, browser, "Tabs, not windows #3 — Mozilla Firefox")
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
-	obj := bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1")
-	if err := obj.Call("org.antidrift.Session1.Start", 0,
-		"review the tabs pull request", "it is approved", uint64(1500), "observe", []string{"firefox"}).Err; err != nil {
-		t.Fatal(err)
-	}
+	s := bus.Session(t)
+	s.Call(t, "Start", testenv.Args("review the tabs pull request", "it is approved", uint64(1500), "observe", []string{"firefox"}), new(string))
 
 	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
 	installCLI(t, dir)
@@ -45,10 +48,9 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	// The browser in front again (the applet's window took the focus), as
 	// the daemon sees it.
 	x.Activate(t, browser)
-	testenv.WaitUntil(t, time.Minute, "the daemon to see the browser in front", func() bool {
-		return strings.Contains(prop(t, bus, "CurrentClass"), `"firefox"`) &&
-			strings.Contains(prop(t, bus, "CurrentTitle"), "Tabs, not windows")
-	})
+	testenv.WaitFor(t, time.Minute, `the daemon to see the browser in front (class "firefox", a title naming "Tabs, not windows")`, func() front {
+		return front{class: s.String(t, "CurrentClass"), title: s.String(t, "CurrentTitle")}
+	}, func(f front) bool { return f.class == "firefox" && strings.Contains(f.title, "Tabs, not windows") })
 
 	// Anything the popup shows that names a page: the one it should, the
 	// query or fragment it must not, or the page that does not fit.
@@ -84,12 +86,10 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	// after a later change (the session extended by 10 minutes, over the
 	// bus) is what it shows after the report.
 	report("https://www.youtube.com/watch?v=dQw4w9WgXcQ", "Cat videos - YouTube")
-	if got := prop(t, bus, "CurrentSite"); !strings.Contains(got, `"`+site+`"`) {
-		t.Errorf("after a report that fits no window the daemon's CurrentSite is %s, want %q", got, site)
+	if got := s.String(t, "CurrentSite"); got != site {
+		t.Errorf("the daemon's CurrentSite after a report that fits no window: got %q, want %q", got, site)
 	}
-	if err := obj.Call("org.antidrift.Session1.Extend", 0, uint64(600)).Err; err != nil {
-		t.Fatal(err)
-	}
+	s.Call(t, "Extend", testenv.Args(uint64(600)))
 	_, tree = a11y.WaitForNode(t, "plasmawindowed", "the applet showing the extended session", showing("label", func(s string) bool { return strings.HasSuffix(s, " left of 35m") }))
 	if len(tree.Find(showing("label", named(site)))) == 0 {
 		t.Errorf("after a report that fits no window the popup no longer shows %q:\n%s", site, tree)

@@ -89,19 +89,18 @@ func TestJudgeReachesLoopbackModelFromTheUnit(t *testing.T) {
 			must(t, m, "mkdir", "-p", testenv.MachineHome+"/.config/antidrift")
 			m.WriteFile(t, testenv.MachineHome+"/.config/antidrift/config.toml", []byte(body), 0o600, testenv.MachineUID)
 		}
-		prop := func(name string) string {
-			out, _ := m.User(cmdWait, "busctl", "--user", "get-property", "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1", name)
-			return strings.TrimSpace(out)
-		}
+		reason := func() string { r, _ := readProp[string](m, "DriftReason"); return r }
 
 		config(fmt.Sprintf("http://127.0.0.1:%d/v1", srv.port), false)
 		startSession(t, m)
 		deadline := time.Now().Add(wait)
-		for !strings.Contains(prop("DriftReason"), modelReason) {
+		for !strings.Contains(reason(), modelReason) {
 			if time.Now().After(deadline) {
 				_, raw := journalEntries(t, m)
-				t.Fatalf("no model verdict after %v: DriftReason %s, CurrentClass %s, Problems %s, server asked by %v; journal:\n%s",
-					wait, prop("DriftReason"), prop("CurrentClass"), prop("Problems"), srv.callers, tail(raw))
+				class, _ := readProp[string](m, "CurrentClass")
+				problems, _ := readProp[[]string](m, "Problems")
+				t.Fatalf("no model verdict after %v: DriftReason: got %q, want it to hold %q; CurrentClass %q, Problems %q, server asked by %v; journal:\n%s",
+					wait, reason(), modelReason, class, problems, srv.callers, tail(raw))
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
@@ -116,8 +115,8 @@ func TestJudgeReachesLoopbackModelFromTheUnit(t *testing.T) {
 		remote := fmt.Sprintf("http://%s:%d/v1", ip, srv.port)
 		config(remote, false)
 		must(t, m, "systemctl", "--user", "restart", "antidrift")
-		if p := prop("Problems"); !strings.Contains(p, "not on this machine") {
-			t.Fatalf("a non-loopback endpoint without allow_remote is not named in Problems: %s", p)
+		if p := prop[[]string](t, m, "Problems"); !strings.Contains(strings.Join(p, "\n"), "not on this machine") {
+			t.Fatalf("Problems with a non-loopback endpoint and no allow_remote: got %q, want one saying it is not on this machine", p)
 		}
 		if srv.asked(ip) {
 			t.Fatalf("the judge sent a window to %s without allow_remote", remote)

@@ -73,15 +73,15 @@ func TestUpgradeRemovePurgeKeepTheUsersData(t *testing.T) {
 			t.Fatalf("upgrading: %v\n%s", err, out)
 		}
 		if v := must(t, m, "dpkg-query", "-W", "-f", "${Version}", "antidrift"); !strings.HasSuffix(v, "+upgrade1") {
-			t.Fatalf("installed version after the upgrade: %s", v)
+			t.Fatalf("the installed version after the upgrade: got %s, want one ending +upgrade1", v)
 		}
 		keeps := func(when string) {
 			t.Helper()
-			if got := session(t, m, "get-property", "SessionId"); got != `s "`+id+`"` {
-				t.Fatalf("%s the session is %s, want %s", when, got, id)
+			if got := prop[string](t, m, "SessionId"); got != id {
+				t.Fatalf("SessionId %s: got %q, want %q", when, got, id)
 			}
-			if got := session(t, m, "get-property", "State"); got != `s "active"` {
-				t.Fatalf("%s the state is %s", when, got)
+			if got := prop[string](t, m, "State"); got != "active" {
+				t.Fatalf("State %s: got %q, want %q", when, got, "active")
 			}
 		}
 		keeps("after the upgrade")

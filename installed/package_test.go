@@ -1,6 +1,7 @@
 package installed
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -133,11 +134,41 @@ func session(t *testing.T, m *testenv.Machine, verb string, args ...string) stri
 	return must(t, m, append([]string{"busctl", "--user", verb, "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1"}, args...)...)
 }
 
+// prop is a property of the daemon's session object, decoded into a T.
+// The daemon's bus is user 1000's session bus inside the machine, which
+// the test process (root, in the host's namespaces) is not let onto: a
+// session bus admits only its own user. So it is read there, as the user
+// reads it, with busctl, whose JSON carries the value as D-Bus typed it.
+func prop[T any](t *testing.T, m *testenv.Machine, name string) T {
+	t.Helper()
+	v, err := readProp[T](m, name)
+	if err != nil {
+		t.Fatalf("%v\nmachine log:\n%s", err, tail(m.Log()))
+	}
+	return v
+}
+
+// readProp is prop, saying why it could not read name.
+func readProp[T any](m *testenv.Machine, name string) (T, error) {
+	var reply struct {
+		Type string `json:"type"`
+		Data T      `json:"data"`
+	}
+	out, err := m.User(cmdWait, "busctl", "--user", "--json=short", "get-property", "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1", name)
+	if err != nil {
+		return reply.Data, fmt.Errorf("reading %s: %v\n%s", name, err, out)
+	}
+	if err := json.Unmarshal([]byte(out), &reply); err != nil {
+		return reply.Data, fmt.Errorf("%s as busctl gave it, %q, is not a %T: %v", name, out, reply.Data, err)
+	}
+	return reply.Data, nil
+}
+
 // startSession starts a session through the CLI and returns its id.
 func startSession(t *testing.T, m *testenv.Machine) string {
 	t.Helper()
 	must(t, m, "antidrift", "start", "write the intro", "--done-when", "the intro is committed", "--for", "25m", "--allow", "Editor")
-	return strings.Trim(strings.TrimPrefix(session(t, m, "get-property", "SessionId"), "s "), `"`)
+	return prop[string](t, m, "SessionId")
 }
 
 func tail(s string) string {

@@ -27,13 +27,13 @@ func TestActivationThroughSystemd(t *testing.T) {
 			t.Errorf("antidriftd --version = %q, want %q", got, "antidriftd "+describe)
 		}
 		if state := unitProp(t, m, "ActiveState"); state != "inactive" {
-			t.Fatalf("antidrift.service is %s before anything called it", state)
+			t.Fatalf("antidrift.service before anything called it: got %s, want inactive", state)
 		}
-		if got := session(t, m, "get-property", "State"); got != `s "locked"` {
-			t.Fatalf("State of a freshly activated daemon: %s", got)
+		if got := prop[string](t, m, "State"); got != "locked" {
+			t.Fatalf("State of a freshly activated daemon: got %q, want %q", got, "locked")
 		}
 		if state := unitProp(t, m, "ActiveState"); state != "active" {
-			t.Fatalf("after the first call antidrift.service is %s, want active (activated through systemd)", state)
+			t.Fatalf("antidrift.service after the first call: got %s, want active (activated through systemd)", state)
 		}
 		owner := must(t, m, "busctl", "--user", "status", "--no-pager", "org.antidrift")
 		if pid := unitProp(t, m, "MainPID"); !regexp.MustCompile(`(?m)^PID=` + pid + `$`).MatchString(owner) {
@@ -48,9 +48,8 @@ func TestActivationThroughSystemd(t *testing.T) {
 			t.Fatalf("systemctl --user status shows no locked STATUS line:\n%s", s)
 		}
 		startSession(t, m)
-		testenv.WaitUntil(t, wait, "the STATUS line to show the running session", func() bool {
-			return strings.Contains(status(), "Status: \"active")
-		})
+		testenv.WaitFor(t, wait, `the STATUS line to show the running session (Status: "active…)`, statusLine(status),
+			func(line string) bool { return strings.Contains(line, "Status: \"active") })
 
 		must(t, m, "systemctl", "--user", "enable", "antidrift")
 		link := testenv.MachineHome + "/.config/systemd/user/graphical-session.target.wants/antidrift.service"
@@ -61,6 +60,26 @@ func TestActivationThroughSystemd(t *testing.T) {
 			t.Fatalf("is-enabled after enable: %s", got)
 		}
 	})
+}
+
+// statusLine is the Status: line of what status, systemctl --user status
+// of the unit, prints ("" when it prints none).
+func statusLine(status func() string) func() string {
+	return func() string {
+		for _, line := range strings.Split(status(), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "Status:") {
+				return strings.TrimSpace(line)
+			}
+		}
+		return ""
+	}
+}
+
+// unitState is what the user manager says of antidrift.service's process.
+type unitState struct{ mainPID, activeState string }
+
+func (u unitState) String() string {
+	return fmt.Sprintf("MainPID %s, ActiveState %s", u.mainPID, u.activeState)
 }
 
 // journalEntries is antidriftd's journal as journalctl --user -u antidrift
@@ -93,9 +112,9 @@ func TestJournalUnderTheUserManager(t *testing.T) {
 		m.ShareX(t, x)
 
 		id := startSession(t, m)
-		testenv.WaitUntil(t, wait, "the daemon under systemd to see the X window", func() bool {
-			out, _ := m.User(cmdWait, "busctl", "--user", "get-property", "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1", "CurrentTitle")
-			return strings.TrimSpace(out) == `s "`+secret+`"`
+		testenv.WaitForValue(t, wait, "the CurrentTitle of the daemon under systemd (the X window's)", secret, func() string {
+			title, _ := readProp[string](m, "CurrentTitle")
+			return title
 		})
 		session(t, m, "call", "Complete")
 		session(t, m, "call", "End")
@@ -155,22 +174,21 @@ func TestWatchdogAndCrashLoop(t *testing.T) {
 		id := startSession(t, m)
 		wedged := unitProp(t, m, "MainPID")
 		must(t, m, "systemctl", "--user", "kill", "--kill-whom=main", "--signal=SIGSTOP", "antidrift")
-		testenv.WaitUntil(t, wait, "the watchdog to restart the wedged daemon", func() bool {
-			pid := unitProp(t, m, "MainPID")
-			return pid != wedged && pid != "0" && unitProp(t, m, "ActiveState") == "active"
-		})
+		testenv.WaitFor(t, wait, "the watchdog to restart the wedged daemon "+wedged+" (an active unit with another MainPID)", func() unitState {
+			return unitState{mainPID: unitProp(t, m, "MainPID"), activeState: unitProp(t, m, "ActiveState")}
+		}, func(u unitState) bool { return u.mainPID != wedged && u.mainPID != "0" && u.activeState == "active" })
 		if got := unitProp(t, m, "NRestarts"); got != "1" {
-			t.Errorf("NRestarts after the watchdog = %s, want 1", got)
+			t.Errorf("NRestarts after the watchdog: got %s, want 1", got)
 		}
 		_, raw := journalEntries(t, m)
 		if !strings.Contains(raw, "Watchdog timeout") {
 			t.Errorf("the user's journal does not say the watchdog killed it:\n%s", tail(raw))
 		}
-		if got := session(t, m, "get-property", "SessionId"); got != `s "`+id+`"` {
-			t.Fatalf("after the watchdog restart the session is %s, want %s", got, id)
+		if got := prop[string](t, m, "SessionId"); got != id {
+			t.Fatalf("SessionId after the watchdog restart: got %q, want %q", got, id)
 		}
-		if got := session(t, m, "get-property", "State"); got != `s "active"` {
-			t.Fatalf("after the watchdog restart the state is %s", got)
+		if got := prop[string](t, m, "State"); got != "active" {
+			t.Fatalf("State after the watchdog restart: got %q, want %q", got, "active")
 		}
 
 		burst := unitProp(t, m, "StartLimitBurst")
@@ -198,7 +216,7 @@ func TestWatchdogAndCrashLoop(t *testing.T) {
 			t.Errorf("the crash loop stopped after %d starts, want StartLimitBurst=%s", starts, want)
 		}
 		if state := unitProp(t, m, "ActiveState"); state != "failed" {
-			t.Errorf("after the start limit antidrift.service is %s, want failed", state)
+			t.Errorf("antidrift.service after the start limit: got %s, want failed", state)
 		}
 		t.Logf("the crash loop stopped after %d starts (StartLimitBurst=%s)", starts, burst)
 	})
@@ -214,7 +232,7 @@ func TestSandboxInEffect(t *testing.T) {
 			t.Skipf("user namespaces do not work here even outside the unit: %v\n%s", err, out)
 		}
 		dropIn(t, m, "probe.conf", "[Service]\nExecStartPre=-/usr/bin/unshare --user /bin/true\n")
-		session(t, m, "get-property", "State")
+		prop[string](t, m, "State") // activates the daemon, and with it the probe
 		status := string(must(t, m, "cat", fmt.Sprintf("/proc/%s/status", unitProp(t, m, "MainPID"))))
 		for _, want := range []string{"NoNewPrivs:\t1", "Seccomp:\t2"} {
 			if !strings.Contains(status, want) {

@@ -107,7 +107,7 @@ func (p *plasma) last() service.Window {
 
 func (p *plasma) waitFor(t *testing.T, what string, ok func(service.Window) bool) {
 	t.Helper()
-	testenv.WaitUntil(t, wait, what, func() bool { return ok(p.last()) })
+	testenv.WaitForWindow(t, wait, what, p.last, ok)
 }
 
 func (p *plasma) waitWindow(t *testing.T, w *testenv.Window, title string) {

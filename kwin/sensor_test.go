@@ -22,7 +22,7 @@ func testSensorFollowsFocusAndTitlesOnKWin(t *testing.T, rel testenv.Release) {
 	editor := p.kwin.Window(t, "org.example.Editor", "main.go - editor")
 	p.waitWindow(t, editor, "main.go - editor")
 	if !validHandle(editor.ID) {
-		t.Fatalf("KWin's handle %q is not a UUID in braces", editor.ID)
+		t.Fatalf("KWin's handle: got %q, want a UUID in braces", editor.ID)
 	}
 	distraction := p.kwin.Window(t, "org.example.Distraction", "cat videos")
 	p.waitWindow(t, distraction, "cat videos")
@@ -32,7 +32,7 @@ func testSensorFollowsFocusAndTitlesOnKWin(t *testing.T, rel testenv.Release) {
 	p.waitWindow(t, editor, "other.go - editor")
 	// A title change of a window without focus is not news.
 	distraction.SetTitle(t, "more cat videos")
-	testenv.WaitUntil(t, wait, "KWin to see the new title", func() bool { return p.kwin.Info(t, distraction).Title == "more cat videos" })
+	testenv.WaitForValue(t, wait, "KWin's title of the distraction", "more cat videos", func() string { return p.kwin.Info(t, distraction).Title })
 	p.kwin.Activate(t, distraction)
 	p.waitWindow(t, distraction, "more cat videos")
 	p.mu.Lock()
@@ -75,7 +75,7 @@ func testSensorUnloadsItsScriptAtStop(t *testing.T, rel testenv.Release) {
 	p := startPlasma(t, rel)
 	p.waitReason(t, service.ReasonNoFocus)
 	if got := p.scriptFiles(t); strings.Join(got, " ") != focusFile {
-		t.Fatalf("the script directory while running: %v", got)
+		t.Fatalf("the script directory while running: got %q, want only %s", got, focusFile)
 	}
 	if !p.scriptLoaded(t, focusScript) {
 		t.Fatal("the script is not loaded while the sensor runs")
@@ -85,7 +85,7 @@ func testSensorUnloadsItsScriptAtStop(t *testing.T, rel testenv.Release) {
 		t.Fatal("the script is still loaded in KWin after Run returned")
 	}
 	if got := p.scriptFiles(t); len(got) != 0 {
-		t.Fatalf("the script directory after Run returned: %v", got)
+		t.Fatalf("the script directory after Run returned: got %q, want it empty", got)
 	}
 }
 
@@ -139,10 +139,10 @@ func testSensorWithoutARuntimeDirSaysWhy(t *testing.T, rel testenv.Release) {
 	select {
 	case w := <-got:
 		if w.Available || !strings.Contains(w.Reason, "XDG_RUNTIME_DIR is not set") {
-			t.Fatalf("reported %+v", w)
+			t.Fatalf("the sensor without a runtime dir: got %+v, want unavailable, saying XDG_RUNTIME_DIR is not set", w)
 		}
 	case <-time.After(wait):
-		t.Fatal("nothing reported")
+		t.Fatal("the sensor without a runtime dir: got no report, want one saying XDG_RUNTIME_DIR is not set")
 	}
 	if p.scriptLoaded(t, focusScript) {
 		t.Fatal("a script went into KWin")

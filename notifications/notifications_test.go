@@ -161,20 +161,32 @@ func (c *client) ourCalls(mon *testenv.Monitor, member string) []string {
 func (c *client) waitCall(t *testing.T, mon *testenv.Monitor, member string, n int) string {
 	t.Helper()
 	var found, prev string
-	testenv.WaitUntil(t, 10*time.Second, fmt.Sprintf("%s call #%d on the bus", member, n), func() bool {
+	testenv.WaitFor(t, 10*time.Second, fmt.Sprintf("%s call #%d on the bus, written whole", member, n), func() callsSeen {
 		out := mon.Output()
 		stable := out == prev && strings.HasSuffix(out, "\n")
 		prev = out
 		cs := calls(out, c.conn.Names()[0], member)
 		if len(cs) < n {
-			return false
+			return callsSeen{member: member, n: len(cs)}
 		}
 		found = cs[n-1]
 		// A block followed by another one is complete; the last one is once
 		// the output has stopped growing.
-		return !strings.HasSuffix(out, found) || stable
-	})
+		return callsSeen{member: member, n: len(cs), whole: !strings.HasSuffix(out, found) || stable}
+	}, func(c callsSeen) bool { return c.n >= n && c.whole })
 	return found
+}
+
+// callsSeen is how many calls of member dbus-monitor has shown, and
+// whether the one waited for is written whole.
+type callsSeen struct {
+	member string
+	n      int
+	whole  bool
+}
+
+func (c callsSeen) String() string {
+	return fmt.Sprintf("%d %s calls, the one waited for written whole: %v", c.n, c.member, c.whole)
 }
 
 // checkNotifyCall checks the arguments of a Notify call seen on the bus.
@@ -228,9 +240,7 @@ func displayed(t *testing.T, bus *testenv.Bus) int {
 
 func waitDisplayed(t *testing.T, bus *testenv.Bus, want int) {
 	t.Helper()
-	testenv.WaitUntil(t, 10*time.Second, fmt.Sprintf("dunst to display %d notification(s)", want), func() bool {
-		return displayed(t, bus) == want
-	})
+	testenv.WaitForValue(t, 10*time.Second, "the notifications dunst displays", want, func() int { return displayed(t, bus) })
 }
 
 func TestNotificationsWithDunst(t *testing.T) {
@@ -493,8 +503,8 @@ func TestActionsOnlyFromTheServer(t *testing.T) {
 		}
 	}
 	// Once the bus has passed them all on, the server's own signal follows.
-	testenv.WaitUntil(t, 10*time.Second, "the bus to pass on the forged signals", func() bool {
-		return strings.Count(mon.Output(), "member=ActionInvoked") == len(forged)
+	testenv.WaitForValue(t, 10*time.Second, "the ActionInvoked signals the bus passed on (the forged ones)", len(forged), func() int {
+		return strings.Count(mon.Output(), "member=ActionInvoked")
 	})
 	if err := server.conn.Emit(notificationsPath, actionInvoked, id, "refocus"); err != nil {
 		t.Fatal(err)

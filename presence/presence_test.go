@@ -93,7 +93,7 @@ func TestScreenSaverGetActiveAtStart(t *testing.T) {
 		bus := testenv.StartBus(t)
 		ss := startFakeScreenSaver(t, bus, freedesktopScreenSaver, false)
 		h := watchScreenSaverOn(t, bus)
-		testenv.WaitUntil(t, presenceWait, "GetActive", func() bool { return ss.asked.Load() > 0 })
+		testenv.WaitFor(t, presenceWait, "GetActive to be asked (times asked to be at least 1)", ss.asked.Load, func(n int32) bool { return n > 0 })
 		h.fence(t, ss.conn)
 		h.rec.none(t)
 	})
@@ -441,11 +441,11 @@ func (h *presenceHarness) countAnswer(msg *dbus.Message) {
 // here for the watcher's questions at start to be answered.
 func (h *presenceHarness) heardAnswers(t *testing.T, owner string, n int) {
 	t.Helper()
-	testenv.WaitUntil(t, presenceWait, fmt.Sprintf("the watcher to read %d answers from %s", n, owner), func() bool {
+	testenv.WaitFor(t, presenceWait, fmt.Sprintf("the watcher to read %d answers from %s", n, owner), func() int {
 		h.answersMu.Lock()
 		defer h.answersMu.Unlock()
-		return h.answers[owner] >= n
-	})
+		return h.answers[owner]
+	}, func(read int) bool { return read >= n })
 }
 
 // stopNow stops the watcher; from then on the recorder fails the test on

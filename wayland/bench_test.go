@@ -24,10 +24,13 @@ func BenchmarkSwayFocusReport(b *testing.B) {
 	sw.Foot(b, "Editor", "notes.txt")
 	sw.Foot(b, "Browser", "news")
 	apps := [2]string{"Editor", "Browser"}
-	testenv.WaitUntil(b, waitTimeout, "both windows", func() bool {
+	testenv.WaitFor(b, waitTimeout, "both windows to take focus", func() error {
 		ctx := context.Background()
-		return ipc.command(ctx, "[app_id=Editor] focus") == nil && ipc.command(ctx, "[app_id=Browser] focus") == nil
-	})
+		if err := ipc.command(ctx, "[app_id=Editor] focus"); err != nil {
+			return err
+		}
+		return ipc.command(ctx, "[app_id=Browser] focus")
+	}, func(err error) bool { return err == nil })
 	focus := func(i int) string {
 		app := apps[i%2]
 		if err := ipc.command(context.Background(), fmt.Sprintf("[app_id=%s] focus", app)); err != nil {

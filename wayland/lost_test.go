@@ -30,7 +30,7 @@ func testSwayLostAndBack(t *testing.T, rel testenv.Release) {
 	sw.Kill()
 	lost := w.waitFor(t, "unavailable after sway died", func(win service.Window) bool { return !win.Available })
 	if !strings.Contains(lost.Reason, "lost the Wayland compositor") {
-		t.Errorf("reason while sway is gone: %q", lost.Reason)
+		t.Errorf("reason while sway is gone: got %q, want it to say it lost the Wayland compositor", lost.Reason)
 	}
 	if g.Available() {
 		t.Error("the guard says it is available while sway is gone")
@@ -65,9 +65,9 @@ func TestGarbageFromTheCompositor(t *testing.T) {
 	w := runSensor(t, NewSensor(path, testenv.Logger()))
 	bad := w.waitFor(t, "unavailable evidence", func(win service.Window) bool { return win.Reason != "" })
 	if bad.Available || !strings.Contains(bad.Reason, "malformed") {
-		t.Errorf("after garbage: %+v, want unavailable, malformed", bad)
+		t.Errorf("after garbage: got %+v, want unavailable, malformed", bad)
 	}
-	testenv.WaitUntil(t, waitTimeout, "a second connection", func() bool { return accepted() >= 2 })
+	testenv.WaitFor(t, waitTimeout, "a second connection (connections accepted to be at least 2)", accepted, func(n int) bool { return n >= 2 })
 }
 
 // A compositor that accepts the connection and never answers is reported as
@@ -79,7 +79,7 @@ func TestSilentCompositor(t *testing.T) {
 	w := runSensor(t, s)
 	got := w.waitFor(t, "a report", func(win service.Window) bool { return win.Reason != "" })
 	if want := "the Wayland compositor at " + path + " does not answer; still waiting"; got.Available || got.Reason != want {
-		t.Errorf("silent compositor: %+v, want %q", got, want)
+		t.Errorf("silent compositor: got %+v, want unavailable, %q", got, want)
 	}
 }
 
@@ -89,7 +89,7 @@ func TestNoDisplay(t *testing.T) {
 	w := runSensor(t, NewSensor("", testenv.Logger()))
 	got := w.waitFor(t, "a report", func(win service.Window) bool { return win.Reason != "" })
 	if !strings.Contains(got.Reason, "WAYLAND_DISPLAY is not set") {
-		t.Errorf("no display: %+v", got)
+		t.Errorf("no display: got %+v, want it to say WAYLAND_DISPLAY is not set", got)
 	}
 	states := make(chan bool, 1)
 	runIdle(t, NewIdleWatcher("", time.Minute, testenv.Logger()), states)

@@ -87,8 +87,7 @@ func (w *watched) since(n int) []service.Window {
 // waitFor waits until the latest report satisfies ok, and returns it.
 func (w *watched) waitFor(t *testing.T, what string, ok func(service.Window) bool) service.Window {
 	t.Helper()
-	testenv.WaitUntil(t, waitTimeout, what, func() bool { return ok(w.last()) })
-	return w.last()
+	return testenv.WaitForWindow(t, waitTimeout, what, w.last, ok)
 }
 
 func (w *watched) waitClass(t *testing.T, class, title string) service.Window {
@@ -116,10 +115,10 @@ func testSwayReportsFocusAndTitles(t *testing.T, rel testenv.Release) {
 	sw.Foot(t, "Browser", "news")
 	browser := w.waitClass(t, "Browser", "news")
 	if editor.ID == browser.ID || editor.ID == "" {
-		t.Fatalf("handles: editor %q, browser %q", editor.ID, browser.ID)
+		t.Fatalf("handles: got editor %q, browser %q, want two different ones", editor.ID, browser.ID)
 	}
 	if browser.Instance != "" {
-		t.Errorf("Instance = %q, want empty (Wayland has only the app_id)", browser.Instance)
+		t.Errorf("the browser's Instance: got %q, want empty (Wayland has only the app_id)", browser.Instance)
 	}
 
 	// Focus moving from one window to another is one report: never the
@@ -128,7 +127,7 @@ func testSwayReportsFocusAndTitles(t *testing.T, rel testenv.Release) {
 	from := w.count()
 	sw.Msg(t, "[app_id=Editor] focus")
 	if again := w.waitClass(t, "Editor", "notes.txt"); again.ID != editor.ID {
-		t.Errorf("the editor's handle changed from %q to %q", editor.ID, again.ID)
+		t.Errorf("the editor's handle when it has focus again: got %q, want %q as before", again.ID, editor.ID)
 	}
 	if between := w.since(from); len(between) != 1 {
 		t.Errorf("a focus change was reported as %+v, want the editor alone", between)
@@ -214,7 +213,7 @@ func testSwayGuardHidesAndRestores(t *testing.T, rel testenv.Release) {
 		t.Fatalf("MinimizeWindow(focused browser): %v", err)
 	}
 	if v := view(t, sw, "Browser"); v.Visible || v.Scratchpad == "none" {
-		t.Fatalf("after MinimizeWindow the browser is %+v, want hidden in the scratchpad", v)
+		t.Fatalf("the browser after MinimizeWindow: got %+v, want hidden in the scratchpad", v)
 	}
 	w.waitClass(t, "Editor", "notes.txt")
 
@@ -222,7 +221,7 @@ func testSwayGuardHidesAndRestores(t *testing.T, rel testenv.Release) {
 		t.Fatalf("ActivateWindow(hidden browser): %v", err)
 	}
 	if v := view(t, sw, "Browser"); !v.Visible || !v.Focused || v.Type != "con" || v.Scratchpad != "none" {
-		t.Fatalf("after ActivateWindow the browser is %+v, want tiled, visible and focused as before", v)
+		t.Fatalf("the browser after ActivateWindow: got %+v, want tiled, visible and focused as before", v)
 	}
 	w.waitClass(t, "Browser", "news")
 
@@ -233,19 +232,19 @@ func testSwayGuardHidesAndRestores(t *testing.T, rel testenv.Release) {
 	}
 	w.waitClass(t, "Editor", "notes.txt")
 	if v := view(t, sw, "Editor"); !v.Focused {
-		t.Fatalf("after ActivateWindow(editor) the editor is %+v", v)
+		t.Fatalf("the editor after ActivateWindow(editor): got %+v, want it focused", v)
 	}
 	if err := g.MinimizeWindow(guardCtx(t), browser.ID); !errors.Is(err, service.ErrNotActive) {
 		t.Fatalf("MinimizeWindow(unfocused browser) = %v, want ErrNotActive", err)
 	}
 	if v := view(t, sw, "Browser"); !v.Visible || v.Scratchpad != "none" {
-		t.Fatalf("the unfocused browser was touched: %+v", v)
+		t.Fatalf("the unfocused browser after MinimizeWindow: got %+v, want it untouched (visible, in no scratchpad)", v)
 	}
 
 	// Handles that are not this connection's are refused.
 	for _, h := range []string{"0x1234", "wl:0:" + strings.TrimPrefix(browser.ID, "wl:1:")} {
 		if err := g.MinimizeWindow(guardCtx(t), h); err == nil {
-			t.Errorf("MinimizeWindow(%q) = nil", h)
+			t.Errorf("MinimizeWindow(%q): got nil, want a refusal of a handle not this connection's", h)
 		}
 	}
 }

@@ -303,6 +303,24 @@ func newGuard(t *testing.T, display string) *Guard {
 	return g
 }
 
+// windowState is what the X server says of window id and of the active
+// window, as a wait for the guard's work shows it.
+type windowState struct {
+	id         uint32
+	active     uint32 // _NET_ACTIVE_WINDOW
+	wmState    string // WM_STATE
+	netWMState []string
+}
+
+func stateOf(t *testing.T, d *testenv.Display, id uint32) windowState {
+	t.Helper()
+	return windowState{id: id, active: d.ActiveWindow(t), wmState: d.WMState(t, id), netWMState: d.NetWMState(t, id)}
+}
+
+func (s windowState) String() string {
+	return fmt.Sprintf("window %#x: WM_STATE %s, _NET_WM_STATE %v; the active window %#x", s.id, s.wmState, s.netWMState, s.active)
+}
+
 func TestGuardMinimizeAndActivate(t *testing.T) {
 	testenv.EachRelease(t, testenv.XWMReleases, testGuardMinimizeAndActivate)
 }
@@ -314,7 +332,7 @@ func testGuardMinimizeAndActivate(t *testing.T, rel testenv.Release) {
 	distraction := d.XTerm(t, "Distraction", "distraction")
 	g := newGuard(t, d.Name)
 	if !g.Available() {
-		t.Fatal("Available() = false on a running display")
+		t.Fatal("Available() on a running display: got false, want true")
 	}
 	d.Activate(t, distraction)
 
@@ -323,31 +341,29 @@ func testGuardMinimizeAndActivate(t *testing.T, rel testenv.Release) {
 		t.Errorf("MinimizeWindow(inactive) = %v, want ErrNotActive", err)
 	}
 	if st := d.WMState(t, editor); st != "Normal" {
-		t.Errorf("inactive window's WM_STATE = %s after a refused minimize, want Normal", st)
+		t.Errorf("the inactive window's WM_STATE after a refused minimize: got %s, want Normal", st)
 	}
 
 	// The active window: iconified.
 	if err := g.MinimizeWindow(callCtx(t), xh(distraction)); err != nil {
 		t.Fatalf("MinimizeWindow(active) = %v", err)
 	}
-	testenv.WaitUntil(t, waitTimeout, "the distraction to be iconic and hidden", func() bool {
-		return d.WMState(t, distraction) == "Iconic" &&
-			slices.Contains(d.NetWMState(t, distraction), "_NET_WM_STATE_HIDDEN")
-	})
+	testenv.WaitFor(t, waitTimeout, "the distraction to be iconic and hidden", func() windowState { return stateOf(t, d, distraction) },
+		func(s windowState) bool {
+			return s.wmState == "Iconic" && slices.Contains(s.netWMState, "_NET_WM_STATE_HIDDEN")
+		})
 
 	// Activate brings a window forward, even an iconified one.
 	if err := g.ActivateWindow(callCtx(t), xh(editor)); err != nil {
 		t.Fatalf("ActivateWindow(editor) = %v", err)
 	}
-	testenv.WaitUntil(t, waitTimeout, "the editor to be active", func() bool {
-		return d.ActiveWindow(t) == editor
-	})
+	testenv.WaitFor(t, waitTimeout, "the editor to be active", func() windowState { return stateOf(t, d, editor) },
+		func(s windowState) bool { return s.active == editor })
 	if err := g.ActivateWindow(callCtx(t), xh(distraction)); err != nil {
 		t.Fatalf("ActivateWindow(iconified) = %v", err)
 	}
-	testenv.WaitUntil(t, waitTimeout, "the iconified distraction to be active and normal", func() bool {
-		return d.ActiveWindow(t) == distraction && d.WMState(t, distraction) == "Normal"
-	})
+	testenv.WaitFor(t, waitTimeout, "the iconified distraction to be active and normal", func() windowState { return stateOf(t, d, distraction) },
+		func(s windowState) bool { return s.active == distraction && s.wmState == "Normal" })
 
 	// A destroyed window.
 	if _, err := d.Run(t, "xdotool", "windowkill", fmt.Sprint(distraction)); err != nil {
@@ -424,9 +440,7 @@ func TestGuardSurvivesXServerRestart(t *testing.T) {
 	if err := g.MinimizeWindow(callCtx(t), xh(w)); err != nil {
 		t.Fatalf("MinimizeWindow after the X server restarted = %v", err)
 	}
-	testenv.WaitUntil(t, waitTimeout, "the window to be iconic", func() bool {
-		return d.WMState(t, w) == "Iconic"
-	})
+	testenv.WaitForValue(t, waitTimeout, "the window's WM_STATE", "Iconic", func() string { return d.WMState(t, w) })
 }
 
 func TestGuardClosed(t *testing.T) {

@@ -16,10 +16,10 @@ func TestGnomeShellFocusesNativeWindows(t *testing.T) {
 		w := g.OpenWindow(t, "org.antidrift.TestOne", "first title", "second title")
 		title := "global.display.focus_window.get_title()"
 		if got := g.EvalString(t, title); got != "first title" {
-			t.Fatalf("focused window's title %q", got)
+			t.Fatalf("the focused window's title: got %q, want %q", got, "first title")
 		}
 		w.NextTitle(t)
-		WaitUntil(t, readyTimeout, "the title to change", func() bool { return g.EvalString(t, title) == "second title" })
+		WaitForValue(t, readyTimeout, "the focused window's title", "second title", func() string { return g.EvalString(t, title) })
 		png := filepath.Join(t.TempDir(), "desktop.png")
 		g.Screenshot(t, png)
 		b, err := os.ReadFile(png)
@@ -28,11 +28,11 @@ func TestGnomeShellFocusesNativeWindows(t *testing.T) {
 		}
 		g.AttachKeyboard(t)
 		g.MovePointer(t, 640, 400)
-		WaitUntil(t, readyTimeout, "the pointer at 640,400", func() bool {
-			return g.EvalString(t, "String(global.get_pointer().slice(0, 2))") == "640,400"
+		WaitForValue(t, readyTimeout, "the pointer's position", "640,400", func() string {
+			return g.EvalString(t, "String(global.get_pointer().slice(0, 2))")
 		})
 		if got := g.EvalString(t, "String(Main.overview.visible)"); got != "false" {
-			t.Fatalf("moving the pointer opened the Overview (visible %s)", got)
+			t.Fatalf("Main.overview.visible after moving the pointer: got %s, want false (the hot corner opened the Overview)", got)
 		}
 	})
 }

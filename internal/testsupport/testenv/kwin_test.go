@@ -16,14 +16,14 @@ func testKWinRunsNativeWindows(t *testing.T, rel Release) {
 	a := k.Window(t, "org.example.A", "first")
 	b := k.Window(t, "org.example.B", "second")
 	if a.ID == b.ID || a.ID == "" {
-		t.Fatalf("window ids %q and %q", a.ID, b.ID)
+		t.Fatalf("window ids: got %q and %q, want two different ones", a.ID, b.ID)
 	}
 	k.Activate(t, a)
 	if k.Info(t, b).Active {
 		t.Fatal("two windows are active")
 	}
 	b.SetTitle(t, "second, renamed")
-	WaitUntil(t, readyTimeout, "the new title in KWin", func() bool { return k.Info(t, b).Title == "second, renamed" })
+	WaitForValue(t, readyTimeout, "KWin's title of the second window", "second, renamed", func() string { return k.Info(t, b).Title })
 	k.Activate(t, b)
 	if k.Info(t, a).Active {
 		t.Fatal("activation did not move focus away")
@@ -32,6 +32,6 @@ func testKWinRunsNativeWindows(t *testing.T, rel Release) {
 	k.Kill(t)
 	k.Start(t)
 	if ws := k.Windows(t); len(ws) != 0 {
-		t.Fatalf("a fresh KWin lists %+v", ws)
+		t.Fatalf("a fresh KWin's windows: got %+v, want none", ws)
 	}
 }

@@ -206,10 +206,9 @@ func TestDisplay(t *testing.T) {
 	if _, err := d.Run(t, "xdotool", "windowminimize", "--sync", fmt.Sprint(a)); err != nil {
 		t.Fatal(err)
 	}
-	WaitUntil(t, 10*time.Second, "minimized xterm to become Iconic", func() bool { return d.WMState(t, a) == "Iconic" })
-	WaitUntil(t, 10*time.Second, "minimized xterm to get _NET_WM_STATE_HIDDEN", func() bool {
-		return slices.Contains(d.NetWMState(t, a), "_NET_WM_STATE_HIDDEN")
-	})
+	WaitForValue(t, 10*time.Second, "the minimized xterm's WM_STATE", "Iconic", func() string { return d.WMState(t, a) })
+	WaitFor(t, 10*time.Second, "the minimized xterm's _NET_WM_STATE to hold _NET_WM_STATE_HIDDEN", func() []string { return d.NetWMState(t, a) },
+		func(states []string) bool { return slices.Contains(states, "_NET_WM_STATE_HIDDEN") })
 
 	name := d.Name
 	d.Kill()
