@@ -13,17 +13,17 @@ import (
 
 func TestIdleIsAwayAndInputBringsYouBack(t *testing.T) {
 	k := startDesktop(t, false, "idle_after = \"2s\"\n")
-	call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "warn", "1", "Editor")
-	k.waitProp(t, "Drift", `s "away"`) // no input for 2 s
-	if got := k.prop(t, "DriftReason"); got != `s "away: no input for 2s"` {
-		t.Fatalf("DriftReason %s", got)
+	s := k.d.Session(t)
+	startSession(t, s, "write code", "tests pass", 600, "warn", "Editor")
+	waitProp(t, k.d, "Drift", "away") // no input for 2 s
+	if got, want := s.String(t, "DriftReason"), "away: no input for 2s"; got != want {
+		t.Fatalf("DriftReason: got %q, want %q", got, want)
 	}
 	k.x.Run(t, "xdotool", "mousemove", "100", "200")
-	k.waitProp(t, "Drift", `s "on_task"`)
+	waitProp(t, k.d, "Drift", "on_task")
 	k.x.Run(t, "xdotool", "mousemove", "300", "400")
-	testenv.WaitUntil(t, wait, "time away to show in the buckets", func() bool {
-		return strings.Contains(k.prop(t, "Buckets"), `"" "(away)"`)
-	})
+	testenv.WaitFor(t, wait, `Buckets to hold time away ("" "(away)")`, func() []bucketProp { return buckets(t, k.d) },
+		func(got []bucketProp) bool { return hasBucket(got, "", "(away)") })
 }
 
 // fakeScreenSaver owns org.freedesktop.ScreenSaver on the bus, as a
@@ -61,16 +61,17 @@ func TestScreenLockPausesDrift(t *testing.T) {
 	saver := startScreenSaver(t, k.bus)
 	k.d.Stop(t) // restart so the daemon finds the screensaver at start
 	k.d.Start(t)
-	call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "warn", "1", "Editor")
+	s := k.d.Session(t)
+	startSession(t, s, "write code", "tests pass", 600, "warn", "Editor")
 	k.x.Activate(t, k.distraction)
-	k.waitProp(t, "Drift", `s "drifting"`)
+	waitProp(t, k.d, "Drift", "drifting")
 	saver.lock(t, true)
-	k.waitProp(t, "Drift", `s "away"`)
-	if got := k.prop(t, "DriftReason"); got != `s "away: the screen is locked"` {
-		t.Fatalf("DriftReason %s", got)
+	waitProp(t, k.d, "Drift", "away")
+	if got, want := s.String(t, "DriftReason"), "away: the screen is locked"; got != want {
+		t.Fatalf("DriftReason: got %q, want %q", got, want)
 	}
 	saver.lock(t, false)
-	k.waitProp(t, "Drift", `s "drifting"`) // back on the distraction: judged again at once
+	waitProp(t, k.d, "Drift", "drifting") // back on the distraction: judged again at once
 }
 
 // A planted title of a private class is found nowhere: not in any file
@@ -81,16 +82,14 @@ func TestPrivateTitleIsRecordedNowhere(t *testing.T) {
 	k := startDesktop(t, false, "private_classes = [\"Secretive\"]\nredact_titles = ['\\d{4}-\\d{4}']\n")
 	mon := testenv.StartMonitor(t, k.bus, "sender='org.antidrift'")
 	vault := k.x.XTerm(t, "Secretive", secret)
-	call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", "Editor")
+	s := k.d.Session(t)
+	startSession(t, s, "write code", "tests pass", 600, "block", "Editor")
 	k.x.Activate(t, vault)
-	k.waitProp(t, "CurrentClass", `s "Secretive"`)
+	waitProp(t, k.d, "CurrentClass", "Secretive")
 	k.x.SetTitle(t, k.editor, "card 1234-5678 - editor")
 	k.x.Activate(t, k.editor)
-	testenv.WaitUntil(t, wait, "the redacted title", func() bool {
-		return gdbusProp(t, k.d, "CurrentTitle") == "(<'card … - editor'>,)"
-	})
-	call(t, k.d, "Complete")
-	call(t, k.d, "End")
+	waitProp(t, k.d, "CurrentTitle", "card … - editor") // redacted
+	completeAndEnd(t, s)
 	k.d.Stop(t)
 
 	var places []string
@@ -108,7 +107,7 @@ func TestPrivateTitleIsRecordedNowhere(t *testing.T) {
 		}
 	}
 	if len(places) > 0 {
-		t.Fatalf("a private or redacted title was recorded in %v", places)
+		t.Fatalf("a private or redacted title was recorded: got it in %v, want it nowhere", places)
 	}
 	if !strings.Contains(mon.Output(), "Secretive") {
 		t.Fatal("the monitor saw nothing of the private window at all: the check proves nothing")

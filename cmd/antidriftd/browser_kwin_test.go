@@ -105,8 +105,8 @@ func (d *devtools) targets(t *testing.T) []devtoolsTarget {
 func (d *devtools) page(t *testing.T, prefix string) devtoolsTarget {
 	t.Helper()
 	var found devtoolsTarget
-	testenv.WaitUntil(t, wait, "a tab showing "+prefix, func() bool {
-		for _, tg := range d.targets(t) {
+	testenv.WaitFor(t, wait, "a tab showing "+prefix, func() []devtoolsTarget { return d.targets(t) }, func(targets []devtoolsTarget) bool {
+		for _, tg := range targets {
 			if tg.Type == "page" && strings.HasPrefix(tg.URL, prefix) {
 				found = tg
 				return true
@@ -168,10 +168,11 @@ func TestChromiumTabsOnKWin(t *testing.T) {
 	})
 	dt := newDevtools(ours, theirs)
 
-	p.waitProp(t, "CurrentClass", `s "chromium"`)
+	s := p.d.Session(t)
+	waitProp(t, p.d, "CurrentClass", "chromium")
 	consent := dt.page(t, "chrome-extension://fopagejekiabnkobjkkggigkgddpcehh/consent.html")
-	if got := mustProp(t, p.d, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
-		t.Fatalf("before consent, SiteReason %s", got)
+	if got := s.String(t, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
+		t.Fatalf("SiteReason before consent: got %q, want it to say no antidrift extension connected", got)
 	}
 	var att struct {
 		Session string `json:"sessionId"`
@@ -179,27 +180,27 @@ func TestChromiumTabsOnKWin(t *testing.T) {
 	json.Unmarshal(dt.call(t, "", "Target.attachToTarget", map[string]any{"targetId": consent.ID, "flatten": true}), &att)
 	// Press the button (again, while the page is still loading).
 	pressed := time.Time{}
-	testenv.WaitUntil(t, wait, "the extension to report once the person agreed", func() bool {
+	testenv.WaitFor(t, wait, "the extension to report once the person agreed (SiteReason without no antidrift extension connected)", func() string {
 		if time.Since(pressed) > 2*time.Second {
 			dt.call(t, att.Session, "Runtime.evaluate", map[string]any{"expression": `document.getElementById("agree")?.click()`, "userGesture": true})
 			pressed = time.Now()
 		}
-		return !strings.Contains(mustProp(t, p.d, "SiteReason"), "no antidrift extension connected")
-	})
+		return s.String(t, "SiteReason")
+	}, func(reason string) bool { return !strings.Contains(reason, "no antidrift extension connected") })
 
 	workTab, distractionTab := dt.page(t, "http://github.test"), dt.page(t, "http://www.youtube.test")
 	front := func(tg devtoolsTarget) { dt.call(t, "", "Target.activateTarget", map[string]any{"targetId": tg.ID}) }
 	front(workTab)
-	p.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	waitProp(t, p.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
 	front(distractionTab)
-	p.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
+	waitProp(t, p.d, "CurrentSite", "www.youtube.test/watch")
 	front(workTab)
-	p.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	waitProp(t, p.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
 
-	call(t, p.d, "Start", "sstsas", "review the PR", "approved", "600", "block", "1", "url:github.test/antidrift/*")
-	p.waitProp(t, "Drift", `s "on_task"`)
+	startSession(t, s, "review the PR", "approved", 600, "block", "url:github.test/antidrift/*")
+	waitProp(t, p.d, "Drift", "on_task")
 	front(distractionTab)
-	p.waitProp(t, "CurrentSite", `s "antidrift:"`)
+	waitProp(t, p.d, "CurrentSite", "antidrift:")
 	var browser *testenv.WindowInfo
 	for _, w := range p.kwin.Windows(t) {
 		if w.AppID == "chromium" {
@@ -207,11 +208,11 @@ func TestChromiumTabsOnKWin(t *testing.T) {
 		}
 	}
 	if browser == nil || browser.Minimized || !browser.Active || !strings.HasPrefix(browser.Title, "antidrift: back to work") {
-		t.Fatalf("the browser window after the block: %+v", browser)
+		t.Fatalf("the browser window after the block: got %+v, want it active, not minimized, titled antidrift: back to work", browser)
 	}
 	front(workTab)
-	p.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
-	call(t, p.d, "Complete")
+	waitProp(t, p.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
+	s.Call(t, "Complete", nil)
 	front(distractionTab)
-	p.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
+	waitProp(t, p.d, "CurrentSite", "www.youtube.test/watch")
 }

@@ -105,19 +105,24 @@ func (s *swayDesktop) key(t *testing.T, args ...string) {
 func (s *swayDesktop) tab(t *testing.T, appID string, n int, title string) {
 	t.Helper()
 	pressed := time.Time{}
-	testenv.WaitUntil(t, wait, fmt.Sprintf("tab %d (%s) in front", n, title), func() bool {
+	api := s.d.Session(t)
+	in := func(w current) bool { return w.class == appID && strings.HasPrefix(w.title, title) }
+	testenv.WaitFor(t, wait, fmt.Sprintf("tab %d (%s) of %s in front", n, title, appID), func() current {
 		// The focused window's title as the daemon has it: the browser may
 		// have more than one window in sway's tree.
-		if cur := mustProp(t, s.d, "CurrentTitle"); mustProp(t, s.d, "CurrentClass") == `s "`+appID+`"` && strings.HasPrefix(cur, `s "`+title) {
-			return true
-		}
-		if time.Since(pressed) > 4*time.Second {
+		w := current{class: api.String(t, "CurrentClass"), title: api.String(t, "CurrentTitle")}
+		if !in(w) && time.Since(pressed) > 4*time.Second {
 			s.key(t, "-M", "ctrl", "-k", "Next", "-m", "ctrl")
 			pressed = time.Now()
 		}
-		return false
-	})
+		return w
+	}, in)
 }
+
+// current is the window in front as the daemon has it.
+type current struct{ class, title string }
+
+func (w current) String() string { return fmt.Sprintf("%s %q", w.class, w.title) }
 
 // Real Chromium on sway with antidrift's extension: it sends nothing until
 // the person agrees on its consent page; then switching tabs changes the
@@ -137,22 +142,21 @@ func TestChromiumTabsOnSway(t *testing.T) {
 	// A private (incognito) window reports nothing: no site, whatever it shows.
 	// (Chromium hands the command line to the running browser.)
 	startChromiumWithExtension(t, s, home, port, "--incognito", "http://www.youtube.test/watch?v=private")
-	testenv.WaitUntil(t, wait, "an incognito window in front", func() bool {
-		w := s.window(t, "chromium")
-		return w != nil && w.Focused && strings.HasPrefix(w.Name, "Cats")
-	})
+	testenv.WaitFor(t, wait, "an incognito window (Cats…) in front", func() *swayNode { return s.window(t, "chromium") },
+		func(w *swayNode) bool { return w != nil && w.Focused && strings.HasPrefix(w.Name, "Cats") })
 	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
-	if got := mustProp(t, s.d, "CurrentSite"); got != `s ""` {
-		t.Errorf("the incognito window has a site: %s", got)
+	api := s.d.Session(t)
+	if got := api.String(t, "CurrentSite"); got != "" {
+		t.Errorf("CurrentSite of the incognito window: got %q, want none", got)
 	}
-	t.Logf("incognito window %q: SiteReason %s", s.window(t, "chromium").Name, mustProp(t, s.d, "SiteReason"))
+	t.Logf("incognito window %q: SiteReason %q", s.window(t, "chromium").Name, api.String(t, "SiteReason"))
 
 	// The browser closes and comes back: its extension connects again.
 	browser.Process.Kill()
 	browser.Wait()
 	s.waitFocused(t, "Editor")
 	startChromiumWithExtension(t, s, home, port, work)
-	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	waitProp(t, s.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
 }
 
 // browserConfig is the daemon's config in the browser tests: drift at
@@ -183,59 +187,58 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 		}
 	})
 	s.waitFocused(t, appID)
+	api := s.d.Session(t)
 	// The consent page opened on install; nothing is reported yet.
-	testenv.WaitUntil(t, wait, "the consent page in front", func() bool {
-		w := s.front(t, appID)
-		return w != nil && strings.HasPrefix(w.Name, "antidrift: what this extension sends")
-	})
-	if got := mustProp(t, s.d, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
-		t.Fatalf("before consent, SiteReason %s", got)
+	testenv.WaitFor(t, wait, "the consent page in front", func() *swayNode { return s.front(t, appID) },
+		func(w *swayNode) bool {
+			return w != nil && strings.HasPrefix(w.Name, "antidrift: what this extension sends")
+		})
+	if got := api.String(t, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
+		t.Fatalf("SiteReason before consent: got %q, want it to say no antidrift extension connected", got)
 	}
 	// The agree button has the focus: Return presses it (again, as a person
 	// would, while the page is still taking the keyboard).
 	pressed := time.Time{}
-	testenv.WaitUntil(t, wait, "the extension to report once the person agreed", func() bool {
+	testenv.WaitFor(t, wait, "the extension to report once the person agreed (SiteReason without no antidrift extension connected)", func() string {
 		if time.Since(pressed) > 3*time.Second {
 			s.key(t, "-k", "Return")
 			pressed = time.Now()
 		}
-		return !strings.Contains(mustProp(t, s.d, "SiteReason"), "no antidrift extension connected")
-	})
+		return api.String(t, "SiteReason")
+	}, func(reason string) bool { return !strings.Contains(reason, "no antidrift extension connected") })
 	s.tab(t, appID, 1, "Tabs, not windows #3")
-	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	waitProp(t, s.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
 	s.tab(t, appID, 2, "Cats")
-	s.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
+	waitProp(t, s.d, "CurrentSite", "www.youtube.test/watch")
 	s.tab(t, appID, 1, "Tabs, not windows #3")
-	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	waitProp(t, s.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
 
 	// The daemon restarts: the native host tells the new one the page in front.
 	s.d.Stop(t)
 	s.d.Start(t)
-	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
+	waitProp(t, s.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
 
-	if _, err := s.d.Busctl(t, "call", "Start", "sstsas", "review the PR", "approved", "600", "block", "1", "url:github.test/antidrift/*"); err != nil {
-		t.Fatal(err)
-	}
-	s.waitProp(t, "Drift", `s "on_task"`)
+	startSession(t, api, "review the PR", "approved", 600, "block", "url:github.test/antidrift/*")
+	waitProp(t, s.d, "Drift", "on_task")
 	// Another bus client forges a report of the distraction, a tab that is
 	// not in front: nothing changes.
 	family := map[string]string{"chromium": "chromium", "firefox-esr": "firefox"}[appID]
-	if _, err := s.bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
-		"--method", "org.antidrift.Evidence1.ReportTab", family, "http://www.youtube.test/watch", "Cats", "false"); err != nil {
-		t.Fatalf("the forged ReportTab: %v", err)
+	if err := s.bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Evidence1.ReportTab", 0,
+		family, "http://www.youtube.test/watch", "Cats", false).Err; err != nil {
+		t.Fatalf("the forged ReportTab: got %v, want it taken (and then ignored)", err)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if site, drift := mustProp(t, s.d, "CurrentSite"), mustProp(t, s.d, "Drift"); site != `s "github.test/antidrift/antidrift/pull/3"` || drift != `s "on_task"` {
-		t.Fatalf("a forged report changed the window in front: %s %s", site, drift)
+	if got, want := (current{api.String(t, "CurrentSite"), api.String(t, "Drift")}), (current{"github.test/antidrift/antidrift/pull/3", "on_task"}); got != want {
+		t.Fatalf("CurrentSite and Drift after a forged report: got %v, want %v", got, want)
 	}
 	s.tab(t, appID, 2, "antidrift: back to work")
 	// The drifting tab's page is replaced by the extension's; the window stays.
-	s.waitProp(t, "CurrentSite", `s "antidrift:"`)
+	waitProp(t, s.d, "CurrentSite", "antidrift:")
 	if w := s.front(t, appID); w == nil || !w.Visible || !strings.HasPrefix(w.Name, "antidrift: back to work") {
-		t.Fatalf("the browser window after the block: %+v", w)
+		t.Fatalf("the browser window after the block: got %+v, want it visible, titled antidrift: back to work", w)
 	}
-	if got := mustProp(t, s.d, "MinimizeCount"); got != "u 0" {
-		t.Errorf("MinimizeCount %s: the window was minimized", got)
+	if got := api.Uint32(t, "MinimizeCount"); got != 0 {
+		t.Errorf("MinimizeCount after a tab's block: got %d, want 0 (the window stays)", got)
 	}
 	shot := filepath.Join(s.sway.RuntimeDir, "blocked.png")
 	if out, err := s.sway.Run("grim", shot); err == nil {
@@ -247,17 +250,15 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 	}
 	// The work tab is untouched.
 	s.tab(t, appID, 1, "Tabs, not windows #3")
-	s.waitProp(t, "CurrentSite", `s "github.test/antidrift/antidrift/pull/3"`)
-	s.waitProp(t, "Drift", `s "on_task"`)
+	waitProp(t, s.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
+	waitProp(t, s.d, "Drift", "on_task")
 
 	// After the session the page comes back.
-	if _, err := s.d.Busctl(t, "call", "Complete"); err != nil {
-		t.Fatal(err)
-	}
+	api.Call(t, "Complete", nil)
 	s.tab(t, appID, 2, "Cats")
-	s.waitProp(t, "CurrentSite", `s "www.youtube.test/watch"`)
-	if strings.Contains(mustProp(t, s.d, "CurrentSite"), "SECRET") {
-		t.Error("CurrentSite carries the query")
+	waitProp(t, s.d, "CurrentSite", "www.youtube.test/watch")
+	if got := api.String(t, "CurrentSite"); strings.Contains(got, "SECRET") {
+		t.Errorf("CurrentSite: got %q, want it without the query", got)
 	}
 
 }
@@ -345,14 +346,14 @@ func TestFirefoxTabsOnSway(t *testing.T) {
 	if out, err := firefoxESR(s, home, "--private-window", "http://www.youtube.test:1/watch?v=private").CombinedOutput(); err != nil {
 		t.Fatalf("firefox-esr --private-window: %v\n%s", err, out)
 	}
-	testenv.WaitUntil(t, wait, "a private window in front", func() bool {
-		return strings.Contains(mustProp(t, s.d, "CurrentTitle"), "Private Browsing")
-	})
+	api := s.d.Session(t)
+	testenv.WaitFor(t, wait, "a private window in front (CurrentTitle with Private Browsing)", func() string { return api.String(t, "CurrentTitle") },
+		func(title string) bool { return strings.Contains(title, "Private Browsing") })
 	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
-	if got := mustProp(t, s.d, "CurrentSite"); got != `s ""` {
-		t.Errorf("the private window has a site: %s", got)
+	if got := api.String(t, "CurrentSite"); got != "" {
+		t.Errorf("CurrentSite of the private window: got %q, want none", got)
 	}
-	t.Logf("private window %s: SiteReason %s", mustProp(t, s.d, "CurrentTitle"), mustProp(t, s.d, "SiteReason"))
+	t.Logf("private window %q: SiteReason %q", api.String(t, "CurrentTitle"), api.String(t, "SiteReason"))
 }
 
 // startLogged starts a browser with its output in a file under home, kills

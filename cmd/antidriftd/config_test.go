@@ -55,9 +55,10 @@ func TestBadConfigIsAProblemNotAFailure(t *testing.T) {
 	testenv.Need(t, "dbus-daemon", "busctl", "dbus-send")
 	home, path := writeConfig(t, badConfig)
 	d := testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(t.TempDir(), "state"), "XDG_CONFIG_HOME="+home)
-	problems := mustProp(t, d, "Problems")
+	s := d.Session(t)
+	problems := strings.Join(s.Strings(t, "Problems"), "\n")
 	if !strings.Contains(problems, path+" line 2: drift_grace") || !strings.Contains(problems, "enforcment") {
-		t.Fatalf("Problems %s", problems)
+		t.Fatalf("Problems: got %q, want %s line 2: drift_grace and enforcment named", problems, path)
 	}
 	// Logged once each: the journal is read by people.
 	for _, want := range []string{"line 2: drift_grace", "enforcment"} {
@@ -65,8 +66,8 @@ func TestBadConfigIsAProblemNotAFailure(t *testing.T) {
 			t.Errorf("the log has %q %d times, want once:\n%s", want, n, d.Output())
 		}
 	}
-	call(t, d, "Start", "sstsas", "a", "b", "60", "", "0")
-	if got := mustProp(t, d, "Enforcement"); got != `s "block"` {
-		t.Fatalf("the good key was lost: Enforcement %s", got)
+	startSession(t, s, "a", "b", 60, "")
+	if got := s.String(t, "Enforcement"); got != "block" {
+		t.Fatalf("Enforcement (the good key): got %q, want %q", got, "block")
 	}
 }

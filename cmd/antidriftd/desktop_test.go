@@ -3,8 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,10 +36,14 @@ func startDesktop(t *testing.T, withDunst bool, configTOML string) *desktop {
 	k.distraction = k.x.XTerm(t, "Distraction", "cat videos")
 	k.x.Activate(t, k.editor)
 	k.d = testenv.StartDaemon(t, k.bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+k.x.Name, "XDG_CONFIG_HOME="+configHome(t, configTOML))
-	testenv.WaitUntil(t, wait, "antidriftd to see the Editor window", func() bool {
-		return mustProp(t, k.d, "CurrentClass") == `s "Editor"`
-	})
+	waitProp(t, k.d, "CurrentClass", "Editor") // antidriftd sees the Editor window
 	return k
+}
+
+// waitWMState waits until window id's WM_STATE reads want (Iconic, Normal).
+func (k *desktop) waitWMState(t *testing.T, id uint32, want string) {
+	t.Helper()
+	testenv.WaitForValue(t, wait, fmt.Sprintf("WM_STATE of window %#x", id), want, func() string { return k.x.WMState(t, id) })
 }
 
 // configHome is an XDG_CONFIG_HOME whose antidrift/config.toml is configTOML.
@@ -52,36 +59,24 @@ func configHome(t *testing.T, configTOML string) string {
 	return dir
 }
 
-func (k *desktop) prop(t *testing.T, name string) string { return mustProp(t, k.d, name) }
-
-func (k *desktop) waitProp(t *testing.T, name, want string) {
-	t.Helper()
-	testenv.WaitForValue(t, wait, name, busctlText(want), func() busctlText { return busctlText(k.prop(t, name)) })
-}
-
-// busctlText is a property as busctl get-property prints it (s "away"): a
-// failure shows it as printed, not quoted again.
-type busctlText string
-
-func (b busctlText) String() string { return string(b) }
-
 func TestWindowSwitchesAreAccounted(t *testing.T) {
 	k := startDesktop(t, false, "")
 	mon := testenv.StartMonitor(t, k.bus, "type='signal',member='PropertiesChanged',path='/org/antidrift/Session1'")
-	if got := k.prop(t, "CurrentTitle"); got != `s "main.go - editor"` {
-		t.Fatalf("CurrentTitle outside a session: %s", got)
+	s := k.d.Session(t)
+	if got, want := s.String(t, "CurrentTitle"), "main.go - editor"; got != want {
+		t.Fatalf("CurrentTitle outside a session: got %q, want %q", got, want)
 	}
-	id := unquote(t, call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "observe", "1", "Editor"))
+	id := startSession(t, s, "write code", "tests pass", 600, "observe", "Editor")
 	k.x.Activate(t, k.distraction)
 	mon.WaitFor(t, `"Distraction"`, wait)
 	k.x.Activate(t, k.editor)
-	k.waitProp(t, "SwitchCount", "u 2")
+	waitProp(t, k.d, "SwitchCount", uint32(2))
 	k.x.SetTitle(t, k.editor, "other.go - editor")
-	k.waitProp(t, "CurrentTitle", `s "other.go - editor"`)
-	buckets := k.prop(t, "Buckets")
-	for _, want := range []string{`"Editor" "main.go - editor"`, `"Distraction" "cat videos"`} {
-		if !strings.Contains(buckets, want) {
-			t.Errorf("Buckets lacks %s: %s", want, buckets)
+	waitProp(t, k.d, "CurrentTitle", "other.go - editor")
+	got := buckets(t, k.d)
+	for _, want := range []bucketProp{{Class: "Editor", Title: "main.go - editor"}, {Class: "Distraction", Title: "cat videos"}} {
+		if !hasBucket(got, want.Class, want.Title) {
+			t.Errorf("Buckets: got %v, want one of %s %q", got, want.Class, want.Title)
 		}
 	}
 
@@ -107,11 +102,10 @@ func TestWindowSwitchesAreAccounted(t *testing.T) {
 	f.Close()
 	want := "Editor/main.go - editor Distraction/cat videos Editor/main.go - editor Editor/other.go - editor"
 	if got := strings.Join(classes, " "); got != want {
-		t.Fatalf("raw log %q\nwant     %q", got, want)
+		t.Fatalf("raw log: got  %q\n          want %q", got, want)
 	}
 
-	call(t, k.d, "Complete")
-	call(t, k.d, "End")
+	completeAndEnd(t, s)
 	data, err := os.ReadFile(filepath.Join(k.d.StateDir, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +122,7 @@ func TestWindowSwitchesAreAccounted(t *testing.T) {
 		names[b.Class] = true
 	}
 	if !names["Editor"] || !names["Distraction"] || entry.SwitchCount != 3 {
-		t.Fatalf("sealed summary %s", data)
+		t.Fatalf("sealed summary: got %s, want buckets of Editor and Distraction and switch_count 3", data)
 	}
 }
 
@@ -140,31 +134,33 @@ break_glass_hold = "2s"
 func TestBlockIconifiesDistractionAndAllowFromTheNotification(t *testing.T) {
 	k := startDesktop(t, true, driftConfig)
 	mon := testenv.StartMonitor(t, k.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
-	call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", "Editor")
+	s := k.d.Session(t)
+	startSession(t, s, "write code", "tests pass", 600, "block", "Editor")
 	k.x.Activate(t, k.distraction)
 
-	testenv.WaitUntil(t, wait, "the Distraction window to be iconified", func() bool { return k.x.WMState(t, k.distraction) == "Iconic" })
-	testenv.WaitUntil(t, wait, "the Editor to be active again", func() bool { return k.x.ActiveWindow(t) == k.editor })
-	k.waitProp(t, "MinimizeCount", "u 1")
+	k.waitWMState(t, k.distraction, "Iconic")
+	testenv.WaitForValue(t, wait, "the active window (the Editor's is "+fmt.Sprint(k.editor)+")", k.editor, func() uint32 { return k.x.ActiveWindow(t) })
+	waitProp(t, k.d, "MinimizeCount", uint32(1))
 	notify := mon.WaitFor(t, "Drifting: Distraction", wait)
 	for _, want := range []string{`"antidrift"`, `"refocus"`, `"Back to work"`, `"allow"`, `"Allow Distraction"`, `"desktop-entry"`} {
 		if !strings.Contains(notify, want) {
-			t.Errorf("Notify lacks %s:\n%s", want, notify)
+			t.Errorf("Notify: got\n%s\nwant it to carry %s", notify, want)
 		}
 	}
 	if strings.Contains(notify, "cat videos") {
-		t.Fatal("the notification carries the window title")
+		t.Fatalf("Notify: got\n%s\nwant it without the window title %q", notify, "cat videos")
 	}
 
 	// Choose "Allow Distraction" in dunst's menu: the class is allowed and
 	// the window no longer counts as drift.
 	k.dunst.ChooseNext("Allow Distraction")
 	k.dunst.OpenMenu(t)
-	k.waitProp(t, "AllowedClasses", `as 2 "Editor" "Distraction"`)
+	testenv.WaitFor(t, wait, `AllowedClasses to be ["Editor" "Distraction"]`, func() []string { return s.Strings(t, "AllowedClasses") },
+		func(got []string) bool { return slices.Equal(got, []string{"Editor", "Distraction"}) })
 	k.x.Activate(t, k.distraction)
-	k.waitProp(t, "CurrentClass", `s "Distraction"`)
-	if got := k.prop(t, "Drift"); got != `s "on_task"` {
-		t.Fatalf("Drift on an allowed class: %s", got)
+	waitProp(t, k.d, "CurrentClass", "Distraction")
+	if got := s.String(t, "Drift"); got != "on_task" {
+		t.Fatalf("Drift on an allowed class: got %q, want %q", got, "on_task")
 	}
 }
 
@@ -173,19 +169,20 @@ func TestWarnNudgesAndObserveStaysQuiet(t *testing.T) {
 		t.Run(level, func(t *testing.T) {
 			k := startDesktop(t, true, driftConfig)
 			mon := testenv.StartMonitor(t, k.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
-			call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", level, "1", "Editor")
+			s := k.d.Session(t)
+			startSession(t, s, "write code", "tests pass", 600, level, "Editor")
 			k.x.Activate(t, k.distraction)
-			k.waitProp(t, "Drift", `s "drifting"`)
+			waitProp(t, k.d, "Drift", "drifting")
 			if level == "warn" {
 				mon.WaitFor(t, "Drifting: Distraction", wait)
 			} else if strings.Contains(mon.Output(), "Drifting") {
-				t.Fatal("observe sent a notification")
+				t.Fatalf("observe: got a notification, want none:\n%s", mon.Output())
 			}
 			if got := k.x.WMState(t, k.distraction); got != "Normal" {
-				t.Fatalf("%s iconified the window: %s", level, got)
+				t.Fatalf("%s: the window's WM_STATE: got %s, want Normal", level, got)
 			}
-			if got := k.prop(t, "MinimizeCount"); got != "u 0" {
-				t.Fatalf("MinimizeCount %s", got)
+			if got := s.Uint32(t, "MinimizeCount"); got != 0 {
+				t.Fatalf("MinimizeCount: got %d, want 0", got)
 			}
 		})
 	}
@@ -193,48 +190,54 @@ func TestWarnNudgesAndObserveStaysQuiet(t *testing.T) {
 
 func TestLockedRefusesWayOutsUntilBreakGlassHoldElapses(t *testing.T) {
 	k := startDesktop(t, false, driftConfig)
-	call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "locked", "1", "Editor")
-	for _, c := range [][]string{{"Abandon", "s", "bored"}, {"Allow", "s", "Distraction"}, {"SetEnforcement", "s", "warn"}} {
-		out, err := k.bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
-			"--method", "org.antidrift.Session1."+c[0], "'"+c[2]+"'")
-		if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.NotPermitted") {
-			t.Fatalf("%s at locked: %s %v", c[0], out, err)
+	s := k.d.Session(t)
+	startSession(t, s, "write code", "tests pass", 600, "locked", "Editor")
+	for _, c := range [][]string{{"Abandon", "bored"}, {"Allow", "Distraction"}, {"SetEnforcement", "warn"}} {
+		err := s.Try(c[0], testenv.Args(c[1]))
+		if err == nil {
+			t.Fatalf("%s at locked: got success, want org.antidrift.Error.NotPermitted", c[0])
+		}
+		if name, msg := testenv.Refused(t, err); name != "org.antidrift.Error.NotPermitted" {
+			t.Fatalf("%s at locked: got %s %q, want org.antidrift.Error.NotPermitted", c[0], name, msg)
 		}
 	}
-	if out := call(t, k.d, "BreakGlass", "s", "family emergency"); out != "t 2" {
-		t.Fatalf("BreakGlass: %s", out)
+	var hold uint64
+	s.Call(t, "BreakGlass", testenv.Args("family emergency"), &hold)
+	if hold != 2 {
+		t.Fatalf("BreakGlass's wait: got %d s, want 2 s", hold)
 	}
-	testenv.WaitUntil(t, wait, "Abandon to be permitted after the 2 s hold", func() bool {
-		_, err := k.d.Busctl(t, "call", "Abandon", "s", "emergency")
-		return err == nil
-	})
-	call(t, k.d, "End")
+	testenv.WaitFor(t, wait, "Abandon to be permitted after the 2 s hold", func() error { return s.Try("Abandon", testenv.Args("emergency")) },
+		func(err error) bool { return err == nil })
+	s.Call(t, "End", nil)
 	data, err := os.ReadFile(filepath.Join(k.d.StateDir, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(data), `"outcome":"abandoned"`) || !strings.Contains(string(data), `"break_glass":true`) {
-		t.Fatalf("summary %s", data)
+		t.Fatalf("sealed summary: got %s, want outcome abandoned with break_glass", data)
 	}
 }
 
 func TestNotificationServerComingAndGoing(t *testing.T) {
 	k := startDesktop(t, true, driftConfig)
 	mon := testenv.StartMonitor(t, k.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
-	call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "warn", "1", "Editor")
+	startSession(t, k.d.Session(t), "write code", "tests pass", 600, "warn", "Editor")
 	k.dunst.Kill()
 	k.x.Activate(t, k.distraction)
-	k.waitProp(t, "Drift", `s "drifting"`)
+	waitProp(t, k.d, "Drift", "drifting")
 	k.x.Activate(t, k.editor)
-	k.waitProp(t, "Drift", `s "on_task"`)
+	waitProp(t, k.d, "Drift", "on_task")
 	if k.d.ExitCode() != -1 {
 		t.Fatalf("the daemon died without a notification server\n%s", k.d.Output())
 	}
 	k.dunst.Restart(t)
 	k.x.Activate(t, k.distraction)
 	mon.WaitFor(t, "Drifting: Distraction", wait)
-	testenv.WaitUntil(t, wait, "dunst to display the resumed nudge", func() bool {
+	testenv.WaitFor(t, wait, "dunst to display the resumed nudge (dunstctl count displayed above 0)", func() string {
 		out, err := k.bus.Run(t, "dunstctl", "count", "displayed")
-		return err == nil && strings.TrimSpace(out) != "0"
-	})
+		if err != nil {
+			return err.Error()
+		}
+		return strings.TrimSpace(out)
+	}, func(n string) bool { n2, err := strconv.Atoi(n); return err == nil && n2 > 0 })
 }

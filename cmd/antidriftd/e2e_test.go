@@ -28,6 +28,69 @@ func startDaemon(t *testing.T) *testenv.Daemon {
 	return testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"))
 }
 
+// startSession starts a session through s and returns its id.
+func startSession(t *testing.T, s *testenv.Session, next, success string, timebox uint64, level string, allowed ...string) string {
+	t.Helper()
+	if allowed == nil {
+		allowed = []string{}
+	}
+	var id string
+	s.Call(t, "Start", testenv.Args(next, success, timebox, level, allowed), &id)
+	return id
+}
+
+// completeAndEnd completes the session through s and ends it, returning
+// the audit hash End gave.
+func completeAndEnd(t *testing.T, s *testenv.Session) string {
+	t.Helper()
+	s.Call(t, "Complete", nil)
+	var hash string
+	s.Call(t, "End", nil, &hash)
+	return hash
+}
+
+// waitProp waits until d's property name reads want, and fails naming the
+// last value it read.
+func waitProp[T comparable](t *testing.T, d *testenv.Daemon, name string, want T) T {
+	t.Helper()
+	return testenv.WaitForProp(t, wait, d.Session(t), name, want)
+}
+
+// buckets is the Buckets property decoded.
+func buckets(t *testing.T, d *testenv.Daemon) []bucketProp {
+	t.Helper()
+	return testenv.Prop[[]bucketProp](t, d.Session(t), "Buckets")
+}
+
+// hasBucket says whether list holds a bucket of class and title.
+func hasBucket(list []bucketProp, class, title string) bool {
+	for _, b := range list {
+		if b.Class == class && b.Title == title {
+			return true
+		}
+	}
+	return false
+}
+
+// forgeFocus sends a focus report from a connection of its own to bus, as
+// any program but the compositor could, and returns the daemon's answer.
+func forgeFocus(t *testing.T, bus *testenv.Bus, handle, appID, title string) error {
+	t.Helper()
+	return bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Evidence1.ReportFocus", 0, handle, appID, title).Err
+}
+
+// checkRefusedAccess fails unless err is org.freedesktop.DBus.Error.AccessDenied.
+func checkRefusedAccess(t *testing.T, what string, err error) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: got success, want org.freedesktop.DBus.Error.AccessDenied", what)
+	}
+	if name, msg := testenv.Refused(t, err); name != "org.freedesktop.DBus.Error.AccessDenied" {
+		t.Fatalf("%s: got %s %q, want org.freedesktop.DBus.Error.AccessDenied", what, name, msg)
+	}
+}
+
+// call calls a method with busctl, for the tests about busctl itself.
 func call(t *testing.T, d *testenv.Daemon, args ...string) string {
 	t.Helper()
 	out, err := d.Busctl(t, "call", args...)
@@ -59,17 +122,19 @@ func unquote(t *testing.T, busctlOut string) string {
 	return m[1]
 }
 
-func TestSessionOverTheBus(t *testing.T) {
+// busctl and gdbus, two clients antidrift does not share a line of code
+// with, drive a whole session and read what it did.
+func TestBusctlAndGdbusDriveASession(t *testing.T) {
 	d := startDaemon(t)
 	mon := testenv.StartMonitor(t, d.Bus, "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/antidrift/Session1'")
 
 	call(t, d, "Plan")
-	if got := gdbusProp(t, d, "State"); got != "(<'planning'>,)" {
-		t.Fatalf("State after Plan read with gdbus: %s", got)
+	if got, want := gdbusProp(t, d, "State"), "(<'planning'>,)"; got != want {
+		t.Fatalf("State after Plan read with gdbus: got %s, want %s", got, want)
 	}
 	id := unquote(t, call(t, d, "Start", "sstsas", "write the intro", "intro committed", "1500", "block", "2", "Editor", "Terminal"))
 	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-`).MatchString(id) {
-		t.Fatalf("session id %q is not a UUIDv7", id)
+		t.Fatalf("session id: got %q, want a UUIDv7", id)
 	}
 	// One PropertiesChanged carries every property the Start changed.
 	msg := mon.WaitFor(t, id, wait)
@@ -78,14 +143,14 @@ func TestSessionOverTheBus(t *testing.T) {
 			t.Errorf("the PropertiesChanged carrying the session id lacks %s:\n%s", want, msg)
 		}
 	}
-	if got := gdbusProp(t, d, "SessionId"); got != "(<'"+id+"'>,)" {
-		t.Fatalf("SessionId via gdbus: %s", got)
+	if got, want := gdbusProp(t, d, "SessionId"), "(<'"+id+"'>,)"; got != want {
+		t.Fatalf("SessionId via gdbus: got %s, want %s", got, want)
 	}
 
 	call(t, d, "Complete")
 	hash := unquote(t, call(t, d, "End"))
-	if got := gdbusProp(t, d, "AuditHead"); got != "(<'"+hash+"'>,)" {
-		t.Fatalf("AuditHead %s, End returned %s", got, hash)
+	if got, want := gdbusProp(t, d, "AuditHead"), "(<'"+hash+"'>,)"; got != want {
+		t.Fatalf("AuditHead via gdbus: got %s, want %s (End's hash)", got, want)
 	}
 
 	// The hash, recomputed from audit.jsonl's bytes by the documented rule.
@@ -98,24 +163,26 @@ func TestSessionOverTheBus(t *testing.T) {
 	emptied := append(append([]byte{}, line[:i]...), []byte(`"hash":""}`)...)
 	sum := sha256.Sum256(append([]byte(strings.Repeat("0", 64)), emptied...))
 	if got := hex.EncodeToString(sum[:]); got != hash {
-		t.Fatalf("recomputed %s, End returned %s, line %s", got, hash, line)
+		t.Fatalf("hash recomputed from audit.jsonl: got %s, want %s (End's), line %s", got, hash, line)
 	}
 	var entry map[string]any
 	if err := json.Unmarshal(line, &entry); err != nil {
 		t.Fatal(err)
 	}
 	if entry["session_id"] != id || entry["outcome"] != "completed" || entry["enforcement"] != "block" {
-		t.Fatalf("audit line %s", line)
+		t.Fatalf("audit line: got %s, want session_id %s, outcome completed, enforcement block", line, id)
 	}
-	if out := call(t, d, "VerifyAudit"); out != `bus true 1 ""` {
-		t.Fatalf("VerifyAudit: %s", out)
+	if got, want := call(t, d, "VerifyAudit"), `bus true 1 ""`; got != want {
+		t.Fatalf("VerifyAudit with busctl: got %s, want %s", got, want)
 	}
-	if out := call(t, d, "History", "u", "0"); !strings.Contains(out, id) || !strings.Contains(out, hash) {
-		t.Fatalf("History: %s", out)
+	if got := call(t, d, "History", "u", "0"); !strings.Contains(got, id) || !strings.Contains(got, hash) {
+		t.Fatalf("History with busctl: got %s, want the session %s and its hash %s", got, id, hash)
 	}
 }
 
-func TestErrorNames(t *testing.T) {
+// gdbus, unlike busctl, prints a refusal's D-Bus error name: it sees the
+// names and messages a program other than ours would.
+func TestGdbusSeesTheErrorNames(t *testing.T) {
 	d := startDaemon(t)
 	// gdbus, unlike busctl, prints the D-Bus error name.
 	for _, c := range []struct {
@@ -146,66 +213,61 @@ func TestErrorNames(t *testing.T) {
 	_, err := d.Bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift",
 		"--object-path", "/org/antidrift/Session1", "--method", "org.antidrift.Session1.History", "0")
 	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.Storage") {
-		t.Errorf("History with an unreadable audit log: %v", err)
+		t.Errorf("History with an unreadable audit log: got %v, want org.antidrift.Error.Storage", err)
 	}
 	_, err = d.Bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift",
 		"--object-path", "/org/antidrift/Session1", "--method", "org.antidrift.Session1.Report", "0", "3600")
 	if err == nil || !strings.Contains(err.Error(), "org.antidrift.Error.Storage") || !strings.Contains(err.Error(), "could not build the report") {
-		t.Errorf("Report with an unreadable audit log: %v", err)
+		t.Errorf("Report with an unreadable audit log: got %v, want org.antidrift.Error.Storage saying it could not build the report", err)
 	}
 }
 
 func TestKillNineResumesTheSameSession(t *testing.T) {
 	d := startDaemon(t)
-	id := unquote(t, call(t, d, "Start", "sstsas", "fix the bug", "tests pass", "3600", "locked", "1", "Editor"))
-	deadline, _ := d.Busctl(t, "get-property", "Deadline")
+	s := d.Session(t)
+	id := startSession(t, s, "fix the bug", "tests pass", 3600, "locked", "Editor")
+	deadline := testenv.Prop[int64](t, s, "Deadline")
 	d.Kill9(t)
 	d.Start(t)
-	if got := unquote(t, mustProp(t, d, "SessionId")); got != id {
-		t.Fatalf("after kill -9 the session is %q, want %q", got, id)
+	if got := s.String(t, "SessionId"); got != id {
+		t.Fatalf("SessionId after kill -9: got %q, want %q", got, id)
 	}
-	if got, _ := d.Busctl(t, "get-property", "Deadline"); got != deadline {
-		t.Fatalf("deadline %s, was %s", got, deadline)
+	if got := testenv.Prop[int64](t, s, "Deadline"); got != deadline {
+		t.Fatalf("Deadline after kill -9: got %d, want %d", got, deadline)
 	}
-	if got := unquote(t, mustProp(t, d, "Enforcement")); got != "locked" {
-		t.Fatalf("level after restart: %s", got)
+	if got := s.String(t, "Enforcement"); got != "locked" {
+		t.Fatalf("Enforcement after kill -9: got %q, want %q", got, "locked")
 	}
 	// Still locked: the restart is no way out.
-	if _, err := d.Busctl(t, "call", "Abandon", "s", "restart trick"); err == nil || !strings.Contains(err.Error(), "locked") {
-		t.Fatalf("Abandon after restart: %v", err)
+	err := s.Try("Abandon", testenv.Args("restart trick"))
+	if err == nil {
+		t.Fatal("Abandon after restart: got success, want a refusal saying the session is locked")
 	}
-}
-
-func mustProp(t *testing.T, d *testenv.Daemon, name string) string {
-	t.Helper()
-	out, err := d.Busctl(t, "get-property", name)
-	if err != nil {
-		t.Fatalf("get-property %s: %v", name, err)
+	if name, msg := testenv.Refused(t, err); !strings.Contains(msg, "locked") {
+		t.Fatalf("Abandon after restart: got %s %q, want a refusal saying the session is locked", name, msg)
 	}
-	return out
 }
 
 func TestShortTimeboxExpiresIntoReview(t *testing.T) {
 	d := startDaemon(t)
-	call(t, d, "Start", "sstsas", "tiny task", "done", "2", "", "0")
-	testenv.WaitUntil(t, wait, "the 2 s timebox to expire into review", func() bool {
-		return mustProp(t, d, "State") == `s "review"`
-	})
-	if got := mustProp(t, d, "Outcome"); got != `s "expired"` {
-		t.Fatalf("outcome %s", got)
+	s := d.Session(t)
+	startSession(t, s, "tiny task", "done", 2, "")
+	waitProp(t, d, "State", "review") // the 2 s timebox expired
+	if got := s.String(t, "Outcome"); got != "expired" {
+		t.Fatalf("Outcome: got %q, want %q", got, "expired")
 	}
-	call(t, d, "Extend", "t", "60")
-	if got := mustProp(t, d, "State"); got != `s "active"` {
-		t.Fatalf("Extend from expired review: %s", got)
+	s.Call(t, "Extend", testenv.Args(uint64(60)))
+	if got := s.String(t, "State"); got != "active" {
+		t.Fatalf("State after Extend from expired review: got %q, want %q", got, "active")
 	}
 }
 
 func TestCleanStopRecordsTheDowntime(t *testing.T) {
 	d := startDaemon(t)
-	id := unquote(t, call(t, d, "Start", "sstsas", "a", "b", "3600", "", "0"))
+	id := startSession(t, d.Session(t), "a", "b", 3600, "")
 	d.Stop(t)
 	if code := d.ExitCode(); code != 0 {
-		t.Fatalf("exit code %d after SIGTERM\n%s", code, d.Output())
+		t.Fatalf("exit code after SIGTERM: got %d, want 0\n%s", code, d.Output())
 	}
 	f, err := os.Open(filepath.Join(d.StateDir, "sessions", id+".jsonl"))
 	if err != nil {
@@ -220,7 +282,7 @@ func TestCleanStopRecordsTheDowntime(t *testing.T) {
 		}
 	}
 	if last["reason"] != "daemon stopped" || last["available"] != false {
-		t.Fatalf("last raw event %v, want an unavailable 'daemon stopped'", last)
+		t.Fatalf("last raw event: got %v, want an unavailable 'daemon stopped'", last)
 	}
 }
 
@@ -230,13 +292,13 @@ func TestSecondDaemonIsTurnedAway(t *testing.T) {
 	// Same bus: the name is taken.
 	out, err := d.Bus.Run(t, bin, "--state-dir", filepath.Join(t.TempDir(), "other"))
 	if err == nil || !strings.Contains(out+err.Error(), "another antidriftd already owns org.antidrift") {
-		t.Fatalf("second daemon on the same bus: %v %s", err, out)
+		t.Fatalf("second daemon on the same bus: got %v %s, want a refusal saying another antidriftd owns org.antidrift", err, out)
 	}
 	// Another bus, same state directory: the lock keeps it out.
 	other := testenv.StartBus(t)
 	out, err = other.Run(t, bin, "--state-dir", d.StateDir)
 	if err == nil || !strings.Contains(out+err.Error(), "another antidriftd is already using") {
-		t.Fatalf("second daemon on the same state dir: %v %s", err, out)
+		t.Fatalf("second daemon on the same state dir: got %v %s, want a refusal saying another antidriftd is using it", err, out)
 	}
 }
 
@@ -251,16 +313,17 @@ func TestDamagedStateIsSetAsideAndNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := testenv.StartDaemon(t, testenv.StartBus(t), dir)
-	if got := mustProp(t, d, "State"); got != `s "locked"` {
-		t.Fatalf("state %s", got)
+	s := d.Session(t)
+	if got := s.String(t, "State"); got != "locked" {
+		t.Fatalf("State: got %q, want %q", got, "locked")
 	}
-	problems := mustProp(t, d, "Problems")
+	problems := s.Strings(t, "Problems")
 	aside, _ := filepath.Glob(filepath.Join(dir, "state.json.damaged-*"))
-	if len(aside) != 1 || !strings.Contains(problems, filepath.Base(aside[0])) {
-		t.Fatalf("set aside %v, Problems %s", aside, problems)
+	if len(aside) != 1 || !strings.Contains(strings.Join(problems, "\n"), filepath.Base(aside[0])) {
+		t.Fatalf("set aside %v, Problems %q: want one file set aside, named in Problems", aside, problems)
 	}
 	if b, _ := os.ReadFile(aside[0]); !bytes.Equal(b, garbage) {
-		t.Fatalf("the damaged bytes were not kept: %q", b)
+		t.Fatalf("the damaged file set aside: got %q, want %q", b, garbage)
 	}
 }
 
@@ -284,19 +347,19 @@ func TestREADMEVerifierWorks(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDaemon(t)
+	s := d.Session(t)
 	for i := 0; i < 2; i++ {
-		call(t, d, "Start", "sstsas", "task", "done", "60", "", "0")
-		call(t, d, "Complete")
-		call(t, d, "End")
+		startSession(t, s, "task", "done", 60, "")
+		completeAndEnd(t, s)
 	}
 	audit := filepath.Join(d.StateDir, "audit.jsonl")
 	if out, err := exec.Command(python, script, audit).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok 2" {
-		t.Fatalf("README verifier on a good chain: %v %s", err, out)
+		t.Fatalf("README verifier on a good chain: got %v %q, want \"ok 2\"", err, out)
 	}
 	data, _ := os.ReadFile(audit)
 	os.WriteFile(audit, bytes.Replace(data, []byte(`"next_action":"task"`), []byte(`"next_action":"tusk"`), 1), 0o600)
 	if out, err := exec.Command(python, script, audit).CombinedOutput(); err == nil || !strings.Contains(string(out), "line 1: altered") {
-		t.Fatalf("README verifier on a tampered chain: %v %s", err, out)
+		t.Fatalf("README verifier on a tampered chain: got %v %q, want a failure saying line 1: altered", err, out)
 	}
 }
 
@@ -305,16 +368,13 @@ func TestREADMEVerifierWorks(t *testing.T) {
 // (godbus) and with the figures a panel shows.
 func TestReportOverTheBus(t *testing.T) {
 	d := startDaemon(t)
-	call(t, d, "Start", "sstsas", "write the report", "it prints", "600", "observe", "0")
-	call(t, d, "Complete")
-	call(t, d, "End")
+	s := d.Session(t)
+	startSession(t, s, "write the report", "it prints", 600, "observe")
+	completeAndEnd(t, s)
 	now := time.Now()
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
 	var doc string
-	obj := d.Bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1")
-	if err := obj.Call("org.antidrift.Session1.Report", 0, midnight.Unix(), midnight.AddDate(0, 0, 1).Unix()).Store(&doc); err != nil {
-		t.Fatalf("Report: %v", err)
-	}
+	s.Call(t, "Report", testenv.Args(midnight.Unix(), midnight.AddDate(0, 0, 1).Unix()), &doc)
 	var r struct {
 		Schema int `json:"schema"`
 		Chain  struct {
@@ -332,6 +392,6 @@ func TestReportOverTheBus(t *testing.T) {
 		t.Fatalf("Report returned no JSON (%v): %s", err, doc)
 	}
 	if r.Schema != 1 || !r.Chain.OK || r.Totals.Sessions != 1 || r.Totals.Completed != 1 || len(r.Sessions) != 1 || r.Sessions[0].NextAction != "write the report" {
-		t.Errorf("Report for today: %s", doc)
+		t.Errorf("Report for today: got %s, want schema 1, a good chain and the one completed session \"write the report\"", doc)
 	}
 }

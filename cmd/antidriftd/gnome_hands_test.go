@@ -26,7 +26,7 @@ func testGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T, rel testenv.Release) {
 	g := k.g
 	g.OpenWindow(t, "org.mozilla.firefox", "Bank statement — Mozilla Firefox")
 	k.startDaemon(t, gnomeConfig)
-	k.waitProp(t, "CurrentClass", "(<'org.mozilla.firefox'>,)", false)
+	gnomeWaitProp(t, k, "CurrentClass", "org.mozilla.firefox")
 	handle := g.EvalString(t, "String(global.display.focus_window.get_id())")
 
 	hands := func(method string, args ...string) (string, error) {
@@ -40,11 +40,11 @@ func testGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T, rel testenv.Release) {
 			t.Errorf("%s from another client: %q, %v; want org.freedesktop.DBus.Error.AccessDenied", call[0], out, err)
 		}
 		if strings.Contains(out, "Bank statement") || err != nil && strings.Contains(err.Error(), "Bank statement") {
-			t.Errorf("%s told another client the window's title: %q %v", call[0], out, err)
+			t.Errorf("%s from another client: got %q %v, want no window title in it", call[0], out, err)
 		}
 	}
 	if got := g.EvalString(t, "String(global.display.focus_window?.minimized)"); got != "false" {
-		t.Fatalf("another client's Minimize minimized the window: minimized=%s", got)
+		t.Fatalf("the window's minimized after another client's Minimize: got %s, want false", got)
 	}
 
 	// The daemon is answered: its Minimize of a drifting window works.
@@ -53,7 +53,7 @@ func testGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T, rel testenv.Release) {
 		t.Fatalf("Start: %v\n%s", err, k.daemon.Output())
 	}
 	g.OpenWindow(t, "com.valvesoftware.Steam", "Steam")
-	k.waitProp(t, "MinimizeCount", "(<uint32 1>,)", false)
+	gnomeWaitProp(t, k, "MinimizeCount", uint32(1))
 
 	// Trust ends with the name: without the daemon, a connection that owns
 	// org.antidrift is answered, and refused once it has released it.
@@ -68,7 +68,7 @@ func testGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T, rel testenv.Release) {
 		t.Fatalf("Focus from the owner of org.antidrift: %v", err)
 	}
 	if class != "org.mozilla.firefox" {
-		t.Errorf("Focus answered the owner %q, want firefox's window", class)
+		t.Errorf("Focus's class answered to the owner of org.antidrift: got %q, want %q", class, "org.mozilla.firefox")
 	}
 	if _, err := conn.ReleaseName("org.antidrift"); err != nil {
 		t.Fatal(err)
@@ -76,9 +76,9 @@ func testGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T, rel testenv.Release) {
 	err := shell.Call("org.antidrift.Shell1.Focus", 0).Store(&h, &class, &title)
 	var dbusErr dbus.Error
 	if !errors.As(err, &dbusErr) || dbusErr.Name != "org.freedesktop.DBus.Error.AccessDenied" {
-		t.Fatalf("Focus right after releasing org.antidrift: %v, want org.freedesktop.DBus.Error.AccessDenied", err)
+		t.Fatalf("Focus right after releasing org.antidrift: got %v, want org.freedesktop.DBus.Error.AccessDenied", err)
 	}
 	if strings.Contains(g.Log(), "antidrift@") {
-		t.Fatalf("GNOME Shell logged about the extension:\n%s", g.Log())
+		t.Fatalf("GNOME Shell's log: got\n%s\nwant nothing about the extension", g.Log())
 	}
 }

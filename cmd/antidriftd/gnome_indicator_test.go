@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"image"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,8 +36,8 @@ func startGnomeApps(t *testing.T, g *testenv.GnomeShell) {
 	t.Helper()
 	for _, a := range []app{firefox, editor, console} {
 		g.AddApp(t, a.id, a.name, a.icon)
-		testenv.WaitUntil(t, wait, "the Shell to know "+a.name, func() bool {
-			return g.EvalString(t, "imports.gi.Shell.AppSystem.get_default().lookup_app('"+a.id+".desktop')?.get_name() ?? ''") == a.name
+		testenv.WaitForValue(t, wait, "the Shell's name of "+a.id, a.name, func() string {
+			return g.EvalString(t, "imports.gi.Shell.AppSystem.get_default().lookup_app('"+a.id+".desktop')?.get_name() ?? ''")
 		})
 	}
 }
@@ -67,13 +69,13 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 	}
 	waitIcon("changes-prevent-symbolic") // locked: a padlock
 	if bad := regexp.MustCompile(`(?m)^.*(JS ERROR|JS WARNING|Extension antidrift@).*$`).FindAllString(g.Log(), -1); len(bad) > 0 {
-		t.Fatalf("the Shell logged errors about the extension:\n%s", strings.Join(bad, "\n"))
+		t.Fatalf("the Shell's log: got\n%s\nwant no errors about the extension", strings.Join(bad, "\n"))
 	}
-	if g.EvalString(t, "String("+indicator+"._label.visible)") != "false" {
-		t.Error("the label shows while locked; the icon alone should")
+	if got := g.EvalString(t, "String("+indicator+"._label.visible)"); got != "false" {
+		t.Errorf("the label's visible while locked: got %s, want false (the icon alone shows)", got)
 	}
 	if name := accessibleName(t, g, indicator); name != "antidrift: No session" {
-		t.Errorf("the panel button's accessible name is %q, want %q", name, "antidrift: No session")
+		t.Errorf("the panel button's accessible name: got %q, want %q", name, "antidrift: No session")
 	}
 
 	// The dialog, filled in and submitted as a person would; the running
@@ -94,34 +96,37 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 	quietTray(t, g)
 	chips := g.EvalString(t, dialog+"._apps.buttons.map(b => b.accessible_name).sort().join(', ')")
 	if chips != "Console, Firefox, Text Editor" {
-		t.Errorf("the app chips are named %q, want the apps' names", chips)
+		t.Errorf("the app chips' names: got %q, want %q", chips, "Console, Firefox, Text Editor")
 	}
 	g.Screenshot(t, filepath.Join(shots, "gnome-start-dialog.png"))
 	mustEval(t, g, dialog+"._duration.set_text('55s')") // short enough to watch the last minute
 	// A refusal is shown beside its field, in the daemon's words.
 	mustEval(t, g, dialog+"._next.set_text('  ')")
 	mustEval(t, g, dialog+"._start()")
-	testenv.WaitUntil(t, wait, "the daemon's refusal beside Next action", func() bool {
-		return strings.HasPrefix(g.EvalString(t, dialog+"._errors.next_action.visible ? "+dialog+"._errors.next_action.text : ''"), "next_action")
-	})
+	testenv.WaitFor(t, wait, "the daemon's refusal beside Next action (next_action …)", func() string {
+		return g.EvalString(t, dialog+"._errors.next_action.visible ? "+dialog+"._errors.next_action.text : ''")
+	}, func(text string) bool { return strings.HasPrefix(text, "next_action") })
 	checkContrast(t, g, dialog+"._errors.next_action", dialog+".dialogLayout._dialog", "the dialog's refusal (dark)")
 	mustEval(t, g, dialog+"._next.set_text('write the intro')")
 	mustEval(t, g, dialog+"._start()")
-	k.waitProp(t, "State", "(<'active'>,)", false)
+	gnomeWaitProp(t, k, "State", "active")
+	p := k.props()
 	for name, want := range map[string]string{
-		"NextAction": "(<'write the intro'>,)", "SuccessCondition": "(<'the intro is committed'>,)",
-		"TimeboxSeconds": "(<uint64 55>,)", "Enforcement": "(<'warn'>,)",
-		"AllowedClasses": "(<['" + editor.id + "', '" + console.id + "']>,)",
+		"NextAction": "write the intro", "SuccessCondition": "the intro is committed", "Enforcement": "warn",
 	} {
-		if got := k.prop(t, name); got != want {
-			t.Errorf("%s = %s after the dialog, want %s", name, got, want)
+		if got := p.String(t, name); got != want {
+			t.Errorf("%s after the dialog: got %q, want %q", name, got, want)
 		}
+	}
+	if got := gnomeProp[uint64](t, k, "TimeboxSeconds"); got != 55 {
+		t.Errorf("TimeboxSeconds after the dialog: got %d, want 55", got)
+	}
+	if got, want := gnomeProp[[]string](t, k, "AllowedClasses"), []string{editor.id, console.id}; !slices.Equal(got, want) {
+		t.Errorf("AllowedClasses after the dialog: got %q, want %q", got, want)
 	}
 	// The dialog closed itself; the indicator forgot it (no stale pointer
 	// to a disposed actor).
-	testenv.WaitUntil(t, wait, "the indicator to forget the closed dialog", func() bool {
-		return g.EvalString(t, "String("+dialog+")") == "null"
-	})
+	testenv.WaitForValue(t, wait, "the indicator's dialog once closed", "null", func() string { return g.EvalString(t, "String("+dialog+")") })
 
 	// The label counts the last minute down in seconds.
 	label := func() int {
@@ -132,20 +137,19 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 		}
 		return n
 	}
-	first := -1
-	testenv.WaitUntil(t, wait, "the label to show seconds left", func() bool { first = label(); return first > 0 })
-	testenv.WaitUntil(t, wait, "the label to count down", func() bool { n := label(); return n >= 0 && n < first })
+	first := testenv.WaitFor(t, wait, "the label to show seconds left (-1: not in seconds)", label, func(n int) bool { return n > 0 })
+	testenv.WaitFor(t, wait, fmt.Sprintf("the label to count down from %ds", first), label, func(n int) bool { return n >= 0 && n < first })
 	action := func(method string) {
 		t.Helper()
 		mustEval(t, g, indicator+"._actions.find(a => a.action.method === '"+method+"').item.activate(null)")
 	}
 	action("Extend")
-	k.waitProp(t, "TimeboxSeconds", "(<uint64 655>,)", false)
+	gnomeWaitProp(t, k, "TimeboxSeconds", uint64(655))
 	// Time for the pictures: a 35-minute timebox, as a person would pick.
 	if _, err := k.gdbus(t, "org.antidrift.Session1.Extend", "uint64 1445"); err != nil {
 		t.Fatalf("Extend: %v", err)
 	}
-	k.waitProp(t, "TimeboxSeconds", "(<uint64 2100>,)", false)
+	gnomeWaitProp(t, k, "TimeboxSeconds", uint64(2100))
 	quietTray(t, g)
 
 	// Drift shows in the icon; the menu's rows are all reachable, named
@@ -154,15 +158,15 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 	g.OpenWindow(t, firefox.id, "YouTube — Mozilla Firefox")
 	waitIcon("dialog-warning-symbolic")
 	mustEval(t, g, indicator+".menu.open()")
-	testenv.WaitUntil(t, wait, "the menu to show where the time went", func() bool {
-		return g.EvalString(t, "String("+indicator+"._buckets[0].visible)") == "true"
+	testenv.WaitForValue(t, wait, "the menu's first bucket visible (where the time went)", "true", func() string {
+		return g.EvalString(t, "String("+indicator+"._buckets[0].visible)")
 	})
 	bucket := func() string { return g.EvalString(t, indicator+"._buckets.map(b => b.label.text).join('|')") }
 	before := bucket()
-	testenv.WaitUntil(t, wait, "the open menu's buckets to grow on their own", func() bool { return bucket() != before })
+	testenv.WaitFor(t, wait, fmt.Sprintf("the open menu's buckets to grow on their own from %q", before), bucket, func(b string) bool { return b != before })
 	checkReachable(t, g, indicator+".menu.box", "the menu")
 	if name := accessibleName(t, g, indicator); !strings.HasPrefix(name, "antidrift: write the intro · ") || !strings.HasSuffix(name, "Drifting") {
-		t.Errorf("the panel button's accessible name is %q, want the action, the time left and the drift", name)
+		t.Errorf("the panel button's accessible name: got %q, want the action, the time left and the drift", name)
 	}
 	checkContrast(t, g, indicator+"._doneWhen.label", indicator+".menu.box", "Done when (dark)")
 	checkContrast(t, g, indicator+"._buckets[0].label", indicator+".menu.box", "a bucket (dark)")
@@ -172,9 +176,7 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 
 	// The light style: the same text, still readable.
 	mustEval(t, g, "new (imports.gi.Gio.Settings)({schema_id: 'org.gnome.desktop.interface'}).set_string('color-scheme', 'prefer-light')")
-	testenv.WaitUntil(t, wait, "the Shell's light style", func() bool {
-		return g.EvalString(t, "String(Main.getStyleVariant())") == "light"
-	})
+	testenv.WaitForValue(t, wait, "the Shell's style variant", "light", func() string { return g.EvalString(t, "String(Main.getStyleVariant())") })
 	mustEval(t, g, indicator+".menu.open()")
 	checkContrast(t, g, indicator+"._doneWhen.label", indicator+".menu.box", "Done when (light)")
 	checkContrast(t, g, indicator+"._buckets[0].label", indicator+".menu.box", "a bucket (light)")
@@ -185,8 +187,8 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 	mustEval(t, g, indicator+"._openStart()")
 	mustEval(t, g, dialog+"._next.set_text('review chapter two')")
 	mustEval(t, g, dialog+"._start()")
-	testenv.WaitUntil(t, wait, "a refusal in the light dialog", func() bool {
-		return g.EvalString(t, "String("+dialog+"?._errors.other.visible || "+dialog+"?._errors.success_condition.visible)") == "true"
+	testenv.WaitForValue(t, wait, "a refusal visible in the light dialog", "true", func() string {
+		return g.EvalString(t, "String("+dialog+"?._errors.other.visible || "+dialog+"?._errors.success_condition.visible)")
 	})
 	checkContrast(t, g, "Object.values("+dialog+"._errors).find(l => l.visible)", dialog+".dialogLayout._dialog", "the dialog's refusal (light)")
 	mustEval(t, g, dialog+".close()")
@@ -194,19 +196,19 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 
 	// The menu drives the session: Complete, End & seal.
 	action("Complete")
-	k.waitProp(t, "State", "(<'review'>,)", false)
+	gnomeWaitProp(t, k, "State", "review")
 	waitIcon("object-select-symbolic")
-	if g.EvalString(t, "String("+indicator+"._actions.find(a => a.action.method === 'Complete').item.visible)") != "false" {
-		t.Error("Complete is still offered in review")
+	if got := g.EvalString(t, "String("+indicator+"._actions.find(a => a.action.method === 'Complete').item.visible)"); got != "false" {
+		t.Errorf("Complete's visible in review: got %s, want false", got)
 	}
 	action("End")
-	k.waitProp(t, "State", "(<'locked'>,)", false)
+	gnomeWaitProp(t, k, "State", "locked")
 	waitIcon("changes-prevent-symbolic")
 	// Today's totals come from the daemon's Report, read as the menu opens.
 	mustEval(t, g, indicator+".menu.open()")
-	testenv.WaitUntil(t, wait, "the menu to count today's session", func() bool {
-		return strings.HasSuffix(g.EvalString(t, indicator+"._today.label.text"), "focused, 1 session")
-	})
+	testenv.WaitFor(t, wait, "the menu to count today's session (… focused, 1 session)", func() string {
+		return g.EvalString(t, indicator+"._today.label.text")
+	}, func(text string) bool { return strings.HasSuffix(text, "focused, 1 session") })
 	mustEval(t, g, indicator+".menu.close()")
 
 	// The daemon killed: the indicator says so, and opening the menu does
@@ -216,12 +218,12 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 	mustEval(t, g, indicator+".menu.open()")
 	mustEval(t, g, indicator+".menu.close()")
 	if g.EvalString(t, "String("+indicator+"._startDaemon.visible || "+indicator+"._status.label.text)") == "" {
-		t.Error("the menu says nothing of the stopped daemon")
+		t.Error("the menu with the daemon stopped: got nothing said of it, want Start antidrift or a status")
 	}
 	k.startDaemon(t, "evidence = \"gnome-shell\"\n")
 	waitIcon("changes-prevent-symbolic")
 	if bad := regexp.MustCompile(`(?m)^.*(JS ERROR|JS WARNING|Extension antidrift@|antidrift@antidrift.github.io).*$`).FindAllString(g.Log(), -1); len(bad) > 0 {
-		t.Fatalf("the Shell logged errors about the extension:\n%s", strings.Join(bad, "\n"))
+		t.Fatalf("the Shell's log: got\n%s\nwant no errors about the extension", strings.Join(bad, "\n"))
 	}
 
 	// In German: the Shell started again in a German locale; the
@@ -233,7 +235,7 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 	g.OpenWindow(t, editor.id, "intro.md — Texteditor")
 	mustEval(t, g, indicator+"._openStart()")
 	if title := g.EvalString(t, dialog+".contentLayout.get_first_child().title"); title != "Sitzung starten" {
-		t.Errorf("the dialog's title in German is %q, want %q", title, "Sitzung starten")
+		t.Errorf("the dialog's title in German: got %q, want %q", title, "Sitzung starten")
 	}
 	mustEval(t, g, dialog+"._next.set_text('Einleitung schreiben')")
 	mustEval(t, g, dialog+"._done.set_text('die Einleitung ist eingecheckt')")
@@ -247,9 +249,7 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 func quietTray(t *testing.T, g *testenv.GnomeShell) {
 	t.Helper()
 	mustEval(t, g, "Main.messageTray.getSources().forEach(s => s.notifications.slice().forEach(n => n.destroy()))")
-	testenv.WaitUntil(t, wait, "the Shell's banners to go", func() bool {
-		return g.EvalString(t, "String(Main.messageTray._banner ?? null)") == "null"
-	})
+	testenv.WaitForValue(t, wait, "the Shell's banner", "null", func() string { return g.EvalString(t, "String(Main.messageTray._banner ?? null)") })
 }
 
 // accessibleName is what a screen reader says of actor js: St's accessible
@@ -355,7 +355,7 @@ func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
 	if _, err := k.gdbus(t, "org.antidrift.Session1.Start", "write the intro", "the intro is committed", "uint64 3600", "", "[]"); err != nil {
 		t.Fatalf("Start: %v\n%s", err, k.daemon.Output())
 	}
-	k.waitProp(t, "State", "(<'active'>,)", false)
+	gnomeWaitProp(t, k, "State", "active")
 	ext := g.Conn.Object("org.gnome.Shell", "/org/gnome/Shell")
 	const uuid = "antidrift@antidrift.github.io"
 	toggle := func(method string, wantState float64) {
@@ -363,13 +363,13 @@ func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
 		if err := ext.Call("org.gnome.Shell.Extensions."+method, 0, uuid).Err; err != nil {
 			t.Fatal(err)
 		}
-		testenv.WaitUntil(t, wait, method, func() bool {
+		testenv.WaitForValue(t, wait, "the extension's state after "+method, wantState, func() float64 {
 			var info map[string]dbus.Variant
 			if err := ext.Call("org.gnome.Shell.Extensions.GetExtensionInfo", 0, uuid).Store(&info); err != nil {
 				t.Fatal(err)
 			}
 			s, _ := info["state"].Value().(float64)
-			return s == wantState
+			return s
 		})
 	}
 	var shellName string
@@ -414,38 +414,41 @@ func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
 	// enable at start-up collected (a collected proxy's match rules leave
 	// the bus a moment later), two counts in a row the same.
 	var base counts
-	testenv.WaitUntil(t, wait, "the Shell to settle after the first disable", func() bool {
+	testenv.WaitFor(t, wait, "the Shell to settle after the first disable (the previous count and this one the same)", func() [2]counts {
 		prev := base
 		time.Sleep(250 * time.Millisecond)
 		mustEval(t, g, "imports.system.gc()")
 		base = count()
-		return base == prev
-	})
+		return [2]counts{prev, base}
+	}, func(c [2]counts) bool { return c[0] == c[1] })
 	if base.Hands {
-		t.Fatal("the hands are exported with the extension disabled")
+		t.Fatal("the hands with the extension disabled: got exported, want gone")
 	}
 	// The indicator shows the session: its proxy is connected, its
 	// countdown timeout set.
-	counting := func() bool {
-		return g.EvalString(t, "String("+indicator+"?._label.visible && "+indicator+"._label.text !== '')") == "true"
+	counting := func(what string) {
+		t.Helper()
+		testenv.WaitForValue(t, wait, what+" (its label shown and not empty)", "true", func() string {
+			return g.EvalString(t, "String("+indicator+"?._label.visible && "+indicator+"._label.text !== '')")
+		})
 	}
 	probe := installLeakProbe(t, g, uuid)
 	for i := 0; i < 50; i++ {
 		toggle("EnableExtension", 1)
 		if i == 0 {
 			if c := count(); !c.Hands {
-				t.Fatal("the hands are not exported with the extension enabled")
+				t.Fatal("the hands with the extension enabled: got not exported, want exported")
 			}
 		}
-		testenv.WaitUntil(t, wait, "the indicator to count the session down", counting)
+		counting("the indicator to count the session down")
 		if i%2 == 1 {
 			// Open as a person sees it: laid out on the screen. (GNOME
 			// Shell 48 itself trips over any panel button destroyed in
 			// the same frame its menu opened: Clutter then lays out the
 			// disposed menu.)
 			mustEval(t, g, indicator+".menu.open()")
-			testenv.WaitUntil(t, wait, "the menu to open", func() bool {
-				return g.EvalString(t, "String("+indicator+".menu.actor.has_allocation())") == "true"
+			testenv.WaitForValue(t, wait, "the open menu's has_allocation()", "true", func() string {
+				return g.EvalString(t, "String("+indicator+".menu.actor.has_allocation())")
 			})
 		}
 		toggle("DisableExtension", 2)
@@ -456,11 +459,11 @@ func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
 			t.Logf("before: %+v\nafter:  %+v", base, after)
 		}
 	})
-	testenv.WaitUntil(t, wait, "the Shell to hold what it held before the first enable", func() bool {
+	testenv.WaitFor(t, wait, fmt.Sprintf("the Shell to hold what it held before the first enable, %+v", base), func() counts {
 		mustEval(t, g, "imports.system.gc()")
 		after = count()
-		return after == base
-	})
+		return after
+	}, func(c counts) bool { return c == base })
 	// The probe saw what the extension makes each time (else it proves
 	// nothing): the focus handler, the countdown, the open menu's reads.
 	seen := probe.checkNothingLeft(t, "after 50 enables and disables").Seen
@@ -470,14 +473,14 @@ func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
 		"timeout_add from _refreshBuckets": 25,
 	} {
 		if seen[what] < least {
-			t.Errorf("the probe saw %d of %s over 50 rounds, want at least %d; it saw %v", seen[what], what, least, seen)
+			t.Errorf("the probe's count of %s over 50 rounds: got %d, want at least %d; it saw %v", what, seen[what], least, seen)
 		}
 	}
 	toggle("EnableExtension", 1)
-	testenv.WaitUntil(t, wait, "the indicator after 50 rounds", counting)
+	counting("the indicator after 50 rounds")
 
 	if bad := regexp.MustCompile(`(?m)^.*(JS ERROR|JS WARNING|antidrift@|antidrift:|disposed).*$`).FindAllString(g.Log(), -1); len(bad) > 0 {
-		t.Fatalf("the Shell logged, over 50 enables and disables:\n%s", strings.Join(bad, "\n"))
+		t.Fatalf("the Shell's log over 50 enables and disables: got\n%s\nwant nothing about the extension", strings.Join(bad, "\n"))
 	}
 
 	// A broken install (its compiled settings schema gone): enable() fails,
@@ -489,10 +492,10 @@ func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
 		t.Fatalf("gnome-extensions install compiled no schema: %v", err)
 	}
 	toggle("EnableExtension", 3) // ERROR
-	testenv.WaitUntil(t, wait, "the Shell to hold what it held before the failed enable", func() bool {
+	testenv.WaitFor(t, wait, fmt.Sprintf("the Shell to hold what it held before the failed enable, %+v", base), func() counts {
 		after = count()
-		return after == base
-	})
+		return after
+	}, func(c counts) bool { return c == base })
 	probe.checkNothingLeft(t, "after the failed enable")
 	probe.remove(t)
 }

@@ -44,7 +44,7 @@ func testGnomeShowsMarkupAsText(t *testing.T, rel testenv.Release) {
 	g := k.g
 	g.OpenWindow(t, "org.antidrift.Work", "main.go - editor")
 	k.startDaemon(t, gnomeConfig)
-	k.waitProp(t, "CurrentClass", "(<'org.antidrift.Work'>,)", false)
+	gnomeWaitProp(t, k, "CurrentClass", "org.antidrift.Work")
 	g.StartNotifications(t)
 
 	next := `<b>x</b> & y <img src="x.png"> <a href="http://evil.example/">click me</a>`
@@ -55,21 +55,22 @@ func testGnomeShowsMarkupAsText(t *testing.T, rel testenv.Release) {
 		t.Fatalf("Start: %v\n%s", err, k.daemon.Output())
 	}
 	g.OpenWindow(t, "org.antidrift.Drift", title)
-	k.waitProp(t, "Drift", "(<'drifting'>,)", false)
+	gnomeWaitProp(t, k, "Drift", "drifting")
 
 	// The nudge, as the message list draws it.
 	const drifting = "Main.messageTray.getSources().flatMap(s => s.notifications).find(n => n.title.startsWith('Drifting'))"
-	testenv.WaitUntil(t, wait, "the nudge in the message tray", func() bool {
+	testenv.WaitFor(t, wait, "the nudge in the message tray (a title)", func() string {
 		out, err := g.Eval("String(" + drifting + "?.title ?? '')")
-		return err == nil && out != `""`
-	})
+		if err != nil {
+			return err.Error()
+		}
+		return out
+	}, func(out string) bool { return strings.HasPrefix(out, `"`) && out != `""` })
 	const dateMenu = "Main.panel.statusArea.dateMenu.menu"
 	mustEval(t, g, dateMenu+".open()")
 	var body string
-	testenv.WaitUntil(t, wait, "the message list to draw the nudge", func() bool {
-		body = drawnWith(drawnTexts(t, g, dateMenu+".box"), "Next:")
-		return body != ""
-	})
+	testenv.WaitFor(t, wait, "the message list to draw the nudge (a text with Next:)", func() []string { return drawnTexts(t, g, dateMenu+".box") },
+		func(texts []string) bool { body = drawnWith(texts, "Next:"); return body != "" })
 	g.Screenshot(t, filepath.Join(testenv.ArtifactsDir(t), "gnome-markup-nudge.png"))
 	mustEval(t, g, dateMenu+".close()")
 	// (The list draws the body on one line.)
@@ -82,15 +83,15 @@ func testGnomeShowsMarkupAsText(t *testing.T, rel testenv.Release) {
 	// The indicator's menu: the next action, done when, and the bucket
 	// of the window's (folded) title.
 	mustEval(t, g, indicator+".menu.open()")
-	testenv.WaitUntil(t, wait, "the menu to show where the time went", func() bool {
-		return g.EvalString(t, "String("+indicator+"._buckets[0].visible)") == "true"
+	testenv.WaitForValue(t, wait, "the menu's first bucket visible (where the time went)", "true", func() string {
+		return g.EvalString(t, "String("+indicator+"._buckets[0].visible)")
 	})
 	menuShot(t, g, filepath.Join(testenv.ArtifactsDir(t), "gnome-markup-menu.png"))
 	drawn := drawnTexts(t, g, indicator+".menu.box")
 	mustEval(t, g, indicator+".menu.close()")
 	for _, want := range []string{next, "Done when: " + done, "org.antidrift.Drift · " + title} {
 		if drawnWith(drawn, want) == "" {
-			t.Errorf("the menu does not draw %q; it draws %q", want, drawn)
+			t.Errorf("the menu: got %q drawn, want %q among them", drawn, want)
 		}
 	}
 }

@@ -36,9 +36,11 @@ func testGnomeIndicatorTodayAcrossMachines(t *testing.T, rel testenv.Release) {
 		t.Fatal(err)
 	}
 	k.startDaemon(t, "evidence = \"gnome-shell\"\nsync_dir = \""+syncDir+"\"\ndevice_name = \"desk\"\n")
-	testenv.WaitUntil(t, wait, "the indicator", func() bool {
-		return g.EvalString(t, indicator+"?._icon.icon_name ?? ''") == "changes-prevent-symbolic"
-	})
+	icon := func() string { return g.EvalString(t, indicator+"?._icon.icon_name ?? ''") }
+	todayText := func() string {
+		return g.EvalString(t, indicator+"._today.visible ? "+indicator+"._today.label.text : ''")
+	}
+	testenv.WaitForValue(t, wait, "the indicator's icon", "changes-prevent-symbolic", icon)
 	for _, c := range [][]string{
 		{"org.antidrift.Session1.Start", "write the intro on the desk", "it is committed", "uint64 600", "observe", "@as []"},
 		{"org.antidrift.Session1.Complete"}, {"org.antidrift.Session1.End"},
@@ -47,12 +49,10 @@ func testGnomeIndicatorTodayAcrossMachines(t *testing.T, rel testenv.Release) {
 			t.Fatalf("%s: %v %s", c[0], err, out)
 		}
 	}
-	k.waitProp(t, "State", "(<'locked'>,)", false)
+	gnomeWaitProp(t, k, "State", "locked")
 	mustEval(t, g, indicator+".menu.open()")
 	today := regexp.MustCompile(`^Today on 2 machines: (\d+h )?\d+m focused, 2 sessions$`)
-	testenv.WaitUntil(t, wait, "the menu to count both machines' sessions", func() bool {
-		return today.MatchString(g.EvalString(t, indicator+"._today.visible ? "+indicator+"._today.label.text : ''"))
-	})
+	testenv.WaitFor(t, wait, "the menu to count both machines' sessions ("+today.String()+")", todayText, today.MatchString)
 	quietTray(t, g)
 	shots := testenv.ArtifactsDir(t)
 	menuShot(t, g, filepath.Join(shots, "gnome-menu-machines.png"))
@@ -62,14 +62,10 @@ func testGnomeIndicatorTodayAcrossMachines(t *testing.T, rel testenv.Release) {
 	g.Stop()
 	g.ExtraEnv = testenv.GermanLocale(t)
 	g.Start(t)
-	testenv.WaitUntil(t, wait, "the indicator in German", func() bool {
-		return g.EvalString(t, indicator+"?._icon.icon_name ?? ''") == "changes-prevent-symbolic"
-	})
+	testenv.WaitForValue(t, wait, "the indicator's icon in German", "changes-prevent-symbolic", icon)
 	mustEval(t, g, indicator+".menu.open()")
 	heute := regexp.MustCompile(`^Heute auf 2 Rechnern: (\d+h )?\d+m konzentriert, 2 Sitzungen$`)
-	testenv.WaitUntil(t, wait, "the menu to count both machines' sessions in German", func() bool {
-		return heute.MatchString(g.EvalString(t, indicator+"._today.visible ? "+indicator+"._today.label.text : ''"))
-	})
+	testenv.WaitFor(t, wait, "the menu to count both machines' sessions in German ("+heute.String()+")", todayText, heute.MatchString)
 	quietTray(t, g)
 	menuShot(t, g, filepath.Join(shots, "gnome-menu-machines-de.png"))
 }

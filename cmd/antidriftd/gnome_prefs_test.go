@@ -60,14 +60,14 @@ func testGnomePrefsDefaultEnforcementFollowsSetting(t *testing.T, rel testenv.Re
 		if out, err := g.RunProgram("gnome-extensions", "prefs", uuid); err != nil {
 			t.Fatalf("gnome-extensions prefs: %v\n%s\n%s", err, out, app.Output())
 		}
-		testenv.WaitUntil(t, wait, "the preferences window to open with focus", func() bool {
-			return g.EvalString(t, "String("+window+"?.has_focus() ?? false)") == "true"
+		testenv.WaitForValue(t, wait, "the preferences window's has_focus()", "true", func() string {
+			return g.EvalString(t, "String("+window+"?.has_focus() ?? false)")
 		})
 	}
 	popupShown := func(shown bool) {
 		t.Helper()
-		testenv.WaitUntil(t, wait, "the levels' popover shown: "+strconv.FormatBool(shown), func() bool {
-			return g.EvalString(t, "String(!!"+popup+")") == strconv.FormatBool(shown)
+		testenv.WaitForValue(t, wait, "the levels' popover shown", strconv.FormatBool(shown), func() string {
+			return g.EvalString(t, "String(!!"+popup+")")
 		})
 	}
 	// rectOf is where rectangle js (an Mtk.Rectangle) is on the screen.
@@ -112,7 +112,7 @@ func testGnomePrefsDefaultEnforcementFollowsSetting(t *testing.T, rel testenv.Re
 	settled := func(js string, margin int) image.Image {
 		t.Helper()
 		var prev, got image.Image
-		testenv.WaitUntil(t, wait, "the preferences window to settle", func() bool {
+		testenv.WaitUntil(t, wait, "the preferences window to settle (two screenshots 500 ms apart the same, 6 s after the last key)", func() bool {
 			time.Sleep(500 * time.Millisecond)
 			got = screen(js, margin)
 			same := prev != nil && sameIn(got, prev, got.Bounds())
@@ -182,14 +182,12 @@ func testGnomePrefsDefaultEnforcementFollowsSetting(t *testing.T, rel testenv.Re
 	// Closed, as its close button does; a change made meanwhile shows when
 	// it opens again, and nothing of the closed window heard it.
 	mustEval(t, g, window+".delete(global.get_current_time())")
-	testenv.WaitUntil(t, wait, "the preferences window to close", func() bool {
-		return g.EvalString(t, "String(!!"+window+")") == "false"
-	})
+	testenv.WaitForValue(t, wait, "the preferences window open", "false", func() string { return g.EvalString(t, "String(!!"+window+")") })
 	gsettings("set", key, "default-level", "block")
 	openPrefs()
 	shows(block, "the window opened again to show block, set while it was closed")
 	if bad := regexp.MustCompile(`(?m)^.*(CRITICAL|JS ERROR|JS WARNING|disposed).*$`).FindAllString(app.Output(), -1); len(bad) > 0 {
-		t.Errorf("the extensions service logged:\n%s", strings.Join(bad, "\n"))
+		t.Errorf("the extensions service's log: got\n%s\nwant no criticals, JS errors or warnings", strings.Join(bad, "\n"))
 	}
 
 	// What the window cannot show: its handler of default-level's changes

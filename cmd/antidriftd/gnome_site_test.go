@@ -19,21 +19,21 @@ func testGnomeIndicatorShowsTheSite(t *testing.T, rel testenv.Release) {
 	g := k.g
 	g.OpenWindow(t, firefox.id, "Tabs, not windows #3 — Mozilla Firefox")
 	k.startDaemon(t, gnomeConfig)
-	k.waitProp(t, "CurrentClass", "(<'"+firefox.id+"'>,)", false)
+	gnomeWaitProp(t, k, "CurrentClass", firefox.id)
 	site := func() string {
 		return g.EvalString(t, indicator+"?._site?.visible ? "+indicator+"._site.label.text : ''")
 	}
 	if got := site(); got != "" {
-		t.Fatalf("the menu shows a site before any report: %q", got)
+		t.Fatalf("the menu's site before any report: got %q, want none", got)
 	}
 	if _, err := k.gdbus(t, "org.antidrift.Evidence1.ReportTab", "firefox", "https://github.com/antidrift/antidrift/pull/3?token=SECRET", "Tabs, not windows #3", "false"); err != nil {
 		t.Fatalf("ReportTab: %v", err)
 	}
-	k.waitProp(t, "CurrentSite", "(<'github.com/antidrift/antidrift/pull/3'>,)", false)
-	testenv.WaitUntil(t, wait, "the menu to show the site", func() bool { return site() == "github.com/antidrift/antidrift/pull/3" })
+	gnomeWaitProp(t, k, "CurrentSite", "github.com/antidrift/antidrift/pull/3")
+	testenv.WaitForValue(t, wait, "the menu's site", "github.com/antidrift/antidrift/pull/3", site)
 	g.EvalString(t, indicator+".menu.open(false), ''")
 	g.Screenshot(t, filepath.Join(testenv.ArtifactsDir(t), "gnome-menu-site.png"))
 	g.EvalString(t, indicator+".menu.close(false), ''")
 	g.OpenWindow(t, editor.id, "intro.md — Text Editor")
-	testenv.WaitUntil(t, wait, "the site to leave the menu with the browser", func() bool { return site() == "" })
+	testenv.WaitForValue(t, wait, "the menu's site with the browser gone from the front", "", site)
 }

@@ -39,23 +39,18 @@ func startPlasmaDesktop(t *testing.T, rel testenv.Release, withDunst bool, confi
 	p.kwin.Activate(t, p.editor)
 	p.d = testenv.StartDaemon(t, p.bus, filepath.Join(t.TempDir(), "state"),
 		"WAYLAND_DISPLAY="+p.kwin.Socket, "XDG_RUNTIME_DIR="+p.kwin.RuntimeDir, "XDG_CONFIG_HOME="+configHome(t, configTOML))
-	p.waitProp(t, "CurrentClass", `s "`+editorApp+`"`)
+	waitProp(t, p.d, "CurrentClass", editorApp)
 	return p
-}
-
-func (p *plasmaDesktop) waitProp(t *testing.T, name, want string) {
-	t.Helper()
-	testenv.WaitForValue(t, wait, name, busctlText(want), func() busctlText { return busctlText(mustProp(t, p.d, name)) })
 }
 
 // focusScriptLoaded asks KWin whether antidrift's script is loaded.
 func (p *plasmaDesktop) focusScriptLoaded(t *testing.T) bool {
 	t.Helper()
-	out, err := p.bus.Run(t, "busctl", "--user", "call", "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "isScriptLoaded", "s", "antidrift-focus")
-	if err != nil {
-		t.Fatal(err)
+	var loaded bool
+	if err := p.bus.Dial(t).Object("org.kde.KWin", "/Scripting").Call("org.kde.kwin.Scripting.isScriptLoaded", 0, "antidrift-focus").Store(&loaded); err != nil {
+		t.Fatalf("asking KWin whether antidrift-focus is loaded: %v", err)
 	}
-	return strings.TrimSpace(out) == "b true"
+	return loaded
 }
 
 // On Plasma, auto chooses KWin; native windows' focus and titles reach the
@@ -67,46 +62,43 @@ func TestKWinEvidenceReachesTheSession(t *testing.T) {
 
 func testKWinEvidenceReachesTheSession(t *testing.T, rel testenv.Release) {
 	p := startPlasmaDesktop(t, rel, false, "") // evidence = "auto", the default
-	if got := mustProp(t, p.d, "EvidenceSource"); got != `s "kwin"` {
-		t.Fatalf("EvidenceSource on Plasma with evidence = auto: %s", got)
+	s := p.d.Session(t)
+	if got := s.String(t, "EvidenceSource"); got != "kwin" {
+		t.Fatalf("EvidenceSource on Plasma with evidence = auto: got %q, want %q", got, "kwin")
 	}
 	if !strings.Contains(p.d.Output(), "org.kde.KWin is on the session bus") {
-		t.Errorf("the start-up log does not say why kwin was chosen:\n%s", p.d.Output())
+		t.Errorf("the start-up log: got\n%s\nwant it to say why kwin was chosen (org.kde.KWin is on the session bus)", p.d.Output())
 	}
-	call(t, p.d, "Start", "sstsas", "write code", "tests pass", "600", "observe", "1", editorApp)
+	startSession(t, s, "write code", "tests pass", 600, "observe", editorApp)
 	p.kwin.Activate(t, p.distraction)
-	p.waitProp(t, "CurrentClass", `s "`+distractionApp+`"`)
-	p.waitProp(t, "Drift", `s "drifting"`)
+	waitProp(t, p.d, "CurrentClass", distractionApp)
+	waitProp(t, p.d, "Drift", "drifting")
 	p.kwin.Activate(t, p.editor)
-	p.waitProp(t, "CurrentClass", `s "`+editorApp+`"`)
+	waitProp(t, p.d, "CurrentClass", editorApp)
 	p.editor.SetTitle(t, "other.go - editor")
-	p.waitProp(t, "CurrentTitle", `s "other.go - editor"`)
-	buckets := mustProp(t, p.d, "Buckets")
-	for _, want := range []string{`"` + editorApp + `" "main.go - editor"`, `"` + distractionApp + `" "cat videos"`} {
-		if !strings.Contains(buckets, want) {
-			t.Errorf("Buckets lacks %s: %s", want, buckets)
+	waitProp(t, p.d, "CurrentTitle", "other.go - editor")
+	got := buckets(t, p.d)
+	for _, want := range []bucketProp{{Class: editorApp, Title: "main.go - editor"}, {Class: distractionApp, Title: "cat videos"}} {
+		if !hasBucket(got, want.Class, want.Title) {
+			t.Errorf("Buckets: got %v, want one of %s %q", got, want.Class, want.Title)
 		}
 	}
 
 	// Anyone but KWin is refused, and the session did not move.
-	out, err := p.bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
-		"--method", "org.antidrift.Evidence1.ReportFocus", "{00000000-0000-4000-8000-000000000000}", "steam", "a game")
-	if err == nil || !strings.Contains(err.Error(), "org.freedesktop.DBus.Error.AccessDenied") {
-		t.Fatalf("a forged ReportFocus: %s %v", out, err)
-	}
-	if got := mustProp(t, p.d, "CurrentClass"); got != `s "`+editorApp+`"` {
-		t.Fatalf("CurrentClass after a forged report: %s", got)
+	checkRefusedAccess(t, "a forged ReportFocus", forgeFocus(t, p.bus, "{00000000-0000-4000-8000-000000000000}", "steam", "a game"))
+	if got := s.String(t, "CurrentClass"); got != editorApp {
+		t.Fatalf("CurrentClass after a forged report: got %q, want %q", got, editorApp)
 	}
 	if strings.Contains(p.d.Output(), "other.go") || strings.Contains(p.d.Output(), "cat videos") {
-		t.Fatalf("a window title reached the log:\n%s", p.d.Output())
+		t.Fatalf("the daemon's log: got\n%s\nwant it without window titles", p.d.Output())
 	}
 
 	if !p.focusScriptLoaded(t) {
-		t.Fatal("antidrift's script is not loaded in KWin while the daemon runs")
+		t.Fatal("antidrift's script in KWin while the daemon runs: got not loaded, want loaded")
 	}
 	p.d.Stop(t)
 	if p.focusScriptLoaded(t) {
-		t.Fatalf("antidrift's script is still loaded in KWin after the daemon stopped\n%s", p.d.Output())
+		t.Fatalf("antidrift's script in KWin after the daemon stopped: got loaded, want unloaded\n%s", p.d.Output())
 	}
 }
 
@@ -120,16 +112,16 @@ func TestKWinBlockMinimizesTheDriftingWindow(t *testing.T) {
 func testKWinBlockMinimizesTheDriftingWindow(t *testing.T, rel testenv.Release) {
 	p := startPlasmaDesktop(t, rel, true, `evidence = "kwin"`+"\n"+driftConfig)
 	mon := testenv.StartMonitor(t, p.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
-	call(t, p.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", editorApp)
+	startSession(t, p.d.Session(t), "write code", "tests pass", 600, "block", editorApp)
 	p.kwin.Activate(t, p.distraction)
 
-	testenv.WaitUntil(t, wait, "KWin to have minimized the distraction", func() bool { return p.kwin.Info(t, p.distraction).Minimized })
-	testenv.WaitUntil(t, wait, "the editor to be active again", func() bool { return p.kwin.Info(t, p.editor).Active })
-	p.waitProp(t, "MinimizeCount", "u 1")
-	p.waitProp(t, "CurrentClass", `s "`+editorApp+`"`)
+	testenv.WaitForValue(t, wait, "Minimized of the distraction in KWin", true, func() bool { return p.kwin.Info(t, p.distraction).Minimized })
+	testenv.WaitForValue(t, wait, "Active of the editor in KWin", true, func() bool { return p.kwin.Info(t, p.editor).Active })
+	waitProp(t, p.d, "MinimizeCount", uint32(1))
+	waitProp(t, p.d, "CurrentClass", editorApp)
 	mon.WaitFor(t, "Drifting: "+distractionApp, wait)
 	if p.kwin.Info(t, p.editor).Minimized {
-		t.Fatal("the on-task window was minimized")
+		t.Fatal("Minimized of the on-task window in KWin: got true, want false")
 	}
 }
 
@@ -141,18 +133,18 @@ func TestKWinRestartLosesAndRegainsEvidence(t *testing.T) {
 
 func testKWinRestartLosesAndRegainsEvidence(t *testing.T, rel testenv.Release) {
 	p := startPlasmaDesktop(t, rel, false, `evidence = "kwin"`)
-	p.waitProp(t, "EvidenceAvailable", "b true")
+	waitProp(t, p.d, "EvidenceAvailable", true)
 	p.kwin.Kill(t)
-	p.waitProp(t, "EvidenceAvailable", "b false")
-	p.waitProp(t, "EvidenceReason", `s "KWin left the session bus; waiting for it to come back"`)
+	waitProp(t, p.d, "EvidenceAvailable", false)
+	waitProp(t, p.d, "EvidenceReason", "KWin left the session bus; waiting for it to come back")
 
 	p.kwin.Start(t)
-	p.waitProp(t, "EvidenceReason", `s "no window has focus"`) // said by the reloaded script
+	waitProp(t, p.d, "EvidenceReason", "no window has focus") // said by the reloaded script
 	p.kwin.Window(t, editorApp, "main.go - editor")
-	p.waitProp(t, "EvidenceAvailable", "b true")
-	p.waitProp(t, "CurrentClass", `s "`+editorApp+`"`)
-	if p.d.ExitCode() != -1 {
-		t.Fatalf("the daemon died with KWin\n%s", p.d.Output())
+	waitProp(t, p.d, "EvidenceAvailable", true)
+	waitProp(t, p.d, "CurrentClass", editorApp)
+	if code := p.d.ExitCode(); code != -1 {
+		t.Fatalf("the daemon after KWin's restart: got exit code %d, want it running\n%s", code, p.d.Output())
 	}
 }
 
@@ -166,14 +158,14 @@ func testKWinDaemonAfterACrashReplacesItsScript(t *testing.T, rel testenv.Releas
 	p := startPlasmaDesktop(t, rel, false, `evidence = "kwin"`)
 	p.d.Kill9(t)
 	if !p.focusScriptLoaded(t) {
-		t.Fatal("the crashed daemon's script is gone from KWin: this test proves nothing")
+		t.Fatal("the crashed daemon's script in KWin: got gone, want still loaded (else this test proves nothing)")
 	}
 	p.d.Start(t)
-	p.waitProp(t, "EvidenceAvailable", "b true")
-	p.waitProp(t, "CurrentClass", `s "`+editorApp+`"`)
+	waitProp(t, p.d, "EvidenceAvailable", true)
+	waitProp(t, p.d, "CurrentClass", editorApp)
 	p.kwin.Activate(t, p.distraction)
-	p.waitProp(t, "CurrentClass", `s "`+distractionApp+`"`)
+	waitProp(t, p.d, "CurrentClass", distractionApp)
 	if strings.Contains(p.d.Output(), "did not load") {
-		t.Fatalf("the new daemon could not load its script:\n%s", p.d.Output())
+		t.Fatalf("the new daemon's log: got\n%s\nwant no \"did not load\" (its script replaced the old one)", p.d.Output())
 	}
 }

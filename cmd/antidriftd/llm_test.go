@@ -28,35 +28,37 @@ func TestLateModelVerdictNudgesAndIconifiesAndSurvivesAServerCrash(t *testing.T)
 	notes := testenv.StartMonitor(t, k.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
 	nudges := testenv.StartMonitor(t, k.bus, "type='signal',member='Nudge',path='/org/antidrift/Session1'")
 
-	call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", "Editor")
-	k.waitProp(t, "DriftReason", `s "Editor is allowed in this session"`)
+	s := k.d.Session(t)
+	startSession(t, s, "write code", "tests pass", 600, "block", "Editor")
+	waitProp(t, k.d, "DriftReason", "Editor is allowed in this session")
 	k.x.Activate(t, k.distraction)
 	props.WaitFor(t, `string "judging…"`, wait)
-	testenv.WaitUntil(t, judgeWait, "the model's verdict to iconify the window", func() bool { return k.x.WMState(t, k.distraction) == "Iconic" })
-	k.waitProp(t, "MinimizeCount", "u 1")
+	// The model's verdict iconifies the window.
+	testenv.WaitForValue(t, judgeWait, "WM_STATE of the distraction", "Iconic", func() string { return k.x.WMState(t, k.distraction) })
+	waitProp(t, k.d, "MinimizeCount", uint32(1))
 	notes.WaitFor(t, "Drifting: Distraction", wait)
 	nudge := nudges.WaitFor(t, `string "Distraction"`, wait)
 	if strings.Contains(nudge, "allowlist") || strings.Contains(nudge, "judging") {
-		t.Fatalf("the nudge's reason is not the model's:\n%s", nudge)
+		t.Fatalf("the nudge: got\n%s\nwant the model's reason, not the allowlist's or judging…", nudge)
 	}
 
 	// The server dies; a window it has not judged reads why, in words.
 	srv.Kill()
 	k.x.SetTitle(t, k.distraction, "something else entirely")
 	k.x.Activate(t, k.distraction)
-	k.waitProp(t, "DriftReason", `s "judge unreachable: connection refused"`)
-	if got := k.prop(t, "Drift"); got != `s "unknown"` {
-		t.Fatalf("Drift with the judge down: %s", got)
+	waitProp(t, k.d, "DriftReason", "judge unreachable: connection refused")
+	if got := s.String(t, "Drift"); got != "unknown" {
+		t.Fatalf("Drift with the judge down: got %q, want %q", got, "unknown")
 	}
 	if got := k.x.WMState(t, k.distraction); got != "Normal" {
-		t.Fatalf("a window was enforced on no verdict: %s", got)
+		t.Fatalf("WM_STATE of a window with no verdict: got %s, want Normal (not enforced)", got)
 	}
 
 	// Back up: the judge's retry judges the still-current window, late.
 	srv.Start(t)
-	testenv.WaitUntil(t, judgeWait, "the retried verdict to iconify the window", func() bool { return k.x.WMState(t, k.distraction) == "Iconic" })
-	k.waitProp(t, "MinimizeCount", "u 2")
+	testenv.WaitForValue(t, judgeWait, "WM_STATE of the distraction (the retried verdict)", "Iconic", func() string { return k.x.WMState(t, k.distraction) })
+	waitProp(t, k.d, "MinimizeCount", uint32(2))
 	if out := k.d.Output(); strings.Count(out, "the LLM judge failed") != 1 || strings.Contains(out, "something else entirely") {
-		t.Fatalf("the outage was not logged exactly once, without titles:\n%s", out)
+		t.Fatalf("the daemon's log: got\n%s\nwant the outage logged exactly once, without titles", out)
 	}
 }

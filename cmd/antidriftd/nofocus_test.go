@@ -1,7 +1,6 @@
 package main
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
@@ -27,31 +26,35 @@ const notifyRule = "type='method_call',interface='org.freedesktop.Notifications'
 // noFocusScene is one desktop with one window, whose class the session
 // (at block) allows, as checkOnlyWindowClosed drives it.
 type noFocusScene struct {
-	prop            func(t *testing.T, name string) string // a property of the daemon's, as a client prints it
-	closeTheOnly    func(t *testing.T)                     // closes the only window, which has focus
-	openDistraction func(t *testing.T)                     // opens a window the session does not allow; it takes focus
-	distraction     string                                 // that window's class
-	nudges          *testenv.Monitor                       // Notify calls on the session bus
+	props           propReader         // the daemon's properties, decoded
+	closeTheOnly    func(t *testing.T) // closes the only window, which has focus
+	openDistraction func(t *testing.T) // opens a window the session does not allow; it takes focus
+	distraction     string             // that window's class
+	nudges          *testenv.Monitor   // Notify calls on the session bus
 }
 
-// count matches a number property printed as busctl ("u 1") or gdbus
-// ("(<uint32 1>,)") prints it.
-func count(n string) *regexp.Regexp { return regexp.MustCompile(`(^u |uint32 )` + n + `\b`) }
+// propReader reads the daemon's properties as Go values: a
+// *testenv.Session, or gnomeProps where the daemon serves only the Shell's
+// user.
+type propReader interface {
+	String(t testing.TB, name string) string
+	Uint32(t testing.TB, name string) uint32
+	Bool(t testing.TB, name string) bool
+}
 
 func checkOnlyWindowClosed(t *testing.T, s noFocusScene) {
 	t.Helper()
 	s.closeTheOnly(t)
-	testenv.WaitUntil(t, wait, "EvidenceReason to say no window has focus", func() bool {
-		return strings.Contains(s.prop(t, "EvidenceReason"), "no window has focus")
-	})
-	if got := s.prop(t, "EvidenceAvailable"); !strings.Contains(got, "false") {
-		t.Fatalf("EvidenceAvailable with no window: %s", got)
+	testenv.WaitFor(t, wait, "EvidenceReason to say no window has focus", func() string { return s.props.String(t, "EvidenceReason") },
+		func(reason string) bool { return strings.Contains(reason, "no window has focus") })
+	if got := s.props.Bool(t, "EvidenceAvailable"); got {
+		t.Fatalf("EvidenceAvailable with no window: got %v, want false", got)
 	}
-	if got := s.prop(t, "Drift"); strings.Contains(got, "drifting") {
-		t.Fatalf("no window having focus is drift: Drift %s, DriftReason %s", got, s.prop(t, "DriftReason"))
+	if got := s.props.String(t, "Drift"); got == "drifting" {
+		t.Fatalf("Drift with no window having focus: got %q (DriftReason %q), want anything but drifting", got, s.props.String(t, "DriftReason"))
 	}
-	if got := s.prop(t, "MinimizeCount"); !count("0").MatchString(got) {
-		t.Fatalf("MinimizeCount with no window: %s", got)
+	if got := s.props.Uint32(t, "MinimizeCount"); got != 0 {
+		t.Fatalf("MinimizeCount with no window: got %d, want 0", got)
 	}
 
 	// The fence, and proof the checks above could fail: a distraction now
@@ -60,10 +63,10 @@ func checkOnlyWindowClosed(t *testing.T, s noFocusScene) {
 	// only one.
 	s.openDistraction(t)
 	s.nudges.WaitFor(t, "Drifting: "+s.distraction, wait)
-	testenv.WaitUntil(t, wait, "the distraction to be minimized", func() bool { return count("1").MatchString(s.prop(t, "MinimizeCount")) })
+	testenv.WaitForValue(t, wait, "MinimizeCount (the distraction minimized)", uint32(1), func() uint32 { return s.props.Uint32(t, "MinimizeCount") })
 	for _, m := range s.nudges.Messages() {
 		if strings.Contains(m, "Drifting") && !strings.Contains(m, "Drifting: "+s.distraction) {
-			t.Fatalf("a nudge for something other than the distraction:\n%s", m)
+			t.Fatalf("a nudge: got\n%s\nwant only nudges for %s", m, s.distraction)
 		}
 	}
 }
@@ -75,11 +78,11 @@ func TestKWinOnlyWindowClosedIsNotDrift(t *testing.T) {
 func testKWinOnlyWindowClosedIsNotDrift(t *testing.T, rel testenv.Release) {
 	p := startPlasmaDesktop(t, rel, true, `evidence = "kwin"`+"\n"+noFocusConfig)
 	p.distraction.Close()
-	testenv.WaitUntil(t, wait, "KWin to have one window left", func() bool { return len(p.kwin.Windows(t)) == 1 })
+	testenv.WaitFor(t, wait, "KWin to have one window left", func() int { return len(p.kwin.Windows(t)) }, func(n int) bool { return n == 1 })
 	nudges := testenv.StartMonitor(t, p.bus, notifyRule)
-	call(t, p.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", editorApp)
+	startSession(t, p.d.Session(t), "write code", "tests pass", 600, "block", editorApp)
 	checkOnlyWindowClosed(t, noFocusScene{
-		prop:         func(t *testing.T, name string) string { return mustProp(t, p.d, name) },
+		props:        p.d.Session(t),
 		closeTheOnly: func(*testing.T) { p.editor.Close() },
 		openDistraction: func(t *testing.T) {
 			p.kwin.Window(t, distractionApp, "cat videos") // a new window takes focus; at block it is minimized at once
@@ -95,13 +98,13 @@ func TestSwayOnlyWindowClosedIsNotDrift(t *testing.T) {
 
 func testSwayOnlyWindowClosedIsNotDrift(t *testing.T, rel testenv.Release) {
 	s := startSwayDesktop(t, rel, noFocusConfig)
-	s.waitProp(t, "CurrentClass", `s "Editor"`)
+	waitProp(t, s.d, "CurrentClass", "Editor")
 	s.sway.Msg(t, "[app_id=Distraction]", "kill")
-	testenv.WaitUntil(t, wait, "sway to have one window left", func() bool { return s.window(t, "Distraction") == nil })
+	testenv.WaitUntil(t, wait, "sway's Distraction window to be gone from its tree", func() bool { return s.window(t, "Distraction") == nil })
 	nudges := testenv.StartMonitor(t, s.bus, notifyRule)
-	call(t, s.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", "Editor")
+	startSession(t, s.d.Session(t), "write code", "tests pass", 600, "block", "Editor")
 	checkOnlyWindowClosed(t, noFocusScene{
-		prop:         func(t *testing.T, name string) string { return mustProp(t, s.d, name) },
+		props:        s.d.Session(t),
 		closeTheOnly: func(t *testing.T) { s.sway.Msg(t, "[app_id=Editor]", "kill") },
 		openDistraction: func(t *testing.T) {
 			s.sway.Foot(t, "Distraction", "cat videos")
@@ -120,14 +123,14 @@ func testGnomeShellOnlyWindowClosedIsNotDrift(t *testing.T, rel testenv.Release)
 	g := k.g
 	work := g.OpenWindow(t, "org.antidrift.Work", "main.go - editor")
 	k.startDaemon(t, `evidence = "gnome-shell"`+"\n"+noFocusConfig)
-	k.waitProp(t, "CurrentClass", "(<'org.antidrift.Work'>,)", false)
+	gnomeWaitProp(t, k, "CurrentClass", "org.antidrift.Work")
 	g.StartNotifications(t)
 	nudges := testenv.StartMonitor(t, g.Bus, notifyRule)
 	if _, err := k.gdbus(t, "org.antidrift.Session1.Start", "write code", "tests pass", "uint64 600", "block", "['org.antidrift.Work']"); err != nil {
 		t.Fatalf("Start: %v\n%s", err, k.daemon.Output())
 	}
 	checkOnlyWindowClosed(t, noFocusScene{
-		prop:         func(t *testing.T, name string) string { return k.prop(t, name) },
+		props:        k.props(),
 		closeTheOnly: func(*testing.T) { work.Close() },
 		openDistraction: func(t *testing.T) {
 			g.OpenWindow(t, "org.antidrift.Drift", "cat videos")

@@ -542,7 +542,7 @@ func crashRounds(t *testing.T, seed uint64, rounds int, withX bool) {
 			r.step()
 		}
 		<-r.killed
-		testenv.WaitUntil(t, wait, "the killed daemon to be gone", func() bool { return !r.d.Alive() })
+		testenv.WaitUntil(t, wait, "the killed daemon to be gone (not alive)", func() bool { return !r.d.Alive() })
 		before := r.m.state
 		during[r.m.inflight]++
 		r.d.Start(t)
@@ -1223,7 +1223,7 @@ func TestXServerGoingAwayAndComingBack(t *testing.T) {
 	pid := k.d.PID()
 	id := c.start(t, 3600, "block", "Editor")
 	k.x.Activate(t, k.distraction)
-	k.waitProp(t, "CurrentClass", `s "Distraction"`)
+	waitProp(t, k.d, "CurrentClass", "Distraction")
 
 	k.x.Kill()
 	waitFor(t, wait, "evidence to be unavailable, with the reason", func() (bool, string) {

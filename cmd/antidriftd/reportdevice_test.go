@@ -43,7 +43,7 @@ func startTwoMachines(t *testing.T) twoMachines {
 	m.d = testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(root, "desk-state"), "XDG_CONFIG_HOME="+m.xdgConfig)
 	m.session(t, "write the intro on the desk", 1)
 	id := deskID(t, m)
-	waitForSync(t, "desk's copy", func() bool { return holdsChainOf(m.syncDir, id, "totals.jsonl", 1) }, m.d.Output)
+	waitForSync(t, "desk's copy to hold 1 entry of totals.jsonl", func() bool { return holdsChainOf(m.syncDir, id, "totals.jsonl", 1) }, m.d.Output)
 	return twoMachines{syncMachine: m, laptopID: laptopID}
 }
 

@@ -19,18 +19,23 @@ func TestTitleRulesDistractionsAndNotADistractionOnADesktop(t *testing.T) {
 	nudges := testenv.StartMonitor(t, k.bus, "type='signal',member='Nudge',path='/org/antidrift/Session1'")
 
 	// A bad pattern is refused, naming the entry and the rule.
-	_, err := k.d.Busctl(t, "call", "Start", "sstsas", "write code", "tests pass", "600", "block", "2", "Editor", "Distraction:[docs")
-	if err == nil || !strings.Contains(err.Error(), `allowed_classes entry 2 "Distraction:[docs" is not a valid entry`) {
-		t.Fatalf("a bad pattern: %v", err)
+	s := k.d.Session(t)
+	const refusal = `allowed_classes entry 2 "Distraction:[docs" is not a valid entry`
+	err := s.Try("Start", testenv.Args("write code", "tests pass", uint64(600), "block", []string{"Editor", "Distraction:[docs"}))
+	if err == nil {
+		t.Fatalf("Start with a bad pattern: got success, want a refusal saying %s", refusal)
 	}
-	if got := k.prop(t, "State"); got != `s "locked"` {
-		t.Fatalf("a refused Start changed the state: %s", got)
+	if name, msg := testenv.Refused(t, err); !strings.Contains(msg, refusal) {
+		t.Fatalf("Start with a bad pattern: got %s %q, want a refusal saying %s", name, msg, refusal)
+	}
+	if got := s.String(t, "State"); got != "locked" {
+		t.Fatalf("State after a refused Start: got %q, want %q", got, "locked")
 	}
 
-	call(t, k.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "2", "Editor", "Distraction:*docs*")
+	startSession(t, s, "write code", "tests pass", 600, "block", "Editor", "Distraction:*docs*")
 	k.x.SetTitle(t, k.distraction, "project docs")
 	k.x.Activate(t, k.distraction)
-	k.waitProp(t, "DriftReason", `s "matches allowed Distraction:*docs*"`)
+	waitProp(t, k.d, "DriftReason", "matches allowed Distraction:*docs*")
 
 	// The same class, another title: a configured distraction (the
 	// iconify hands focus back at once, so the Nudge signal tells).
@@ -39,36 +44,37 @@ func TestTitleRulesDistractionsAndNotADistractionOnADesktop(t *testing.T) {
 	notify := mon.WaitFor(t, "Drifting: Distraction", wait)
 	waitFor(t, wait, "the distraction to be iconified", func() (bool, string) {
 		state := k.x.WMState(t, k.distraction)
-		return state == "Iconic", fmt.Sprintf("%s, MinimizeCount %s, Drift %s\n%s", state, k.prop(t, "MinimizeCount"), k.prop(t, "Drift"), k.d.Output())
+		return state == "Iconic", fmt.Sprintf("WM_STATE %s, MinimizeCount %d, Drift %q\n%s", state, s.Uint32(t, "MinimizeCount"), s.String(t, "Drift"), k.d.Output())
 	})
 	if !strings.Contains(notify, `"not_distraction"`) || !strings.Contains(notify, `"Not a distraction"`) {
-		t.Fatalf("the nudge lacks Not a distraction:\n%s", notify)
+		t.Fatalf("the nudge: got\n%s\nwant it to offer Not a distraction", notify)
 	}
 
 	k.dunst.ChooseNext("Not a distraction")
 	k.dunst.OpenMenu(t)
-	testenv.WaitUntil(t, wait, "the raw log to record Not a distraction", func() bool {
-		id := unquote(t, k.prop(t, "SessionId"))
-		data, _ := os.ReadFile(filepath.Join(k.d.StateDir, "sessions", id+".jsonl"))
-		return strings.Contains(string(data), `"mark":"not_distraction"`) && strings.Contains(string(data), `"title":"cat videos"`)
+	rawLog := filepath.Join(k.d.StateDir, "sessions", s.String(t, "SessionId")+".jsonl")
+	testenv.WaitFor(t, wait, `the raw log to record Not a distraction ("mark":"not_distraction" of "title":"cat videos")`, func() string {
+		data, _ := os.ReadFile(rawLog)
+		return string(data)
+	}, func(data string) bool {
+		return strings.Contains(data, `"mark":"not_distraction"`) && strings.Contains(data, `"title":"cat videos"`)
 	})
 	k.x.Activate(t, k.distraction)
-	k.waitProp(t, "DriftReason", `s "you marked this Distraction window as not a distraction"`)
-	if got := k.prop(t, "Drift"); got != `s "on_task"` {
-		t.Fatalf("Drift on the exempted window: %s", got)
+	waitProp(t, k.d, "DriftReason", "you marked this Distraction window as not a distraction")
+	if got := s.String(t, "Drift"); got != "on_task" {
+		t.Fatalf("Drift on the exempted window: got %q, want %q", got, "on_task")
 	}
 
 	// A restarted daemon replays the exemption from the raw log.
 	k.x.Activate(t, k.editor)
-	k.waitProp(t, "CurrentClass", `s "Editor"`)
+	waitProp(t, k.d, "CurrentClass", "Editor")
 	k.d.Stop(t)
 	k.d.Start(t)
-	k.waitProp(t, "CurrentClass", `s "Editor"`)
+	waitProp(t, k.d, "CurrentClass", "Editor")
 	k.x.Activate(t, k.distraction)
-	k.waitProp(t, "DriftReason", `s "you marked this Distraction window as not a distraction"`)
+	waitProp(t, k.d, "DriftReason", "you marked this Distraction window as not a distraction")
 	before := len(nudges.Messages())
 	k.x.SetTitle(t, k.distraction, "dog videos")
-	testenv.WaitUntil(t, wait, "another title of the class to be a distraction again", func() bool {
-		return len(nudges.Messages()) > before
-	})
+	testenv.WaitFor(t, wait, fmt.Sprintf("another title of the class to be a distraction again (a Nudge signal after the %d before)", before),
+		func() []string { return nudges.Messages() }, func(got []string) bool { return len(got) > before })
 }

@@ -39,16 +39,16 @@ func TestPlantedLinksAreSetAsideNamedAndNeverWrittenThrough(t *testing.T) {
 	}
 
 	d := testenv.StartDaemon(t, testenv.StartBus(t), dir)
-	problems := mustProp(t, d, "Problems")
+	s := d.Session(t)
+	problems := strings.Join(s.Strings(t, "Problems"), "\n")
 	for _, name := range []string{"audit.jsonl", "state.json", "pending.spare", "sessions"} {
 		aside, _ := filepath.Glob(filepath.Join(dir, name+".symlink-*"))
 		if len(aside) != 1 || !strings.Contains(problems, filepath.Base(aside[0])) {
-			t.Errorf("%s: set aside as %v; Problems %s", name, aside, problems)
+			t.Errorf("%s: set aside as %v, Problems %q: want one file set aside, named in Problems", name, aside, problems)
 		}
 	}
-	id := unquote(t, call(t, d, "Start", "sstsas", "write the intro", "intro is committed", "600", "", "0"))
-	call(t, d, "Complete")
-	call(t, d, "End")
+	id := startSession(t, s, "write the intro", "intro is committed", 600, "")
+	completeAndEnd(t, s)
 	d.Stop(t)
 
 	for name, content := range targets {

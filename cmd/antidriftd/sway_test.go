@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,10 +78,8 @@ func (s *swayDesktop) find(t *testing.T, is func(*swayNode) bool) *swayNode {
 
 func (s *swayDesktop) waitFocused(t *testing.T, appID string) {
 	t.Helper()
-	testenv.WaitUntil(t, wait, appID+" to have focus in sway", func() bool {
-		w := s.window(t, appID)
-		return w != nil && w.Focused
-	})
+	testenv.WaitFor(t, wait, appID+" to have focus in sway", func() *swayNode { return s.window(t, appID) },
+		func(w *swayNode) bool { return w != nil && w.Focused })
 }
 
 func (s *swayDesktop) focus(t *testing.T, appID string) {
@@ -89,9 +88,11 @@ func (s *swayDesktop) focus(t *testing.T, appID string) {
 	s.waitFocused(t, appID)
 }
 
-func (s *swayDesktop) waitProp(t *testing.T, name, want string) {
-	t.Helper()
-	testenv.WaitForValue(t, wait, name, busctlText(want), func() busctlText { return busctlText(mustProp(t, s.d, name)) })
+// swayScreen is what a person sees of the two windows after a block.
+type swayScreen struct{ distractionHidden, editorFocused bool }
+
+func (w swayScreen) String() string {
+	return fmt.Sprintf("distraction hidden %v, editor focused %v", w.distractionHidden, w.editorFocused)
 }
 
 // On sway, auto chooses wlroots; native windows' focus and titles reach the
@@ -106,49 +107,51 @@ func TestSwayEndToEnd(t *testing.T) {
 
 func testSwayEndToEnd(t *testing.T, rel testenv.Release) {
 	s := startSwayDesktop(t, rel, "drift_grace = \"1s\"\nnudge_repeat = \"10m\"\nidle_after = \"2s\"\n")
-	if got := mustProp(t, s.d, "EvidenceSource"); got != `s "wlroots"` {
-		t.Fatalf("EvidenceSource on sway with evidence = auto: %s\n%s", got, s.d.Output())
+	api := s.d.Session(t)
+	if got := api.String(t, "EvidenceSource"); got != "wlroots" {
+		t.Fatalf("EvidenceSource on sway with evidence = auto: got %q, want %q\n%s", got, "wlroots", s.d.Output())
 	}
-	s.waitProp(t, "CurrentClass", `s "Editor"`)
-	s.waitProp(t, "CurrentTitle", `s "main.go - editor"`)
+	waitProp(t, s.d, "CurrentClass", "Editor")
+	waitProp(t, s.d, "CurrentTitle", "main.go - editor")
 
 	// A forged report is refused: wlroots evidence comes from the compositor itself.
-	_, err := s.d.Bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
-		"--method", "org.antidrift.Evidence1.ReportFocus", "1", "Steam", "a game")
-	if err == nil || !strings.Contains(err.Error(), "org.freedesktop.DBus.Error.AccessDenied") || !strings.Contains(err.Error(), "evidence source is wlroots") {
-		t.Fatalf("forged ReportFocus on sway: %v", err)
+	err := forgeFocus(t, s.bus, "1", "Steam", "a game")
+	checkRefusedAccess(t, "a forged ReportFocus on sway", err)
+	if _, msg := testenv.Refused(t, err); !strings.Contains(msg, "evidence source is wlroots") {
+		t.Fatalf("a forged ReportFocus on sway: got %q, want a refusal saying the evidence source is wlroots", msg)
 	}
 
 	nudges := testenv.StartMonitor(t, s.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
-	call(t, s.d, "Start", "sstsas", "write code", "tests pass", "600", "block", "1", "Editor")
+	startSession(t, api, "write code", "tests pass", 600, "block", "Editor")
 	s.focus(t, "Distraction")
 	nudges.WaitFor(t, "Drifting: Distraction", wait)
-	s.waitProp(t, "MinimizeCount", "u 1")
-	testenv.WaitUntil(t, wait, "the distraction to leave the screen and the editor to have focus", func() bool {
+	waitProp(t, s.d, "MinimizeCount", uint32(1))
+	testenv.WaitFor(t, wait, "the distraction to leave the screen and the editor to have focus", func() swayScreen {
 		d, e := s.window(t, "Distraction"), s.window(t, "Editor")
-		return d != nil && !d.Visible && e != nil && e.Focused
-	})
-	s.waitProp(t, "CurrentClass", `s "Editor"`)
+		return swayScreen{distractionHidden: d != nil && !d.Visible, editorFocused: e != nil && e.Focused}
+	}, func(w swayScreen) bool { return w.distractionHidden && w.editorFocused })
+	waitProp(t, s.d, "CurrentClass", "Editor")
 
 	// Idle after 2 s without input is away; a key press (wtype) ends it.
-	s.waitProp(t, "Drift", `s "away"`)
+	waitProp(t, s.d, "Drift", "away")
 	if out, err := s.sway.Run("wtype", "x"); err != nil {
 		t.Fatalf("wtype: %v\n%s", err, out)
 	}
-	testenv.WaitUntil(t, wait, "input to end the away time", func() bool { return mustProp(t, s.d, "Drift") != `s "away"` })
+	testenv.WaitFor(t, wait, "input to end the away time (Drift other than away)", func() string { return api.String(t, "Drift") },
+		func(drift string) bool { return drift != "away" })
 
 	// sway gone: a reason; sway back: evidence again.
 	s.sway.Kill()
-	s.waitProp(t, "EvidenceAvailable", "b false")
-	if reason := mustProp(t, s.d, "EvidenceReason"); !strings.Contains(reason, "Wayland compositor") {
-		t.Errorf("EvidenceReason with sway gone: %s", reason)
+	waitProp(t, s.d, "EvidenceAvailable", false)
+	if reason := api.String(t, "EvidenceReason"); !strings.Contains(reason, "Wayland compositor") {
+		t.Errorf("EvidenceReason with sway gone: got %q, want it to name the Wayland compositor", reason)
 	}
 	s.sway.Restart(t)
 	s.sway.Foot(t, "Editor", "after the restart")
-	s.waitProp(t, "CurrentTitle", `s "after the restart"`)
+	waitProp(t, s.d, "CurrentTitle", "after the restart")
 	for _, line := range strings.Split(s.d.Output(), "\n") {
 		if strings.Contains(line, "main.go - editor") || strings.Contains(line, "cat videos") {
-			t.Errorf("a window title reached the log: %s", line)
+			t.Errorf("the daemon's log: got %q, want no window titles", line)
 		}
 	}
 }

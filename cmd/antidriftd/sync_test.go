@@ -55,10 +55,10 @@ func newSyncMachine(t *testing.T, name string, titles bool) *syncMachine {
 // session runs one whole session of about secs seconds and seals it.
 func (m *syncMachine) session(t *testing.T, what string, secs int) {
 	t.Helper()
-	call(t, m.d, "Start", "sstsas", what, "done", "600", "observe", "0")
+	s := m.d.Session(t)
+	startSession(t, s, what, "done", 600, "observe")
 	time.Sleep(time.Duration(secs) * time.Second)
-	call(t, m.d, "Complete")
-	call(t, m.d, "End")
+	completeAndEnd(t, s)
 }
 
 // cli runs antidrift as this machine's person would.
@@ -123,10 +123,13 @@ func (r syncReport) sessionsBy() []string {
 	return out
 }
 
+// syncWait bounds a wait for Syncthing, which moves the files when it will.
+const syncWait = 90 * time.Second
+
 // waitForSync polls until ok holds (Syncthing moves the files when it will).
 func waitForSync(t *testing.T, what string, ok func() bool, logs ...func() string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(syncWait)
 	for !ok() {
 		if time.Now().After(deadline) {
 			var all []string
@@ -181,11 +184,11 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 	wg.Wait()
 	laptop.session(t, "read the paper", 1)
 	logs := []func() string{desk.st.Output, laptop.st.Output}
-	waitForSync(t, "the laptop's copy on the desk", func() bool { return holdsChainOf(desk.syncDir, laptopID, persist.PublishedTotals, 2) }, logs...)
+	waitForSync(t, "the laptop's copy on the desk to hold 2 entries of "+persist.PublishedTotals, func() bool { return holdsChainOf(desk.syncDir, laptopID, persist.PublishedTotals, 2) }, logs...)
 	// A seal on the desk after the laptop's copy arrived: the desk now
 	// remembers how far the laptop's copy reached.
 	desk.session(t, "plan tomorrow", 1)
-	waitForSync(t, "the desk's copy on the laptop", func() bool { return holdsChainOf(laptop.syncDir, deskID, persist.PublishedChain, 2) }, logs...)
+	waitForSync(t, "the desk's copy on the laptop to hold 2 entries of "+persist.PublishedChain, func() bool { return holdsChainOf(laptop.syncDir, deskID, persist.PublishedChain, 2) }, logs...)
 
 	want := []string{"desk: write the budget", "laptop: answer mail on the train", "laptop: read the paper", "desk: plan tomorrow"}
 	slices.Sort(want)
@@ -331,12 +334,13 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		before, _ := os.ReadFile(deskCopy)
 		laptop.d.Start(t)
 		laptop.session(t, "a session on the clone", 1)
-		problems, err := laptop.d.Busctl(t, "get-property", "Problems")
-		if err != nil || !strings.Contains(problems, "another machine publishes under the same device id") {
-			t.Errorf("the laptop's Problems: %v %s\n%s", err, problems, laptop.d.Output())
+		if problems := laptop.d.Session(t).Strings(t, "Problems"); !slices.ContainsFunc(problems, func(p string) bool {
+			return strings.Contains(p, "another machine publishes under the same device id")
+		}) {
+			t.Errorf("the laptop's Problems: got %q, want one saying another machine publishes under the same device id\n%s", problems, laptop.d.Output())
 		}
 		if after, _ := os.ReadFile(deskCopy); !bytes.Equal(before, after) {
-			t.Error("the laptop overwrote the desk's copy")
+			t.Error("the desk's copy on the laptop: got it overwritten, want it as the desk published it")
 		}
 		if r := laptop.report(t); !problemWith(r, "another machine uses the same device id") {
 			t.Errorf("the laptop's report: %v", r.Problems)
@@ -379,36 +383,37 @@ func copyDir(t *testing.T, from, to string) {
 // verifies, Problems says why nothing was published and what to do; once
 // the folder is there, the next seal publishes and the sentence goes.
 func TestPublishingNeverHoldsUpASeal(t *testing.T) {
-	testenv.Need(t, "dbus-daemon", "busctl")
+	testenv.Need(t, "dbus-daemon")
 	root := t.TempDir()
 	syncDir, cfgHome := filepath.Join(root, "Sync"), filepath.Join(root, "config")
 	os.MkdirAll(filepath.Join(cfgHome, "antidrift"), 0o700)
 	os.WriteFile(filepath.Join(cfgHome, "antidrift", "config.toml"), []byte("sync_dir = \""+syncDir+"\"\n"), 0o600)
 	d := testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(root, "state"), "XDG_CONFIG_HOME="+cfgHome)
-	problems := func() string {
-		out, err := d.Busctl(t, "get-property", "Problems")
-		if err != nil {
-			t.Fatal(err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("antidriftd's log:\n%s", d.Output())
 		}
-		return out
+	})
+	s := d.Session(t)
+	problems := func() string { return strings.Join(s.Strings(t, "Problems"), "\n") }
+	startSession(t, s, "write", "done", 600, "observe")
+	if hash := completeAndEnd(t, s); len(hash) != 64 {
+		t.Fatalf("End's hash: got %q, want 64 hex digits", hash)
 	}
-	call(t, d, "Start", "sstsas", "write", "done", "600", "observe", "0")
-	call(t, d, "Complete")
-	if hash := unquote(t, call(t, d, "End")); len(hash) != 64 {
-		t.Fatalf("End returned %q", hash)
+	var audit auditReport
+	s.Call(t, "VerifyAudit", nil, &audit.OK, &audit.Entries, &audit.Problem)
+	if want := (auditReport{OK: true, Entries: 1}); audit != want {
+		t.Fatalf("VerifyAudit: got %+v, want %+v", audit, want)
 	}
-	if out := call(t, d, "VerifyAudit"); out != `bus true 1 ""` {
-		t.Fatalf("VerifyAudit: %s", out)
-	}
-	waitForSync(t, "the publishing problem", func() bool { return strings.Contains(problems(), "could not be published to sync_dir") }, d.Output)
-	if !strings.Contains(problems(), "create it as the folder Syncthing shares") {
-		t.Errorf("Problems: %s", problems())
+	testenv.WaitFor(t, syncWait, "Problems to say the seal could not be published to sync_dir", problems,
+		func(p string) bool { return strings.Contains(p, "could not be published to sync_dir") })
+	if got := problems(); !strings.Contains(got, "create it as the folder Syncthing shares") {
+		t.Errorf("Problems: got %q, want it to say create it as the folder Syncthing shares", got)
 	}
 	os.MkdirAll(syncDir, 0o700)
-	call(t, d, "Start", "sstsas", "write more", "done", "600", "observe", "0")
-	call(t, d, "Complete")
-	call(t, d, "End")
+	startSession(t, s, "write more", "done", 600, "observe")
+	completeAndEnd(t, s)
 	id := persist.NewReader(filepath.Join(root, "state")).DeviceID()
-	waitForSync(t, "the copy", func() bool { return holdsChainOf(syncDir, id, persist.PublishedTotals, 2) }, d.Output)
-	waitForSync(t, "the problem to go", func() bool { return !strings.Contains(problems(), "sync_dir") }, d.Output)
+	waitForSync(t, "the published copy to hold 2 entries of "+persist.PublishedTotals, func() bool { return holdsChainOf(syncDir, id, persist.PublishedTotals, 2) }, d.Output)
+	testenv.WaitFor(t, syncWait, "Problems to say nothing of sync_dir", problems, func(p string) bool { return !strings.Contains(p, "sync_dir") })
 }

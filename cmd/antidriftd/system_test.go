@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -217,30 +218,29 @@ func TestSdNotify(t *testing.T) {
 	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"),
 		"NOTIFY_SOCKET="+n.Path, "WATCHDOG_USEC=400000", "WATCHDOG_PID=")
 
-	testenv.WaitUntil(t, wait, "READY=1 on the notify socket", func() bool {
-		return n.Has(func(l string) bool { return l == "READY=1" })
-	})
-	if !n.Has(func(l string) bool { return l == "STATUS=locked" }) {
-		t.Fatalf("no STATUS=locked with READY=1; got %q", n.Lines())
+	has := func(line string) func([]string) bool {
+		return func(lines []string) bool { return slices.Contains(lines, line) }
 	}
-	testenv.WaitUntil(t, wait, "a watchdog ping", func() bool {
-		return n.Has(func(l string) bool { return l == "WATCHDOG=1" })
-	})
+	testenv.WaitFor(t, wait, "READY=1 on the notify socket", n.Lines, has("READY=1"))
+	if got := n.Lines(); !has("STATUS=locked")(got) {
+		t.Fatalf("the notify socket with READY=1: got %q, want STATUS=locked too", got)
+	}
+	testenv.WaitFor(t, wait, "a watchdog ping (WATCHDOG=1)", n.Lines, has("WATCHDOG=1"))
 
-	call(t, d, "Start", "sstsas", "write the intro", "intro committed", "1500", "warn", "1", "Editor")
-	testenv.WaitUntil(t, wait, "a STATUS= line saying active", func() bool {
-		return n.Has(func(l string) bool { return strings.HasPrefix(l, "STATUS=active: ") && strings.HasSuffix(l, " left") })
+	startSession(t, d.Session(t), "write the intro", "intro committed", 1500, "warn", "Editor")
+	testenv.WaitFor(t, wait, "a STATUS= line saying active (STATUS=active: … left)", n.Lines, func(lines []string) bool {
+		return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "STATUS=active: ") && strings.HasSuffix(l, " left") })
 	})
 	// STATUS= is one short line: systemctl shows it as is.
 	for _, l := range n.Lines() {
 		if strings.HasPrefix(l, "STATUS=") && len(l) > 100 {
-			t.Errorf("STATUS= line too long for systemctl status: %q", l)
+			t.Errorf("a STATUS= line: got %d bytes (%q), want at most 100 for systemctl status", len(l), l)
 		}
 	}
 
 	d.Stop(t)
-	if !n.Has(func(l string) bool { return l == "STOPPING=1" }) {
-		t.Fatalf("no STOPPING=1 after SIGTERM; got %q", n.Lines())
+	if got := n.Lines(); !has("STOPPING=1")(got) {
+		t.Fatalf("the notify socket after SIGTERM: got %q, want STOPPING=1", got)
 	}
 }
 
@@ -339,24 +339,12 @@ func TestJournalHasStructuredFieldsAndNoTitles(t *testing.T) {
 		pid = bus.OwnerPID(t, "org.antidrift")
 		return pid != 0
 	})
-	busctl := func(args ...string) string {
-		t.Helper()
-		out, err := bus.Run(t, "busctl", append([]string{"--user", args[0], "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1"}, args[1:]...)...)
-		if err != nil {
-			t.Fatalf("busctl %v: %v", args, err)
-		}
-		return strings.TrimSpace(out)
-	}
-	testenv.WaitUntil(t, wait, "the daemon to see the Sheets window", func() bool {
-		return busctl("get-property", "CurrentTitle") == `s "`+secret+`"`
-	})
-	id := unquote(t, busctl("call", "Start", "sstsas", "file the report", "report filed", "600", "warn", "1", "Editor"))
+	s := bus.Session(t)
+	testenv.WaitForProp(t, wait, s, "CurrentTitle", secret) // the daemon sees the Sheets window
+	id := startSession(t, s, "file the report", "report filed", 600, "warn", "Editor")
 	x.SetTitle(t, win, secret+" (2)")
-	testenv.WaitUntil(t, wait, "the title change to be seen", func() bool {
-		return busctl("get-property", "CurrentTitle") == `s "`+secret+` (2)"`
-	})
-	busctl("call", "Complete")
-	busctl("call", "End")
+	testenv.WaitForProp(t, wait, s, "CurrentTitle", secret+" (2)")
+	completeAndEnd(t, s)
 
 	// journalctl in the daemon's mount namespace reads the test journal.
 	journal := func() (string, error) {
@@ -371,7 +359,7 @@ func TestJournalHasStructuredFieldsAndNoTitles(t *testing.T) {
 	}
 	var entries []map[string]any
 	var raw string
-	testenv.WaitUntil(t, wait, "the session's end in the test journal", func() bool {
+	testenv.WaitUntil(t, wait, "the session's end in the test journal (ANTIDRIFT_STATE=locked with its ANTIDRIFT_SESSION_ID)", func() bool {
 		var err error
 		if raw, err = journal(); err != nil {
 			t.Fatalf("journalctl: %v", err)
@@ -409,11 +397,11 @@ func TestJournalHasStructuredFieldsAndNoTitles(t *testing.T) {
 		}
 	}
 	if withID < 2 || fromDaemon == 0 {
-		t.Fatalf("want several entries from pid %d with ANTIDRIFT_SESSION_ID=%s; got %d with it, %d from the daemon:\n%s", pid, id, withID, fromDaemon, raw)
+		t.Fatalf("the test journal: got %d entries with ANTIDRIFT_SESSION_ID=%s, %d from the daemon, want several from pid %d with it:\n%s", withID, id, fromDaemon, pid, raw)
 	}
 	t.Logf("test journal: %d records from antidriftd, %d carrying ANTIDRIFT_SESSION_ID=%s", len(entries), withID, id)
 	if strings.Contains(raw, "payroll") {
-		t.Fatalf("a window title reached the journal:\n%s", raw)
+		t.Fatalf("the test journal: got\n%s\nwant no window titles (payroll)", raw)
 	}
 
 	// The seal is anchored in the journal: MESSAGE_ID is journald's own
