@@ -208,7 +208,8 @@ func TestLockedRefusesWayOutsUntilBreakGlassHoldElapses(t *testing.T) {
 	}
 	testenv.WaitFor(t, wait, "Abandon to be permitted after the 2 s hold", func() error { return s.Try("Abandon", testenv.Args("emergency")) },
 		func(err error) bool { return err == nil })
-	s.Call(t, "End", nil)
+	var hash string
+	s.Call(t, "End", nil, &hash)
 	data, err := os.ReadFile(filepath.Join(k.d.StateDir, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
