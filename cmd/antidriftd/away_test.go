@@ -110,6 +110,6 @@ func TestPrivateTitleIsRecordedNowhere(t *testing.T) {
 		t.Fatalf("a private or redacted title was recorded: got it in %v, want it nowhere", places)
 	}
 	if !strings.Contains(mon.Output(), "Secretive") {
-		t.Fatal("the monitor saw nothing of the private window at all: the check proves nothing")
+		t.Fatal("the bus monitor: got nothing of the private window, want its class Secretive seen (else the check proves nothing)")
 	}
 }

@@ -34,13 +34,13 @@ func TestCheckConfig(t *testing.T) {
 	_, good := writeConfig(t, "enforcement = \"block\"\ndrift_grace = \"1s\"\n")
 	out, err := exec.Command(bin, "--check-config", "--config", good).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "ok") {
-		t.Fatalf("a good file: %v %s", err, out)
+		t.Fatalf("--check-config of a good file: got %v %s, want success saying ok", err, out)
 	}
 	_, bad := writeConfig(t, badConfig)
 	out, err = exec.Command(bin, "--check-config", "--config", bad).CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("a bad file exited %v: %s", err, out)
+		t.Fatalf("--check-config of a bad file: got %v %s, want exit 1", err, out)
 	}
 	for _, want := range []string{bad + " line 2: drift_grace", `"5 seconds" is not a duration`, "line 3", "enforcment"} {
 		if !strings.Contains(string(out), want) {

@@ -228,8 +228,8 @@ func TestNotificationServerComingAndGoing(t *testing.T) {
 	waitProp(t, k.d, "Drift", "drifting")
 	k.x.Activate(t, k.editor)
 	waitProp(t, k.d, "Drift", "on_task")
-	if k.d.ExitCode() != -1 {
-		t.Fatalf("the daemon died without a notification server\n%s", k.d.Output())
+	if code := k.d.ExitCode(); code != -1 {
+		t.Fatalf("the daemon without a notification server: got exit code %d, want it running\n%s", code, k.d.Output())
 	}
 	k.dunst.Restart(t)
 	k.x.Activate(t, k.distraction)

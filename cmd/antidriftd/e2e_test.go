@@ -340,7 +340,7 @@ func TestREADMEVerifierWorks(t *testing.T) {
 	}
 	m := regexp.MustCompile("(?s)```python\n(.*?)```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("docs/audit.md has no python verifier")
+		t.Fatal("docs/audit.md: got no python verifier, want one in a ```python block")
 	}
 	script := filepath.Join(t.TempDir(), "verify.py")
 	if err := os.WriteFile(script, m[1], 0o600); err != nil {
@@ -389,7 +389,7 @@ func TestReportOverTheBus(t *testing.T) {
 		} `json:"sessions"`
 	}
 	if err := json.Unmarshal([]byte(doc), &r); err != nil {
-		t.Fatalf("Report returned no JSON (%v): %s", err, doc)
+		t.Fatalf("Report: got %s, want JSON (%v)", doc, err)
 	}
 	if r.Schema != 1 || !r.Chain.OK || r.Totals.Sessions != 1 || r.Totals.Completed != 1 || len(r.Sessions) != 1 || r.Sessions[0].NextAction != "write the report" {
 		t.Errorf("Report for today: got %s, want schema 1, a good chain and the one completed session \"write the report\"", doc)

@@ -297,7 +297,7 @@ func checkReachable(t *testing.T, g *testenv.GnomeShell, js, what string) {
 		t.Fatal(err)
 	}
 	if got.N < 4 {
-		t.Fatalf("%s: only %d controls found", what, got.N)
+		t.Fatalf("%s: got %d controls, want at least 4", what, got.N)
 	}
 	for _, b := range got.Bad {
 		t.Errorf("%s: %s", what, b)

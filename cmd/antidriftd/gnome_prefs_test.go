@@ -153,7 +153,7 @@ func testGnomePrefsDefaultEnforcementFollowsSetting(t *testing.T, rel testenv.Re
 	// from outside must show.
 	text := diffIn(warn, block)
 	if text.Empty() || text.Dy() > 40 {
-		t.Fatalf("the preferences window with warn and with block chosen differs in %v, not in one line of text (see %s)", text, shots)
+		t.Fatalf("the preferences window with warn and with block chosen: got them different in %v, want one line of text (see %s)", text, shots)
 	}
 	// shows waits until the combo shows what it showed in ref. The
 	// pointer moves over the combo and away to the window's empty lower
@@ -206,7 +206,7 @@ func testGnomePrefsDefaultEnforcementFollowsSetting(t *testing.T, rel testenv.Re
 	if handlers.Settings != 1 || len(handlers.WhileOpen) != 1 || !handlers.WhileOpen[0] {
 		t.Errorf("the open window follows default-level through %d settings objects with handlers connected: %v; want one, with one\n%s", handlers.Settings, handlers.WhileOpen, out)
 	} else if handlers.After[0] {
-		t.Error("the closed window's handler of default-level's changes is still connected")
+		t.Error("the closed window's handler of default-level's changes: got connected, want disconnected")
 	}
 }
 

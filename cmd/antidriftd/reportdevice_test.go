@@ -141,11 +141,11 @@ func TestReportDeviceOverTheBus(t *testing.T) {
 	out, code := m.cli(t, "report", "--daemon", "--today", "--device", "laptop", "--json")
 	var r syncReport
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || !slices.Equal(r.sessionsBy(), []string{"laptop: answer mail on the laptop"}) {
-		t.Errorf("antidrift report --daemon --device laptop --json: exit %d\n%s", code, out)
+		t.Errorf("antidrift report --daemon --device laptop --json: got exit %d\n%s\nwant exit 0 and only the laptop's session", code, out)
 	}
 	out, code = m.cli(t, "report", "--daemon", "--today")
 	if code != 0 || !containsEvery(out, "answer mail on the laptop", "write the intro on the desk", "laptop", "desk") {
-		t.Errorf("antidrift report --daemon (text): exit %d\n%s", code, out)
+		t.Errorf("antidrift report --daemon (text): got exit %d\n%s\nwant exit 0 and both machines' sessions", code, out)
 	}
 	out, code = m.cli(t, "report", "--daemon", "--today", "--device", "lptop")
 	if code != 2 || !strings.Contains(out, "antidrift report: --device: "+refused) {
@@ -178,7 +178,7 @@ func TestHistoryAndVerifyFollowTheDaemonsStateDir(t *testing.T) {
 		NextAction string `json:"next_action"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil {
-		t.Fatalf("antidrift history --json --state-dir: exit %d\n%s", code, out)
+		t.Fatalf("antidrift history --json --state-dir: got exit %d\n%s\nwant exit 0 and JSON", code, out)
 	}
 	var got []string
 	for _, e := range entries {

@@ -53,19 +53,19 @@ func TestPlantedLinksAreSetAsideNamedAndNeverWrittenThrough(t *testing.T) {
 
 	for name, content := range targets {
 		if got, _ := os.ReadFile(filepath.Join(elsewhere, name)); string(got) != string(content) {
-			t.Errorf("the target of the %s link changed: %q", name, got)
+			t.Errorf("the target of the %s link: got %q, want %q (unchanged)", name, got, content)
 		}
 	}
 	if entries, _ := os.ReadDir(logsElsewhere); len(entries) != 0 {
-		t.Errorf("raw logs (window titles) were written through the sessions link: %v", entries)
+		t.Errorf("the sessions link's target: got raw logs (window titles) %v written through it, want nothing", entries)
 	}
 	for _, path := range []string{filepath.Join(dir, "audit.jsonl"), filepath.Join(dir, "state.json"), filepath.Join(dir, "sessions", id+".jsonl")} {
 		if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
-			t.Errorf("%s is not a file of the daemon's own: %v", path, err)
+			t.Errorf("%s: got %v, want a regular file of the daemon's own", path, err)
 		}
 	}
 	if audit, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl")); !strings.Contains(string(audit), id) {
-		t.Errorf("the session was not sealed into a new audit.jsonl: %q", audit)
+		t.Errorf("the new audit.jsonl: got %q, want the session %s sealed in it", audit, id)
 	}
 }
 
@@ -107,7 +107,7 @@ func TestAStateDirOthersControlIsRefusedAtStart(t *testing.T) {
 				t.Fatalf("antidriftd on a state dir %s: %v %s; want it refused saying %q", tc.name, err, out, says)
 			}
 			if pid := bus.OwnerPID(t, "org.antidrift"); pid != 0 {
-				t.Errorf("a refused daemon owns org.antidrift (pid %d)", pid)
+				t.Errorf("org.antidrift after a refused start: got owned by pid %d, want no owner", pid)
 			}
 		})
 	}

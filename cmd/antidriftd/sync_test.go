@@ -109,7 +109,7 @@ func (m *syncMachine) report(t *testing.T, extra ...string) syncReport {
 	out, code := m.cli(t, append([]string{"report", "--today", "--json"}, extra...)...)
 	var r syncReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
-		t.Fatalf("%s: antidrift report --json exit %d (%v):\n%s", m.name, code, err, out)
+		t.Fatalf("%s: antidrift report --json: got exit %d (%v):\n%s\nwant exit 0 and JSON", m.name, code, err, out)
 	}
 	return r
 }
@@ -152,7 +152,7 @@ func deviceID(t *testing.T, m *syncMachine) string {
 	t.Helper()
 	id := persist.NewReader(m.stateDir()).DeviceID()
 	if id == "" {
-		t.Fatalf("%s has no device id", m.name)
+		t.Fatalf("%s's device id: got none, want one in its state dir", m.name)
 	}
 	return id
 }
@@ -205,51 +205,49 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		var sum uint64
 		for _, s := range r.Sessions {
 			if ids[s.SessionID] {
-				t.Fatalf("%s's report shows session %s twice", m.name, s.SessionID)
+				t.Fatalf("%s's report: got session %s twice, want each once", m.name, s.SessionID)
 			}
 			ids[s.SessionID] = true
 			sum += s.ActiveSeconds
 		}
 		if len(r.Problems) != 0 {
-			t.Errorf("%s's report has problems: %v", m.name, r.Problems)
+			t.Errorf("%s's report's problems: got %q, want none", m.name, r.Problems)
 		}
 		if r.Totals.Sessions != 4 || len(r.Devices) != 2 || r.Devices[0].Totals.Sessions+r.Devices[1].Totals.Sessions != 4 {
-			t.Fatalf("%s's totals: %+v", m.name, r)
+			t.Fatalf("%s's totals: got %+v, want 4 sessions over 2 devices", m.name, r)
 		}
 		if r.Totals.OverlapSeconds == 0 || r.Totals.ActiveSeconds != sum-r.Totals.OverlapSeconds {
-			t.Errorf("%s: time active %d with overlap %d; the sessions add up to %d and two of them ran at once", m.name, r.Totals.ActiveSeconds, r.Totals.OverlapSeconds, sum)
+			t.Errorf("%s's time active: got %d with overlap %d, want the sessions' %d less a non-zero overlap (two of them ran at once)", m.name, r.Totals.ActiveSeconds, r.Totals.OverlapSeconds, sum)
 		}
 		reports = append(reports, r)
 	}
 	if !slices.Equal(reports[0].sessionsBy(), reports[1].sessionsBy()) || reports[0].Totals != reports[1].Totals {
-		t.Fatalf("the two machines' reports differ:\n%v %+v\n%v %+v", reports[0].sessionsBy(), reports[0].Totals, reports[1].sessionsBy(), reports[1].Totals)
+		t.Fatalf("the two machines' reports: got\n%v %+v\n%v %+v\nwant them the same", reports[0].sessionsBy(), reports[0].Totals, reports[1].sessionsBy(), reports[1].Totals)
 	}
 	// The daemon's Report, where the GNOME indicator and the Plasma applet
 	// read today's figures, covers both machines too.
 	now := time.Now()
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
 	var doc string
-	if err := desk.d.Bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Session1.Report", 0, midnight.Unix(), midnight.AddDate(0, 0, 1).Unix()).Store(&doc); err != nil {
-		t.Fatalf("Report: %v", err)
-	}
+	desk.d.Session(t).Call(t, "Report", testenv.Args(midnight.Unix(), midnight.AddDate(0, 0, 1).Unix()), &doc)
 	var overBus syncReport
 	if err := json.Unmarshal([]byte(doc), &overBus); err != nil || overBus.Totals != reports[0].Totals || len(overBus.Devices) != 2 {
-		t.Fatalf("the daemon's Report: %v %+v, want the totals of both machines %+v", err, overBus.Totals, reports[0].Totals)
+		t.Fatalf("the daemon's Report: got %v %+v, want the totals of both machines %+v", err, overBus.Totals, reports[0].Totals)
 	}
 	// history lists both machines' sessions, newest first, each named;
 	// verify checks the other machine's copy too.
 	if out, code := desk.cli(t, "history"); code != 0 || !containsEvery(out, "DEVICE", "laptop", "answer mail on the train", "desk", "plan tomorrow") {
-		t.Errorf("history on the desk: exit %d\n%s", code, out)
+		t.Errorf("history on the desk: got exit %d\n%s\nwant exit 0 and both machines' sessions, named", code, out)
 	}
 	if out, code := desk.cli(t, "verify"); code != 0 || !containsEvery(out, "The audit log is intact: 2 entries", `Device "laptop" (totals copy): intact, 2 entries.`) {
-		t.Errorf("verify on the desk: exit %d\n%s", code, out)
+		t.Errorf("verify on the desk: got exit %d\n%s\nwant exit 0, the log and the laptop's copy intact", code, out)
 	}
 	// --this-device is the machine alone; --device narrows to one.
 	if r := desk.report(t, "--this-device"); r.Totals.Sessions != 2 || len(r.Devices) != 0 {
-		t.Errorf("--this-device on the desk: %v", r.sessionsBy())
+		t.Errorf("--this-device on the desk: got %v, want the desk's 2 sessions alone", r.sessionsBy())
 	}
 	if r := desk.report(t, "--device", "laptop"); r.Totals.Sessions != 2 || r.Sessions[0].Device != "laptop" {
-		t.Errorf("--device laptop on the desk: %v", r.sessionsBy())
+		t.Errorf("--device laptop on the desk: got %v, want the laptop's 2 sessions", r.sessionsBy())
 	}
 
 	// Each trouble is made in the desk's copy of the laptop's folder, read
@@ -288,10 +286,10 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		os.WriteFile(totals, bytes.Replace(good, []byte("answer mail"), []byte("answer post"), 1), 0o600)
 		r := desk.report(t)
 		if !problemWith(r, `device "laptop"`, "line 1 (seq 1)", "altered", "left out of every figure") || laptopSessions(r) != 0 || r.Totals.Sessions != 2 {
-			t.Errorf("problems %v, laptop's sessions %d, sessions %d", r.Problems, laptopSessions(r), r.Totals.Sessions)
+			t.Errorf("got problems %q, laptop's sessions %d, sessions %d; want line 1 named altered, 0 of the laptop's, 2 in all", r.Problems, laptopSessions(r), r.Totals.Sessions)
 		}
 		if out, code := desk.cli(t, "verify"); code != 1 || !strings.Contains(out, `"laptop"`) {
-			t.Errorf("verify: exit %d\n%s", code, out)
+			t.Errorf("verify: got exit %d\n%s\nwant exit 1 naming the laptop", code, out)
 		}
 		restore()
 	})
@@ -299,7 +297,7 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		os.WriteFile(totals, good[:bytes.IndexByte(good, '\n')+1], 0o600)
 		r := desk.report(t)
 		if !problemWith(r, `"laptop"`, "ends at seq 1", "up to seq 2", "truncated") || laptopSessions(r) != 1 {
-			t.Errorf("problems %v, laptop's sessions %d", r.Problems, laptopSessions(r))
+			t.Errorf("got problems %q, laptop's sessions %d; want the copy named truncated, 1 of the laptop's", r.Problems, laptopSessions(r))
 		}
 		restore()
 	})
@@ -308,7 +306,7 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		copyDir(t, laptopDir, dup)
 		r := desk.report(t)
 		if !problemWith(r, "2 folders claim device id "+laptopID) || laptopSessions(r) != 2 {
-			t.Errorf("problems %v, laptop's sessions %d, want 2 (once)", r.Problems, laptopSessions(r))
+			t.Errorf("got problems %q, laptop's sessions %d; want the two folders named, 2 of the laptop's (once)", r.Problems, laptopSessions(r))
 		}
 		os.RemoveAll(dup)
 	})
@@ -317,7 +315,7 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		os.WriteFile(conflict, good, 0o600)
 		r := desk.report(t)
 		if !problemWith(r, "totals.sync-conflict-20261201-101500-ABCDEFG.jsonl", "conflict copy", "give one machine a new id") || laptopSessions(r) != 2 {
-			t.Errorf("problems %v, laptop's sessions %d", r.Problems, laptopSessions(r))
+			t.Errorf("got problems %q, laptop's sessions %d; want the conflict copy named, 2 of the laptop's", r.Problems, laptopSessions(r))
 		}
 		os.Remove(conflict)
 	})
@@ -343,10 +341,10 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 			t.Error("the desk's copy on the laptop: got it overwritten, want it as the desk published it")
 		}
 		if r := laptop.report(t); !problemWith(r, "another machine uses the same device id") {
-			t.Errorf("the laptop's report: %v", r.Problems)
+			t.Errorf("the laptop's report's problems: got %q, want one saying another machine uses the same device id", r.Problems)
 		}
 		if out, code := laptop.cli(t, "verify"); code != 1 || !strings.Contains(out, "another machine uses the same device id") {
-			t.Errorf("verify on the laptop: exit %d\n%s", code, out)
+			t.Errorf("verify on the laptop: got exit %d\n%s\nwant exit 1 saying another machine uses the same device id", code, out)
 		}
 	})
 }

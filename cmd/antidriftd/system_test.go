@@ -77,7 +77,7 @@ func TestBusActivationStartsTheDaemon(t *testing.T) {
 		t.Fatalf("ReloadConfig: %v\n%s", err, out)
 	}
 	if pid := bus.OwnerPID(t, "org.antidrift"); pid != 0 {
-		t.Fatalf("org.antidrift is owned (pid %d) before any call", pid)
+		t.Fatalf("org.antidrift before any call: got owned by pid %d, want no owner", pid)
 	}
 
 	// The first call: the CLI's verify, a method call that auto-starts.
@@ -89,26 +89,25 @@ func TestBusActivationStartsTheDaemon(t *testing.T) {
 	}
 	pid := bus.OwnerPID(t, "org.antidrift")
 	if pid == 0 {
-		t.Fatalf("the call succeeded but nobody owns org.antidrift:\n%s", out)
+		t.Fatalf("org.antidrift after the activating call: got no owner, want the activated daemon\n%s", out)
 	}
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want, _ := filepath.EvalSymlinks(daemon); exe != want {
-		t.Fatalf("org.antidrift is owned by %s, not the activated %s", exe, daemon)
+		t.Fatalf("org.antidrift's owner: got %s, want the activated %s", exe, want)
 	}
 	// It runs on the activation environment: its state is where we said.
 	if _, err := os.Stat(filepath.Join(stateHome, "antidrift")); err != nil {
-		t.Fatalf("the activated daemon did not use XDG_STATE_HOME: %v", err)
+		t.Fatalf("the activated daemon's state under XDG_STATE_HOME: got %v, want its antidrift directory there", err)
 	}
 	// And it stays: a second call goes to the same process.
-	if out, err := bus.Run(t, "busctl", "--user", "get-property", "org.antidrift", "/org/antidrift/Session1",
-		"org.antidrift.Session1", "State"); err != nil || strings.TrimSpace(out) != `s "locked"` {
-		t.Fatalf("State from the activated daemon: %q %v", out, err)
+	if got := bus.Session(t).String(t, "State"); got != "locked" {
+		t.Fatalf("State from the activated daemon: got %q, want %q", got, "locked")
 	}
 	if again := bus.OwnerPID(t, "org.antidrift"); again != pid {
-		t.Fatalf("a second call found pid %d, the first %d", again, pid)
+		t.Fatalf("org.antidrift's owner at a second call: got pid %d, want the first call's %d", again, pid)
 	}
 }
 
@@ -140,7 +139,7 @@ func TestUserUnitPassesSystemdAnalyzeVerify(t *testing.T) {
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.Contains(line, unit) || strings.Contains(line, "antidrift.service") {
-			t.Errorf("systemd-analyze warns about the unit: %s", line)
+			t.Errorf("systemd-analyze --user verify: got %q, want no warning about the unit", line)
 		}
 	}
 }
@@ -413,7 +412,7 @@ func TestJournalHasStructuredFieldsAndNoTitles(t *testing.T) {
 		}
 	}
 	if sealed == nil || sealed["ANTIDRIFT_AUDIT_SEQ"] != "1" || len(fmt.Sprint(sealed["ANTIDRIFT_AUDIT_HASH"])) != 64 {
-		t.Fatalf("no seal entry with MESSAGE_ID %s, ANTIDRIFT_AUDIT_SEQ 1 and a hash: %v", service.AuditHeadMessageID, sealed)
+		t.Fatalf("the journal's seal entry: got %v, want one with MESSAGE_ID %s, ANTIDRIFT_AUDIT_SEQ 1 and a hash", sealed, service.AuditHeadMessageID)
 	}
 	// antidrift verify --journal finds it in audit.jsonl; and once
 	// audit.jsonl no longer holds it (both files could have been rewritten
@@ -473,20 +472,20 @@ func TestMakeDemo(t *testing.T) {
 		regexp.MustCompile(`verify: ok`),
 	} {
 		if !want.MatchString(text) {
-			t.Errorf("the demo's output lacks %q", want)
+			t.Errorf("the demo's output: want a line matching %q (the output follows)", want)
 		}
 	}
 	if t.Failed() {
-		t.Fatalf("demo output:\n%s", text)
+		t.Fatalf("the demo's output: got\n%s", text)
 	}
 	// Teardown: the temp dir it named is gone, and no process it started
 	// (they all inherited the marker) is left.
 	m := regexp.MustCompile(`a virtual desktop in (\S+)`).FindStringSubmatch(text)
 	if m == nil {
-		t.Fatalf("the demo did not name its temp dir:\n%s", text)
+		t.Fatalf("the demo's output: got\n%s\nwant it to name its temp dir (a virtual desktop in …)", text)
 	}
 	if _, err := os.Stat(m[1]); !os.IsNotExist(err) {
-		t.Errorf("the demo left its temp dir %s (%v)", m[1], err)
+		t.Errorf("the demo's temp dir %s after it: got %v, want it gone", m[1], err)
 	}
 	var left []string
 	deadline := time.Now().Add(10 * time.Second)
@@ -494,7 +493,7 @@ func TestMakeDemo(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if len(left) > 0 {
-		t.Fatalf("the demo left processes running:\n%s", strings.Join(left, "\n"))
+		t.Fatalf("the demo's processes after it: got\n%s\nwant none running", strings.Join(left, "\n"))
 	}
 }
 
