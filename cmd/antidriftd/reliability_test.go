@@ -284,16 +284,16 @@ func checkChain(t testing.TB, c *client, dir string) map[string]string {
 	}
 	entries, bad, why := chainOf(data)
 	if bad != 0 {
-		t.Fatalf("audit.jsonl line %d does not verify by docs/audit.md's rule: %s\n%s", bad, why, data)
+		t.Fatalf("audit.jsonl by docs/audit.md's rule: got line %d not verifying (%s), want every line to\n%s", bad, why, data)
 	}
 	r := c.verifyAudit(t)
 	if !r.OK || int(r.Entries) != len(entries) {
-		t.Fatalf("VerifyAudit = %+v; the test's own walk found %d good entries", r, len(entries))
+		t.Fatalf("VerifyAudit: got %+v, want ok with the %d good entries the test's own walk found", r, len(entries))
 	}
 	sealed := map[string]string{}
 	for _, e := range entries {
 		if _, dup := sealed[e.SessionID]; dup {
-			t.Fatalf("session %s is sealed twice in audit.jsonl", e.SessionID)
+			t.Fatalf("audit.jsonl: got session %s sealed twice, want once", e.SessionID)
 		}
 		sealed[e.SessionID] = e.Hash
 	}
@@ -553,7 +553,7 @@ func crashRounds(t *testing.T, seed uint64, rounds int, withX bool) {
 	sealed := checkChain(t, r.c, r.d.StateDir)
 	for id, h := range r.m.ended {
 		if sealed[id] != h {
-			t.Errorf("End returned %s for session %s; audit.jsonl has %q", h, id, sealed[id])
+			t.Errorf("session %s in audit.jsonl: got hash %q, want End's %s", id, sealed[id], h)
 		}
 	}
 	t.Logf("%d sessions sealed over %d rounds; killed during: %v", len(sealed), rounds, during)
@@ -575,12 +575,12 @@ func (r *crashRig) killAfter(delay time.Duration) {
 func (r *crashRig) failed(call string, err error) {
 	r.t.Helper()
 	if strings.HasPrefix(errName(err), "org.antidrift.") {
-		r.t.Fatalf("%s was refused by the daemon, not cut off by the kill: %v", call, err)
+		r.t.Fatalf("%s: got refused by the daemon (%v), want it done or cut off by the kill", call, err)
 	}
 	select {
 	case <-r.killed:
 	case <-time.After(5 * time.Second):
-		r.t.Fatalf("%s failed while the daemon was not being killed: %v\n%s", call, err, r.d.Output())
+		r.t.Fatalf("%s while the daemon was not being killed: got %v, want success\n%s", call, err, r.d.Output())
 	}
 	r.m.inflight = call
 }
@@ -644,7 +644,7 @@ func (r *crashRig) step() {
 			return
 		}
 		if hash == "" {
-			r.t.Fatalf("End returned no hash on a healthy disk\n%s", r.d.Output())
+			r.t.Fatalf("End's hash on a healthy disk: got none, want one\n%s", r.d.Output())
 		}
 		m.ended[m.id] = hash
 		m.state, m.id = "locked", ""
@@ -659,31 +659,31 @@ func (r *crashRig) checkRecovered() {
 	sealed := checkChain(t, r.c, r.d.StateDir)
 	for id, h := range m.ended {
 		if sealed[id] != h {
-			t.Fatalf("End returned %s for session %s, but audit.jsonl has %q", h, id, sealed[id])
+			t.Fatalf("session %s in audit.jsonl: got hash %q, want End's %s", id, sealed[id], h)
 		}
 	}
 	v := r.c.view(t)
 	if v.AuditPending != 0 || len(v.Problems) != 0 {
-		t.Fatalf("after a crash on a healthy disk: AuditPending %d, Problems %q", v.AuditPending, v.Problems)
+		t.Fatalf("after a crash on a healthy disk: got AuditPending %d, Problems %q, want 0 and none", v.AuditPending, v.Problems)
 	}
 	now := time.Now().Unix()
 	switch m.state {
 	case "locked":
 		// Only an in-flight Start can have made a session we never heard of.
 		if v.State != "locked" && !(m.inflight == "Start" && (v.State == "active" || v.State == "review") && m.ended[v.SessionID] == "") {
-			t.Fatalf("was locked (in flight: %s); after the restart %s %s", m.inflight, v.State, v.SessionID)
+			t.Fatalf("after the restart from locked (in flight: %s): got %s %s, want locked (or a session of the Start in flight)", m.inflight, v.State, v.SessionID)
 		}
 	case "active":
 		switch {
 		case v.SessionID != m.id:
-			t.Fatalf("session %s was active (in flight: %s); after the restart %s has %q", m.id, m.inflight, v.State, v.SessionID)
+			t.Fatalf("after the restart of active session %s (in flight: %s): got %s %q, want that session", m.id, m.inflight, v.State, v.SessionID)
 		case m.deadline != 0 && v.Deadline != m.deadline:
-			t.Fatalf("session %s resumed with deadline %d, it was %d", m.id, v.Deadline, m.deadline)
+			t.Fatalf("session %s's deadline after the restart: got %d, want %d", m.id, v.Deadline, m.deadline)
 		case v.State == "active":
 		case v.State == "review" && v.Outcome == "completed" && m.inflight == "Complete":
 		case v.State == "review" && v.Outcome == "expired" && now >= v.Deadline:
 		default:
-			t.Fatalf("session %s was active (deadline %d, in flight: %s); after the restart %s/%s at %d", m.id, m.deadline, m.inflight, v.State, v.Outcome, now)
+			t.Fatalf("after the restart of active session %s (deadline %d, in flight: %s): got %s/%s at %d, want active, or review completed or expired as the model allows", m.id, m.deadline, m.inflight, v.State, v.Outcome, now)
 		}
 	case "review":
 		switch {
@@ -691,7 +691,7 @@ func (r *crashRig) checkRecovered() {
 		case v.State == "locked" && m.inflight == "End" && sealed[m.id] != "":
 			m.ended[m.id] = sealed[m.id] // End took effect; its reply was lost
 		default:
-			t.Fatalf("session %s was in review (in flight: %s); after the restart %s %q, sealed: %v", m.id, m.inflight, v.State, v.SessionID, sealed[m.id] != "")
+			t.Fatalf("after the restart of session %s in review (in flight: %s): got %s %q, sealed %v; want it in review, or locked and sealed by the End in flight", m.id, m.inflight, v.State, v.SessionID, sealed[m.id] != "")
 		}
 	}
 	m.state, m.id = v.State, v.SessionID
@@ -885,7 +885,7 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 	kept, _ := os.ReadFile(path)
 	switch {
 	case len(aside) > 1:
-		t.Fatalf("%s was set aside more than once: %v", file, aside)
+		t.Fatalf("%s set aside: got %v, want at most once", file, aside)
 	case len(aside) == 1:
 		side, err := os.ReadFile(aside[0])
 		if err != nil {
@@ -893,19 +893,19 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 		}
 		head := len(damaged) - len(side)
 		if !bytes.Equal(side, damaged) && (head < 0 || !bytes.Equal(side, damaged[head:]) || !bytes.HasPrefix(kept, damaged[:head])) {
-			t.Fatalf("%s: the damaged bytes are not in %s (%d bytes) + %s (%d bytes)\ndamaged: %q\nkept: %q\naside: %q",
+			t.Fatalf("%s: got the damaged bytes lost, want them in %s (%d bytes) + %s (%d bytes)\ndamaged: %q\nkept: %q\naside: %q",
 				file, file, len(kept), filepath.Base(aside[0]), len(side), damaged, kept, side)
 		}
 		base := filepath.Base(aside[0])
 		why := strings.TrimPrefix(base, filepath.Base(file)+".")
 		if !strings.HasPrefix(why, "damaged-") && !strings.HasPrefix(why, "torn-") {
-			t.Errorf("set aside as %s: the name should say damaged or torn", base)
+			t.Errorf("the name set aside: got %s, want it to say damaged or torn", base)
 		}
 		if !strings.Contains(strings.Join(v.Problems, "\n"), base) {
-			t.Errorf("%s was set aside as %s, but Problems does not name it: %q", file, base, v.Problems)
+			t.Errorf("Problems with %s set aside as %s: got %q, want it named", file, base, v.Problems)
 		}
 	case file != "state.json" && !bytes.HasPrefix(kept, damaged):
-		t.Fatalf("%s was changed in place: the damaged bytes are no longer a prefix\ndamaged: %q\nnow: %q", file, damaged, kept)
+		t.Fatalf("%s: got it changed in place, want the damaged bytes still its prefix\ndamaged: %q\nnow: %q", file, damaged, kept)
 	}
 
 	switch {
@@ -913,10 +913,10 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 		var snap service.Snapshot
 		usable := json.Unmarshal(damaged, &snap) == nil && snap.Version == service.SnapshotVersion && slices.Contains(service.States, snap.State)
 		if usable != (len(aside) == 0) {
-			t.Fatalf("state.json (usable: %v) set aside: %v; Problems %q", usable, aside, v.Problems)
+			t.Fatalf("state.json (usable: %v): got set aside %v (Problems %q), want it set aside exactly when unusable", usable, aside, v.Problems)
 		}
 		if !usable && (v.State != "locked" || v.SessionID != "") {
-			t.Fatalf("after a damaged state.json the daemon is %s %q, want locked", v.State, v.SessionID)
+			t.Fatalf("after a damaged state.json: got %s %q, want locked", v.State, v.SessionID)
 		}
 	case file == "audit.jsonl":
 		entries, bad, why := chainOf(kept)
@@ -927,24 +927,24 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 		cut = bad == 0 && len(entries) < len(sealed)
 		r := c.verifyAudit(t)
 		if r.OK != (bad == 0 && !cut) || int(r.Entries) != len(entries) {
-			t.Fatalf("VerifyAudit %+v; docs/audit.md's rule finds %d good entries, then line %d: %s (%d were sealed)", r, len(entries), bad, why, len(sealed))
+			t.Fatalf("VerifyAudit: got %+v, want what docs/audit.md's rule finds: %d good entries, then line %d: %s (%d were sealed)", r, len(entries), bad, why, len(sealed))
 		}
 		if cut && (!strings.Contains(r.Problem, fmt.Sprintf("but seq %d", len(sealed))) || !strings.Contains(strings.Join(v.Problems, "\n"), "audit.jsonl")) {
-			t.Errorf("audit.jsonl cut to %d of %d entries: VerifyAudit says %q, Problems %q", len(entries), len(sealed), r.Problem, v.Problems)
+			t.Errorf("audit.jsonl cut to %d of %d entries: got VerifyAudit %q, Problems %q, want both to say so (but seq %d)", len(entries), len(sealed), r.Problem, v.Problems, len(sealed))
 		}
 		if bad != 0 {
 			if !strings.Contains(r.Problem, fmt.Sprintf("line %d", bad)) {
-				t.Errorf("VerifyAudit's problem %q does not name line %d", r.Problem, bad)
+				t.Errorf("VerifyAudit's problem: got %q, want it to name line %d", r.Problem, bad)
 			}
 			// A chain that no longer verifies is damage the person must hear
 			// of without asking: Problems says so from the start.
 			if !strings.Contains(strings.Join(v.Problems, "\n"), "audit.jsonl") {
-				t.Errorf("audit.jsonl does not verify from line %d (%s), but Problems is silent: %q", bad, why, v.Problems)
+				t.Errorf("Problems with audit.jsonl not verifying from line %d (%s): got %q, want audit.jsonl named", bad, why, v.Problems)
 			}
 		}
 	default: // the raw log
 		if v.State != "active" || v.SessionID != fx.activeID {
-			t.Fatalf("a damaged raw log must not cost the session: %s %q", v.State, v.SessionID)
+			t.Fatalf("after a damaged raw log: got %s %q, want active %q (it must not cost the session)", v.State, v.SessionID, fx.activeID)
 		}
 		checkBuckets(t, c, dir)
 	}
@@ -963,12 +963,12 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 	hash := c.end(t)
 	after, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
 	if !bytes.HasPrefix(after, before) {
-		t.Fatalf("sealing rewrote audit.jsonl instead of appending")
+		t.Fatalf("audit.jsonl after a seal: got it rewritten, want it appended to")
 	}
 	newLine := bytes.TrimSuffix(after[len(before):], []byte("\n"))
 	var e auditEntry
 	if err := json.Unmarshal(newLine, &e); err != nil || e.Hash != hash {
-		t.Fatalf("the new audit line %q does not carry End's hash %s (%v)", newLine, hash, err)
+		t.Fatalf("the new audit line: got %q (%v), want it to carry End's hash %s", newLine, err, hash)
 	}
 	prevHash := genesis
 	for _, l := range bytes.Split(bytes.TrimSuffix(before, []byte("\n")), []byte("\n")) {
@@ -978,12 +978,12 @@ func checkDamage(t *testing.T, bus *testenv.Bus, dir, file string, damaged []byt
 		}
 	}
 	if h, _ := lineHash(e.PrevHash, newLine); e.PrevHash != prevHash || h != hash {
-		t.Fatalf("the new line links to %.12s…, the last line before it has %.12s…; its hash recomputes to %.12s…", e.PrevHash, prevHash, h)
+		t.Fatalf("the new line: got prev_hash %.12s… and a hash recomputing to %.12s…, want prev_hash %.12s… (the last line's) and End's %.12s…", e.PrevHash, h, prevHash, hash)
 	}
 	switch _, bad, _ := chainOf(before); {
 	case cut:
 		if r := c.verifyAudit(t); r.OK {
-			t.Errorf("a seal after the cut made the chain verify again: %+v", r)
+			t.Errorf("VerifyAudit after a seal after the cut: got %+v, want not ok (a seal does not mend a cut)", r)
 		}
 	case bad == 0:
 		checkChain(t, c, dir)
@@ -997,17 +997,17 @@ func sealsLater(t *testing.T, c *client, dir string, ids ...string) {
 	t.Helper()
 	v := c.view(t)
 	if v.AuditPending != 0 {
-		t.Fatalf("AuditPending %d after space came back; Problems %q", v.AuditPending, v.Problems)
+		t.Fatalf("AuditPending after space came back: got %d (Problems %q), want 0", v.AuditPending, v.Problems)
 	}
 	for _, p := range v.Problems {
 		if strings.Contains(p, "audit.jsonl") || strings.Contains(p, "state.json") {
-			t.Errorf("a storage problem outlived the storage failure: %q", p)
+			t.Errorf("Problems after the storage failure: got %q, want no storage problem", p)
 		}
 	}
 	sealed := checkChain(t, c, dir)
 	for _, id := range ids {
 		if sealed[id] == "" {
-			t.Errorf("session %s, ended while the disk failed, is not in audit.jsonl", id)
+			t.Errorf("audit.jsonl: got no session %s (ended while the disk failed), want it sealed", id)
 		}
 	}
 }
@@ -1018,18 +1018,18 @@ func endWhileFailing(t *testing.T, c *client, pending uint32) string {
 	t.Helper()
 	id := c.start(t, 3600, "warn", "Editor")
 	if v := c.view(t); v.State != "active" || v.SessionID != id {
-		t.Fatalf("Start on a failing disk: %s %q", v.State, v.SessionID)
+		t.Fatalf("after Start on a failing disk: got %s %q, want active %q", v.State, v.SessionID, id)
 	}
 	c.must(t, "Complete", nil)
 	if hash := c.end(t); hash != "" {
-		t.Fatalf("End on a failing disk returned hash %s", hash)
+		t.Fatalf("End's hash on a failing disk: got %s, want none", hash)
 	}
 	v := c.view(t)
 	if v.State != "locked" || v.AuditPending != pending {
-		t.Fatalf("after End on a failing disk: %s, AuditPending %d (want %d)", v.State, v.AuditPending, pending)
+		t.Fatalf("after End on a failing disk: got %s, AuditPending %d, want locked, %d", v.State, v.AuditPending, pending)
 	}
 	if !strings.Contains(strings.Join(v.Problems, "\n"), "could not be sealed") {
-		t.Fatalf("Problems does not say the summary could not be sealed: %q", v.Problems)
+		t.Fatalf("Problems on a failing disk: got %q, want one saying the summary could not be sealed", v.Problems)
 	}
 	return id
 }
@@ -1070,7 +1070,7 @@ func leaveNoSlack(t *testing.T, c *client, dir string) {
 		c.must(t, "Complete", nil)
 		c.end(t)
 	}
-	t.Fatal("could not fill the last page of audit.jsonl")
+	t.Fatal("the last page of audit.jsonl: got it not filled, want it full")
 }
 
 // spaceComesBack removes the ballast and runs a session: its End must
@@ -1083,7 +1083,7 @@ func spaceComesBack(t *testing.T, c *client, ballast string) {
 	c.start(t, 3600, "warn")
 	c.must(t, "Complete", nil)
 	if c.end(t) == "" {
-		t.Fatal("End returned no hash once space came back")
+		t.Fatal("End's hash once space came back: got none, want one")
 	}
 }
 
@@ -1113,14 +1113,14 @@ func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	sealsLater(t, c, mnt.Dir, sealedBefore, a, b)
 	data, _ := os.ReadFile(filepath.Join(mnt.Dir, "audit.jsonl"))
 	if entries, _, _ := chainOf(data); len(entries) < 4 || entries[len(entries)-3].SessionID != a || entries[len(entries)-2].SessionID != b {
-		t.Fatalf("the chain does not hold the four sessions in the order they ended:\n%s", data)
+		t.Fatalf("the chain: got\n%s\nwant the four sessions in the order they ended", data)
 	}
 
 	// And a restart seals them too: the disk fills, a session ends pending,
 	// space comes back, the daemon is stopped and started again.
 	leaveNoSlack(t, c, mnt.Dir)
 	if n := testenv.Fill(t, ballast); n < 2*4096 {
-		t.Fatalf("the ballast holds %d bytes: the disk was full before it, so removing it cannot give space back", n)
+		t.Fatalf("the ballast: got %d bytes, want at least %d (else the disk was full before it, and removing it cannot give space back)", n, 2*4096)
 	}
 	x := endWhileFailing(t, c, 1)
 	if err := os.Remove(ballast); err != nil {
@@ -1130,7 +1130,7 @@ func TestFullDiskKeepsSummariesPending(t *testing.T) {
 	stopped := d.Output() // what the stopping daemon said about saving and sealing
 	d.Start(t)
 	if v := c.view(t); v.State != "locked" {
-		t.Errorf("session %s ended before the restart, but after it the daemon is %s %q", x, v.State, v.SessionID)
+		t.Errorf("after the restart (session %s ended before it): got %s %q, want locked", x, v.State, v.SessionID)
 	}
 	sealsLater(t, c, mnt.Dir, x)
 	if t.Failed() {
@@ -1155,23 +1155,23 @@ func TestFullDiskThroughAStopKeepsTheSummary(t *testing.T) {
 	x := endWhileFailing(t, c, 1)
 	d.Stop(t)
 	if out := d.Output(); !strings.Contains(out, "pending.spare") || !strings.Contains(out, x) {
-		t.Errorf("the stopping daemon does not say where session %s went:\n%s", x, out)
+		t.Errorf("the stopping daemon's log: got\n%s\nwant it to say session %s went to pending.spare", out, x)
 	}
 	d.Start(t) // the disk is still full
 	v := c.view(t)
 	if v.State != "locked" || v.AuditPending != 1 {
-		t.Fatalf("after a restart on a full disk: %s, AuditPending %d; Problems %q", v.State, v.AuditPending, v.Problems)
+		t.Fatalf("after a restart on a full disk: got %s, AuditPending %d (Problems %q), want locked, 1", v.State, v.AuditPending, v.Problems)
 	}
 	if p := strings.Join(v.Problems, "\n"); !strings.Contains(p, x) || !strings.Contains(p, "pending.spare") {
-		t.Errorf("Problems does not name the recovered session %s: %q", x, v.Problems)
+		t.Errorf("Problems after a restart on a full disk: got %q, want the recovered session %s and pending.spare named", v.Problems, x)
 	}
 
 	spaceComesBack(t, c, ballast)
 	if sealed := checkChain(t, c, mnt.Dir); sealed[x] == "" {
-		t.Errorf("session %s, ended on a disk full through the stop, is not in audit.jsonl", x)
+		t.Errorf("audit.jsonl: got no session %s (ended on a disk full through the stop), want it sealed", x)
 	}
 	if v := c.view(t); v.AuditPending != 0 {
-		t.Errorf("AuditPending %d once space came back", v.AuditPending)
+		t.Errorf("AuditPending once space came back: got %d, want 0", v.AuditPending)
 	}
 }
 
@@ -1191,7 +1191,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 	c.start(t, 3600, "warn")
 	c.must(t, "Complete", nil)
 	if c.end(t) == "" {
-		t.Fatal("End returned no hash once the disk was writable again")
+		t.Fatal("End's hash once the disk was writable again: got none, want one")
 	}
 	sealsLater(t, c, mnt.Dir, a)
 
@@ -1201,7 +1201,7 @@ func TestReadOnlyStateDir(t *testing.T) {
 	mnt.ReadOnly(t)
 	d.Start(t)
 	if v := c.view(t); len(v.Problems) == 0 {
-		t.Errorf("started on a read-only state dir, Problems is empty")
+		t.Errorf("Problems started on a read-only state dir: got none, want a problem said")
 	}
 	b := endWhileFailing(t, c, 1)
 	mnt.ReadWrite(t)
@@ -1232,7 +1232,7 @@ func TestXServerGoingAwayAndComingBack(t *testing.T) {
 			fmt.Sprintf("available %v, reason %q, drift %s", v.EvidenceAvailable, v.EvidenceReason, v.Drift)
 	})
 	if !k.d.Alive() || k.bus.OwnerPID(t, busName) != pid {
-		t.Fatalf("the daemon did not survive the X server\n%s", k.d.Output())
+		t.Fatalf("the daemon after the X server died: got it gone or replaced, want pid %d alive and owning the name\n%s", pid, k.d.Output())
 	}
 
 	k.x.Restart(t)
@@ -1245,17 +1245,17 @@ func TestXServerGoingAwayAndComingBack(t *testing.T) {
 	})
 	v := c.view(t)
 	if v.SessionID != id || v.State != "active" || v.Drift != "on_task" {
-		t.Fatalf("after the X server came back: %s %q drift %s", v.State, v.SessionID, v.Drift)
+		t.Fatalf("after the X server came back: got %s %q drift %s, want active %q on_task", v.State, v.SessionID, v.Drift, id)
 	}
 	var gap bool
 	for _, b := range v.Buckets {
 		gap = gap || b.Title == service.UnavailableTitle
 	}
 	if !gap {
-		t.Errorf("the time without an X server is in no (evidence unavailable) bucket: %v", v.Buckets)
+		t.Errorf("Buckets: got %v, want the time without an X server in an (evidence unavailable) bucket", v.Buckets)
 	}
 	checkBuckets(t, c, k.d.StateDir)
 	if k.bus.OwnerPID(t, busName) != pid {
-		t.Fatal("the daemon was replaced")
+		t.Fatalf("org.antidrift's owner: got another daemon, want pid %d", pid)
 	}
 }
