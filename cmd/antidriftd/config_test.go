@@ -44,7 +44,7 @@ func TestCheckConfig(t *testing.T) {
 	}
 	for _, want := range []string{bad + " line 2: drift_grace", `"5 seconds" is not a duration`, "line 3", "enforcment"} {
 		if !strings.Contains(string(out), want) {
-			t.Errorf("--check-config output lacks %q:\n%s", want, out)
+			t.Errorf("--check-config's output: got\n%s\nwant it to say %q", out, want)
 		}
 	}
 }
@@ -63,7 +63,7 @@ func TestBadConfigIsAProblemNotAFailure(t *testing.T) {
 	// Logged once each: the journal is read by people.
 	for _, want := range []string{"line 2: drift_grace", "enforcment"} {
 		if n := strings.Count(d.Output(), want); n != 1 {
-			t.Errorf("the log has %q %d times, want once:\n%s", want, n, d.Output())
+			t.Errorf("the log: got %q %d times, want once:\n%s", want, n, d.Output())
 		}
 	}
 	startSession(t, s, "a", "b", 60, "")

@@ -140,7 +140,7 @@ func TestBusctlAndGdbusDriveASession(t *testing.T) {
 	msg := mon.WaitFor(t, id, wait)
 	for _, want := range []string{`"State"`, `"active"`, `"NextAction"`, `"write the intro"`, `"Enforcement"`, `"block"`, `"AllowedClasses"`, `"Editor"`, `"Deadline"`, `"Drift"`} {
 		if !strings.Contains(msg, want) {
-			t.Errorf("the PropertiesChanged carrying the session id lacks %s:\n%s", want, msg)
+			t.Errorf("the PropertiesChanged carrying the session id: got\n%s\nwant it to carry %s", msg, want)
 		}
 	}
 	if got, want := gdbusProp(t, d, "SessionId"), "(<'"+id+"'>,)"; got != want {
@@ -320,7 +320,7 @@ func TestDamagedStateIsSetAsideAndNamed(t *testing.T) {
 	problems := s.Strings(t, "Problems")
 	aside, _ := filepath.Glob(filepath.Join(dir, "state.json.damaged-*"))
 	if len(aside) != 1 || !strings.Contains(strings.Join(problems, "\n"), filepath.Base(aside[0])) {
-		t.Fatalf("set aside %v, Problems %q: want one file set aside, named in Problems", aside, problems)
+		t.Fatalf("got %v set aside, Problems %q; want one file set aside, named in Problems", aside, problems)
 	}
 	if b, _ := os.ReadFile(aside[0]); !bytes.Equal(b, garbage) {
 		t.Fatalf("the damaged file set aside: got %q, want %q", b, garbage)

@@ -37,7 +37,7 @@ func testGnomeShellHandsAnswerOnlyTheDaemon(t *testing.T, rel testenv.Release) {
 	for _, call := range [][]string{{"Focus"}, {"Minimize", handle}, {"Activate", handle}} {
 		out, err := hands(call[0], call[1:]...)
 		if err == nil || !strings.Contains(err.Error(), "org.freedesktop.DBus.Error.AccessDenied") {
-			t.Errorf("%s from another client: %q, %v; want org.freedesktop.DBus.Error.AccessDenied", call[0], out, err)
+			t.Errorf("%s from another client: got %q, %v; want org.freedesktop.DBus.Error.AccessDenied", call[0], out, err)
 		}
 		if strings.Contains(out, "Bank statement") || err != nil && strings.Contains(err.Error(), "Bank statement") {
 			t.Errorf("%s from another client: got %q %v, want no window title in it", call[0], out, err)

@@ -76,7 +76,7 @@ func testGnomeShowsMarkupAsText(t *testing.T, rel testenv.Release) {
 	// (The list draws the body on one line.)
 	for _, want := range []string{"Next: " + next, "Done when: " + done} {
 		if !strings.Contains(body, want) {
-			t.Errorf("the Shell draws the nudge's body as %q, want it to show %q", body, want)
+			t.Errorf("the nudge's body as the Shell draws it: got %q, want it to show %q", body, want)
 		}
 	}
 

@@ -204,7 +204,7 @@ func testGnomePrefsDefaultEnforcementFollowsSetting(t *testing.T, rel testenv.Re
 		t.Fatalf("the prefs probe: %v %s\n%s", err, handlers.Error, out)
 	}
 	if handlers.Settings != 1 || len(handlers.WhileOpen) != 1 || !handlers.WhileOpen[0] {
-		t.Errorf("the open window follows default-level through %d settings objects with handlers connected: %v; want one, with one\n%s", handlers.Settings, handlers.WhileOpen, out)
+		t.Errorf("the open window follows default-level: got %d settings objects with handlers connected %v, want one, with one\n%s", handlers.Settings, handlers.WhileOpen, out)
 	} else if handlers.After[0] {
 		t.Error("the closed window's handler of default-level's changes: got connected, want disconnected")
 	}

@@ -111,7 +111,7 @@ func TestReportDeviceOverTheBus(t *testing.T) {
 		{"desk", []string{"desk: write the intro on the desk"}},
 	} {
 		if r := reportOf(tc.device); !slices.Equal(r.sessionsBy(), tc.want) || r.Totals.Sessions != len(tc.want) {
-			t.Errorf("ReportDevice(%q): sessions %q (totals %d), want %q", tc.device, r.sessionsBy(), r.Totals.Sessions, tc.want)
+			t.Errorf("ReportDevice(%q): got sessions %q (totals %d), want %q", tc.device, r.sessionsBy(), r.Totals.Sessions, tc.want)
 		}
 	}
 
@@ -122,20 +122,20 @@ func TestReportDeviceOverTheBus(t *testing.T) {
 	err := obj.Call("org.antidrift.Session1.ReportDevice", 0, since, until, "lptop").Err
 	var e dbus.Error
 	if !asDBusError(err, &e) || e.Name != "org.antidrift.Error.InvalidArgument" || len(e.Body) != 2 || !strings.Contains(e.Error(), refused) {
-		t.Fatalf("ReportDevice(lptop) = %#v, want InvalidArgument saying %s", err, refused)
+		t.Fatalf("ReportDevice(lptop): got %#v, want InvalidArgument saying %s", err, refused)
 	}
 	data, _ := e.Body[1].(map[string]dbus.Variant)
 	if rule, _ := data["rule"].Value().(string); rule != "device" {
-		t.Errorf("rule %v, want device", data["rule"])
+		t.Errorf("the refusal's rule: got %v, want device", data["rule"])
 	}
 	if got, _ := data["got"].Value().(string); got != "lptop" {
 		t.Errorf("got %v, want the name as sent", data["got"])
 	}
 	if choices, _ := data["choices"].Value().([]string); !slices.Equal(choices, []string{"desk", "laptop"}) {
-		t.Errorf("choices %v, want the machines", data["choices"])
+		t.Errorf("the refusal's choices: got %v, want the machines [desk laptop]", data["choices"])
 	}
 	if out, err := m.d.Busctl(t, "call", "ReportDevice", "xxs", "0", "3600", "lptop"); err == nil || !strings.Contains(err.Error(), refused) {
-		t.Errorf("busctl ReportDevice lptop: %v %s, want the refusal naming the machines", err, out)
+		t.Errorf("busctl ReportDevice lptop: got %v %s, want the refusal naming the machines", err, out)
 	}
 
 	out, code := m.cli(t, "report", "--daemon", "--today", "--device", "laptop", "--json")
@@ -149,7 +149,7 @@ func TestReportDeviceOverTheBus(t *testing.T) {
 	}
 	out, code = m.cli(t, "report", "--daemon", "--today", "--device", "lptop")
 	if code != 2 || !strings.Contains(out, "antidrift report: --device: "+refused) {
-		t.Errorf("antidrift report --daemon --device lptop: exit %d\n%s\nwant exit 2 saying --device: %s", code, out, refused)
+		t.Errorf("antidrift report --daemon --device lptop: got exit %d\n%s\nwant exit 2 saying --device: %s", code, out, refused)
 	}
 }
 
@@ -189,13 +189,13 @@ func TestHistoryAndVerifyFollowTheDaemonsStateDir(t *testing.T) {
 	}
 	out, code = m.cli(t, "verify", "--state-dir", m.d.StateDir)
 	if code != 0 || !strings.Contains(out, `Device "laptop" (totals copy): intact, 1 entry.`) || strings.Contains(out, `Device "desk"`) {
-		t.Errorf("antidrift verify --state-dir: exit %d\n%s\nwant the laptop's copy checked and desk's not taken for another machine", code, out)
+		t.Errorf("antidrift verify --state-dir: got exit %d\n%s\nwant the laptop's copy checked and desk's not taken for another machine", code, out)
 	}
 	// A machine that is not there is named as not there, never an empty list.
 	for _, command := range []string{"history", "verify"} {
 		out, code = m.cli(t, command, "--state-dir", m.d.StateDir, "--device", "lptop")
 		if want := "antidrift " + command + `: --device: no machine is named "lptop" (the machines are "desk", "laptop")`; code != 2 || !strings.Contains(out, want) {
-			t.Errorf("antidrift %s --device lptop: exit %d\n%s\nwant exit 2 saying %s", command, code, out, want)
+			t.Errorf("antidrift %s --device lptop: got exit %d\n%s\nwant exit 2 saying %s", command, code, out, want)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func TestPlantedLinksAreSetAsideNamedAndNeverWrittenThrough(t *testing.T) {
 	for _, name := range []string{"audit.jsonl", "state.json", "pending.spare", "sessions"} {
 		aside, _ := filepath.Glob(filepath.Join(dir, name+".symlink-*"))
 		if len(aside) != 1 || !strings.Contains(problems, filepath.Base(aside[0])) {
-			t.Errorf("%s: set aside as %v, Problems %q: want one file set aside, named in Problems", name, aside, problems)
+			t.Errorf("%s: got set aside as %v, Problems %q; want one file set aside, named in Problems", name, aside, problems)
 		}
 	}
 	id := startSession(t, s, "write the intro", "intro is committed", 600, "")
@@ -104,7 +104,7 @@ func TestAStateDirOthersControlIsRefusedAtStart(t *testing.T) {
 			out, err := bus.Run(t, bin, "--state-dir", dir)
 			says := strings.ReplaceAll(tc.says, "DIR", dir)
 			if err == nil || !strings.Contains(out+err.Error(), says) || !strings.Contains(out+err.Error(), dir) {
-				t.Fatalf("antidriftd on a state dir %s: %v %s; want it refused saying %q", tc.name, err, out, says)
+				t.Fatalf("antidriftd on a state dir %s: got %v %s, want it refused saying %q", tc.name, err, out, says)
 			}
 			if pid := bus.OwnerPID(t, "org.antidrift"); pid != 0 {
 				t.Errorf("org.antidrift after a refused start: got owned by pid %d, want no owner", pid)
