@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,17 +77,15 @@ func (k *gnomeDesktop) gdbus(t *testing.T, method string, args ...string) (strin
 // test process runs as another user, whom the daemon refuses.)
 func gnomeProp[T any](t testing.TB, k *gnomeDesktop, name string) T {
 	t.Helper()
-	out, err := k.g.RunProgram("busctl", "--user", "--json=short", "get-property", "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1", name)
+	out, err := k.g.RunProgram(testenv.BusctlGetProperty(name)...)
 	if err != nil {
 		t.Fatalf("reading %s: %v\n%s", name, err, k.daemon.Output())
 	}
-	var v struct {
-		Data T `json:"data"`
+	v, err := testenv.DecodeBusctlProperty[T](name, out)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("%s is %s, not a %T: %v", name, strings.TrimSpace(out), v.Data, err)
-	}
-	return v.Data
+	return v
 }
 
 // gnomeProps is the daemon's properties as the Shell's user reads them,
