@@ -197,23 +197,22 @@ func errName(err error) string {
 	return ""
 }
 
-// waitFor polls cond until it holds, like testenv.WaitUntil, but on
-// timeout fails with the last detail cond gave: what it saw instead.
+// waitFor waits, as testenv.WaitFor does, until cond holds, for a
+// condition over several values: on timeout it fails with the last detail
+// cond gave, what it saw instead.
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	var detail string
-	deadline := time.Now().Add(timeout)
-	for {
-		var ok bool
-		if ok, detail = cond(); ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s; last seen: %s", timeout, what, detail)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.WaitFor(t, timeout, what, func() detailed { ok, detail := cond(); return detailed{ok, detail} },
+		func(d detailed) bool { return d.ok })
 }
+
+// detailed is one answer of a waitFor condition; it prints as its detail.
+type detailed struct {
+	ok     bool
+	detail string
+}
+
+func (d detailed) String() string { return d.detail }
 
 // ── The audit chain, checked by docs/audit.md's rule ──────────────────────
 

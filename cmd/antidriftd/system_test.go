@@ -358,7 +358,7 @@ func TestJournalHasStructuredFieldsAndNoTitles(t *testing.T) {
 	}
 	var entries []map[string]any
 	var raw string
-	testenv.WaitUntil(t, wait, "the session's end in the test journal (ANTIDRIFT_STATE=locked with its ANTIDRIFT_SESSION_ID)", func() bool {
+	waitFor(t, wait, "the session's end in the test journal (ANTIDRIFT_STATE=locked with its ANTIDRIFT_SESSION_ID)", func() (bool, string) {
 		var err error
 		if raw, err = journal(); err != nil {
 			t.Fatalf("journalctl: %v", err)
@@ -381,7 +381,7 @@ func TestJournalHasStructuredFieldsAndNoTitles(t *testing.T) {
 				ended = true
 			}
 		}
-		return ended
+		return ended, fmt.Sprintf("%d entries from antidriftd, the last %v", len(entries), entries[max(0, len(entries)-1):])
 	})
 	var withID, fromDaemon int
 	for _, e := range entries {
