@@ -245,11 +245,16 @@ func testGnomeIndicator(t *testing.T, rel testenv.Release) {
 }
 
 // quietTray withdraws the Shell's own notices (a headless session says the
-// screen lock is off), so the pictures show only what antidrift shows.
+// screen lock is off), so the pictures show only what antidrift shows. It
+// withdraws them again while it waits: a notice the Shell posts a moment
+// later (a "System" one, on a loaded machine) would otherwise stay for
+// its banner's whole timeout.
 func quietTray(t *testing.T, g *testenv.GnomeShell) {
 	t.Helper()
-	mustEval(t, g, "Main.messageTray.getSources().forEach(s => s.notifications.slice().forEach(n => n.destroy()))")
-	testenv.WaitForValue(t, wait, "the Shell's banner", "null", func() string { return g.EvalString(t, "String(Main.messageTray._banner ?? null)") })
+	testenv.WaitForValue(t, wait, "the Shell's banner", "null", func() string {
+		mustEval(t, g, "Main.messageTray.getSources().forEach(s => s.notifications.slice().forEach(n => n.destroy()))")
+		return g.EvalString(t, "String(Main.messageTray._banner ?? null)")
+	})
 }
 
 // accessibleName is what a screen reader says of actor js: St's accessible
