@@ -1,7 +1,6 @@
 package installed
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -150,18 +149,12 @@ func prop[T any](t *testing.T, m *testenv.Machine, name string) T {
 
 // readProp is prop, saying why it could not read name.
 func readProp[T any](m *testenv.Machine, name string) (T, error) {
-	var reply struct {
-		Type string `json:"type"`
-		Data T      `json:"data"`
-	}
-	out, err := m.User(cmdWait, "busctl", "--user", "--json=short", "get-property", "org.antidrift", "/org/antidrift/Session1", "org.antidrift.Session1", name)
+	out, err := m.User(cmdWait, testenv.BusctlGetProperty(name)...)
 	if err != nil {
-		return reply.Data, fmt.Errorf("reading %s: %v\n%s", name, err, out)
+		var zero T
+		return zero, fmt.Errorf("reading %s: %v\n%s", name, err, out)
 	}
-	if err := json.Unmarshal([]byte(out), &reply); err != nil {
-		return reply.Data, fmt.Errorf("%s as busctl gave it, %q, is not a %T: %v", name, out, reply.Data, err)
-	}
-	return reply.Data, nil
+	return testenv.DecodeBusctlProperty[T](name, out)
 }
 
 // startSession starts a session through the CLI and returns its id.
