@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -414,21 +415,43 @@ func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
 		}
 		return c
 	}
+	// kinds counts the same actors by what they are (constructor and
+	// name), so a failure says which ones the Shell holds more or fewer of.
+	kinds := func() map[string]int {
+		t.Helper()
+		js := `JSON.stringify((function n(a, m) {
+			if (a === Main.messageTray || a === Main.layoutManager.overviewGroup)
+				return m;
+			const k = a.constructor.name + (a.name ? '#' + a.name : '');
+			m[k] = (m[k] || 0) + 1;
+			a.get_children().forEach(c => n(c, m));
+			return m;
+		})(global.stage, {}))`
+		var m map[string]int
+		if err := json.Unmarshal([]byte(g.EvalString(t, js)), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
 	toggle("DisableExtension", 2)
 	// The base is taken once the Shell has settled: the garbage of the
 	// enable at start-up collected (a collected proxy's match rules leave
-	// the bus a moment later), two counts in a row the same.
+	// the bus a moment later), four counts in a row, over a second, the
+	// same. (Two in a row once caught, on a loaded machine, 32 actors that
+	// were gone by the end.)
 	var base counts
-	testenv.WaitFor(t, wait, "the Shell to settle after the first disable (the previous count and this one the same)", func() [2]counts {
-		prev := base
+	var recent [4]counts
+	testenv.WaitFor(t, wait, "the Shell to settle after the first disable (the last four counts the same)", func() [4]counts {
 		time.Sleep(250 * time.Millisecond)
 		mustEval(t, g, "imports.system.gc()")
 		base = count()
-		return [2]counts{prev, base}
-	}, func(c [2]counts) bool { return c[0] == c[1] })
+		recent = [4]counts{recent[1], recent[2], recent[3], base}
+		return recent
+	}, func(c [4]counts) bool { return c[0] == c[1] && c[1] == c[2] && c[2] == c[3] })
 	if base.Hands {
 		t.Fatal("the hands with the extension disabled: got exported, want gone")
 	}
+	baseKinds := kinds()
 	// The indicator shows the session: its proxy is connected, its
 	// countdown timeout set.
 	counting := func(what string) {
@@ -460,8 +483,17 @@ func testGnomeExtensionEnableDisable(t *testing.T, rel testenv.Release) {
 	}
 	var after counts
 	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("before: %+v\nafter:  %+v", base, after)
+		if !t.Failed() {
+			return
+		}
+		t.Logf("before: %+v\nafter:  %+v", base, after)
+		now := kinds()
+		either := maps.Clone(baseKinds)
+		maps.Copy(either, now)
+		for _, k := range slices.Sorted(maps.Keys(either)) {
+			if baseKinds[k] != now[k] {
+				t.Logf("actors %s: before %d, now %d", k, baseKinds[k], now[k])
+			}
 		}
 	})
 	testenv.WaitFor(t, wait, fmt.Sprintf("the Shell to hold what it held before the first enable, %+v", base), func() counts {
