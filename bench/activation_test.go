@@ -142,7 +142,7 @@ func activate(b *testing.B, conn *dbus.Conn, owners chan stamped, name string) t
 				t1 = s.at
 			}
 		case <-deadline:
-			b.Fatalf("%s never got an owner", name)
+			b.Fatalf("%s's owner within 30 s: got none, want one", name)
 		}
 	}
 	if call := <-pending.Done; call.Err != nil {
@@ -159,7 +159,7 @@ func activate(b *testing.B, conn *dbus.Conn, owners chan stamped, name string) t
 			n, owner, _ := strings.Cut(s.val, "\x00")
 			gone = n == name && owner == ""
 		case <-deadline:
-			b.Fatalf("%s did not stop", name)
+			b.Fatalf("%s after SIGTERM: got it still owned, want it to stop", name)
 		}
 	}
 	// Wait for the process itself (it holds the state directory's lock

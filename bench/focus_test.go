@@ -244,7 +244,7 @@ func spyOn(b *testing.B, cmd *exec.Cmd, re string, readyLine bool) chan stamped 
 	select {
 	case <-ready:
 	case <-time.After(10 * time.Second):
-		b.Fatalf("%s %v printed nothing", name, args)
+		b.Fatalf("%s %v: got nothing printed within 10 s, want a ready line", name, args)
 	}
 	return ch
 }
@@ -328,7 +328,7 @@ func awaitDaemon(b *testing.B, ch chan stamped, output func() string, t0 time.Ti
 				return s.at
 			}
 		case <-deadline:
-			b.Fatalf("antidriftd never announced window %s %q\n%s", class, title, output())
+			b.Fatalf("antidriftd's announcements: got no window %s %q, want it\n%s", class, title, output())
 		}
 	}
 }

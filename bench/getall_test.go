@@ -212,7 +212,7 @@ func libdbusCalls(b *testing.B, bus *testenv.Bus, n int, call ...string) dist {
 	for _, f := range strings.Fields(string(out)) {
 		ns, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			b.Fatalf("libdbus_calls.py %s: %q is not a latency", strings.Join(call, " "), f)
+			b.Fatalf("libdbus_calls.py %s: got %q, want a latency in ns", strings.Join(call, " "), f)
 		}
 		d = append(d, time.Duration(ns))
 	}

@@ -171,7 +171,7 @@ func readUsage(b *testing.B, pid int) usage {
 	u := usage{threads: map[string]threadUsage{}}
 	dirs, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
 	if len(dirs) == 0 {
-		b.Fatalf("pid %d has no threads (exited?)", pid)
+		b.Fatalf("pid %d's threads: got none (exited?), want some", pid)
 	}
 	for _, dir := range dirs {
 		st, err := procStatus(dir + "/status")

@@ -73,7 +73,7 @@ func judgeHits(b *testing.B, j service.Judge, allowed string) {
 			svc.RecordWindow(w)
 			d = append(d, time.Since(start))
 			if v := svc.View(); v.Drift != service.DriftOnTask {
-				b.Fatalf("a judged window reads %s (%s)", v.Drift, v.DriftReason)
+				b.Fatalf("a judged window's Drift: got %s (%s), want %s", v.Drift, v.DriftReason, service.DriftOnTask)
 			}
 		}
 	}

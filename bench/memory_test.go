@@ -136,7 +136,7 @@ func runHelperProcess(b *testing.B, mode, want string, args []string, extraEnv .
 		}
 	}
 	if res[want] == 0 {
-		b.Fatalf("%s helper printed %q", mode, out)
+		b.Fatalf("%s helper: got %q, want a nonzero %s=…", mode, out, want)
 	}
 	return res
 }

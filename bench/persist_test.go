@@ -108,7 +108,7 @@ func BenchmarkReplay(b *testing.B) {
 			v := svc.View()
 			switches = v.SwitchCount
 			if v.State != service.StateActive || len(v.Problems) > 0 {
-				b.Fatalf("recovered %s, problems %q", v.State, v.Problems)
+				b.Fatalf("recovered: got State %s, Problems %q, want %s and no problems", v.State, v.Problems, service.StateActive)
 			}
 			st.Close() // not Shutdown: that appends to the log
 		}
@@ -157,7 +157,7 @@ func BenchmarkVerifyAudit(b *testing.B) {
 		r = st.VerifyAudit()
 	}
 	if !r.OK || int(r.Entries) != *auditEntries {
-		b.Fatalf("verify: %+v", r)
+		b.Fatalf("verify: got %+v, want OK with %d entries", r, *auditEntries)
 	}
 	b.ReportMetric(float64(r.Entries), "entries")
 	b.ReportMetric(float64(info.Size())/float64(r.Entries), "B/entry")

@@ -166,10 +166,10 @@ func TestSoakFocusCost(t *testing.T) {
 		t.Errorf("the ticking page read %v, want on_task by the rule chromium:Design doc 1", drift.Value())
 	}
 	if sealed > 8<<10 {
-		t.Errorf("the sealed summary is %d bytes", sealed)
+		t.Errorf("the sealed summary: got %d bytes, want at most %d", sealed, 8<<10)
 	}
 	if last > 1.2*first {
-		t.Errorf("CPU per event grew %.2f× from the first %d minutes to the last %d", last/first, n, n)
+		t.Errorf("CPU per event from the first %d minutes to the last %d: got %.2f× growth, want at most 1.2×", n, n, last/first)
 	}
 }
 

@@ -146,7 +146,7 @@ func (s swayConn) focus(app string) error {
 		return err
 	}
 	if string(reply) != `[ { "success": true } ]` && string(reply) != `[{"success":true}]` {
-		return fmt.Errorf("sway: %s", reply)
+		return fmt.Errorf("sway: got %s, want success", reply)
 	}
 	return nil
 }

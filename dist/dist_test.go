@@ -43,7 +43,7 @@ func keys(t *testing.T, path string) map[string]map[string][]string {
 		default:
 			k, v, ok := strings.Cut(line, "=")
 			if !ok || section == "" {
-				t.Fatalf("%s:%d: not a key=value line in a section: %q", path, n+1, line)
+				t.Fatalf("%s:%d: got %q, want a key=value line in a section", path, n+1, line)
 			}
 			out[section][k] = append(out[section][k], v)
 		}
@@ -85,16 +85,16 @@ func TestActivationFileAndUnitAgree(t *testing.T) {
 		}
 	}
 	if v := one(t, unit, "Service", "WatchdogSec"); v == "" || v == "0" {
-		t.Errorf("WatchdogSec=%q: the daemon pings when asked, so the unit should ask", v)
+		t.Errorf("WatchdogSec: got %q, want a timeout (the daemon pings when asked, so the unit should ask)", v)
 	}
 	// Options that would cut the daemon off from the X socket or the bus.
 	for _, k := range []string{"PrivateTmp", "PrivateNetwork", "ProtectHome", "IPAddressDeny"} {
 		if v, ok := unit["Service"][k]; ok {
-			t.Errorf("unit sets %s=%v, which hides the X server or the session bus or cannot work in a user unit", k, v)
+			t.Errorf("%s: got %v, want it unset (it hides the X server or the session bus or cannot work in a user unit)", k, v)
 		}
 	}
 	if af := one(t, unit, "Service", "RestrictAddressFamilies"); !strings.Contains(af, "AF_UNIX") {
-		t.Errorf("RestrictAddressFamilies=%s leaves out AF_UNIX: no bus, no X", af)
+		t.Errorf("RestrictAddressFamilies: got %s, want AF_UNIX among them (no bus, no X without it)", af)
 	}
 }
 
@@ -113,7 +113,7 @@ func repoRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("no go.mod in %s", root)
+		t.Fatalf("%s: got no go.mod, want the module root", root)
 	}
 	return root
 }
@@ -195,7 +195,7 @@ func checkTree(t *testing.T, root string, want []installed) {
 		paths = append(paths, w.path)
 		info, err := os.Stat(filepath.Join(root, w.path))
 		if err != nil {
-			t.Errorf("not installed: %s", w.path)
+			t.Errorf("%s: got %v, want it installed", w.path, err)
 			continue
 		}
 		if info.Mode().Perm() != w.mode {
@@ -204,12 +204,12 @@ func checkTree(t *testing.T, root string, want []installed) {
 		data, _ := os.ReadFile(filepath.Join(root, w.path))
 		if w.mode == 0o644 {
 			if m := regexp.MustCompile(`@[A-Z_]+@`).Find(data); m != nil {
-				t.Errorf("%s still has %s", w.path, m)
+				t.Errorf("%s: got %s still in it, want every @PLACEHOLDER@ filled in", w.path, m)
 			}
 		}
 		for _, c := range w.contains {
 			if !strings.Contains(string(data), c) {
-				t.Errorf("%s lacks %q", w.path, c)
+				t.Errorf("%s: got it without %q, want it to contain that", w.path, c)
 			}
 		}
 	}
@@ -225,7 +225,7 @@ func noFiles(t *testing.T, root string) {
 	t.Helper()
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			t.Errorf("left behind after uninstall: %s", p)
+			t.Errorf("after uninstall: got %s left behind, want no files", p)
 		}
 		return nil
 	})
@@ -353,7 +353,7 @@ func TestMakeInstallUser(t *testing.T) {
 	}
 	gv := strings.Split(strings.TrimSpace(string(goenv)), "\n")
 	if len(gv) != 3 {
-		t.Fatalf("go env printed %q", goenv)
+		t.Fatalf("go env: got %q, want 3 lines", goenv)
 	}
 	env := append(os.Environ(), "GOCACHE="+gv[0], "GOPATH="+gv[1], "GOMODCACHE="+gv[2],
 		"HOME="+home, "XDG_CONFIG_HOME=", "XDG_DATA_HOME=",
@@ -383,7 +383,7 @@ func TestMakeInstallUser(t *testing.T) {
 	os.RemoveAll(filepath.Join(home, ".config/go"))
 	checkTree(t, home, want)
 	if !strings.Contains(out, "systemctl --user daemon-reload") {
-		t.Errorf("install-user without a user manager does not say to run systemctl --user daemon-reload:\n%s", out)
+		t.Errorf("install-user without a user manager: got\n%s\nwant a line saying to run systemctl --user daemon-reload", out)
 	}
 	t.Run("man finds the pages", func(t *testing.T) {
 		// As a person's shell finds them: man-db looks in ../share/man of

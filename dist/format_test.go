@@ -34,6 +34,6 @@ func TestPanelFormatting(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.TrimSpace(out) != "" {
-		t.Fatalf("format.mjs:\n%s", out)
+		t.Fatalf("format.mjs checks: got\n%s\nwant no output", out)
 	}
 }

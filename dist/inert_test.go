@@ -31,15 +31,15 @@ func TestPlasmaAppletShowsEveryTextAsPlainText(t *testing.T) {
 			body := block(src[at[1]-1:])
 			if !regexp.MustCompile(`(?m)^\s*textFormat:\s*Text\.PlainText\s*$`).Match(body) {
 				line := strings.Count(string(src[:at[0]]), "\n") + 1
-				t.Errorf("%s:%d: a %s without textFormat: Text.PlainText", f, line, strings.TrimSpace(string(src[at[0]:at[1]-1])))
+				t.Errorf("%s:%d: got a %s without textFormat, want textFormat: Text.PlainText", f, line, strings.TrimSpace(string(src[at[0]:at[1]-1])))
 			}
 		}
 		if filepath.Base(f) == "main.qml" && !regexp.MustCompile(`(?m)^\s*toolTipTextFormat:\s*Text\.PlainText\s*$`).Match(src) {
-			t.Errorf("%s: the tooltip (toolTipMainText: the next action) is not toolTipTextFormat: Text.PlainText", f)
+			t.Errorf("%s: the tooltip (toolTipMainText: the next action): got no toolTipTextFormat: Text.PlainText, want it", f)
 		}
 	}
 	if labels < 10 {
-		t.Errorf("found %d labels in the applet; the pattern no longer finds them", labels)
+		t.Errorf("labels found in the applet: got %d, want at least 10 (fewer: the pattern no longer finds them)", labels)
 	}
 }
 
@@ -81,7 +81,7 @@ func TestGnomeExtensionNeverReadsMarkup(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, at := range markup.FindAllIndex(src, -1) {
-			t.Errorf("%s:%d: %s reads text as markup", f, strings.Count(string(src[:at[0]]), "\n")+1, src[at[0]:at[1]])
+			t.Errorf("%s:%d: got %s, want no text read as markup", f, strings.Count(string(src[:at[0]]), "\n")+1, src[at[0]:at[1]])
 		}
 	}
 }

@@ -30,7 +30,7 @@ func TestRunningAppChipsAllowTheClassAsItIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`value:\s*Format\.literalRule\(cls\)`).Match(src) {
-		t.Errorf("dialogs.js: the running applications' chips do not send Format.literalRule(cls)")
+		t.Errorf("dialogs.js: got no value: Format.literalRule(cls), want the running applications' chips to send it")
 	}
 	r := testenv.NeedRootfs(t)
 	dir := r.TempDir(t)

@@ -69,12 +69,12 @@ func sectionEntries(t *testing.T, path, section string) []entry {
 			case depth == 1 && len(out) > 0:
 				out[len(out)-1].nested = append(out[len(out)-1].nested, tag)
 			default:
-				t.Fatalf("%s:%d: a .TP nested %d deep in %s", path, i, depth, section)
+				t.Fatalf("%s:%d: got a .TP nested %d deep in %s, want it at the top or one .RS under an entry", path, i, depth, section)
 			}
 		}
 	}
 	if !found {
-		t.Fatalf("%s has no section %s", path, section)
+		t.Fatalf("%s: got no section %s, want one", path, section)
 	}
 	return out
 }
@@ -165,11 +165,11 @@ func checkFlagTags(t *testing.T, where string, tags []string, want map[string]st
 		wantValue, ok := want[name]
 		switch {
 		case !ok:
-			t.Errorf("%s: the page describes %q, which the program does not have", where, tag)
+			t.Errorf("%s: got %q described, want only options the program has", where, tag)
 		case seen[name]:
-			t.Errorf("%s: --%s is described twice", where, name)
+			t.Errorf("%s: got --%s described twice, want once", where, name)
 		case wantValue == "" && value != "":
-			t.Errorf("%s: the page has %q, but --%s takes no value", where, tag, name)
+			t.Errorf("%s: got %q, want --%s without a value (it takes none)", where, tag, name)
 		case !strings.HasPrefix(value, wantValue):
 			t.Errorf("%s: the page has %q, the program's help --%s %s", where, tag, name, wantValue)
 		}
@@ -177,7 +177,7 @@ func checkFlagTags(t *testing.T, where string, tags []string, want map[string]st
 	}
 	for name, value := range want {
 		if !seen[name] {
-			t.Errorf("%s: the page does not describe --%s %s", where, name, value)
+			t.Errorf("%s: got no description of --%s %s, want one", where, name, value)
 		}
 	}
 }
@@ -191,7 +191,7 @@ func TestManPageOfTheCLINamesEveryCommandAndFlag(t *testing.T) {
 	help, _ := run(t, 0, bin, "help")
 	_, list, ok := strings.Cut(help, "\nCommands:\n")
 	if !ok {
-		t.Fatalf("antidrift help lists no commands:\n%s", help)
+		t.Fatalf("antidrift help: got\n%s\nwant a Commands: list", help)
 	}
 	list, _, _ = strings.Cut(list, "\n\n")
 	var names []string
@@ -201,7 +201,7 @@ func TestManPageOfTheCLINamesEveryCommandAndFlag(t *testing.T) {
 		}
 	}
 	if len(names) < 10 {
-		t.Fatalf("antidrift help lists %d commands: %q", len(names), names)
+		t.Fatalf("antidrift help's commands: got %d (%q), want at least 10", len(names), names)
 	}
 
 	entries := sectionEntries(t, manPages[0], "COMMANDS")
@@ -210,7 +210,7 @@ func TestManPageOfTheCLINamesEveryCommandAndFlag(t *testing.T) {
 		documented = append(documented, strings.Fields(e.tag)[0])
 	}
 	if !slices.Equal(documented, names) {
-		t.Errorf("antidrift.1 COMMANDS describes\n  %q\nantidrift help lists\n  %q", documented, names)
+		t.Errorf("antidrift.1 COMMANDS: got\n  %q\nwant what antidrift help lists\n  %q", documented, names)
 	}
 	for _, e := range entries {
 		name := strings.Fields(e.tag)[0]
@@ -224,7 +224,7 @@ func TestManPageOfTheCLINamesEveryCommandAndFlag(t *testing.T) {
 		}
 		flags := helpFlags(usage)
 		if _, ok := flags["json"]; !ok {
-			t.Errorf("antidrift help %s has no --json, which OPTIONS says every command takes:\n%s", name, usage)
+			t.Errorf("antidrift help %s: got\n%s\nwant --json, which OPTIONS says every command takes", name, usage)
 		}
 		delete(flags, "json") // under OPTIONS: every command takes it
 		checkFlagTags(t, "antidrift.1 "+name, e.nested, flags)
@@ -237,10 +237,10 @@ func TestManPageOfTheCLINamesEveryCommandAndFlag(t *testing.T) {
 	}
 	checkFlagTags(t, "antidrift.1 OPTIONS", options, map[string]string{"json": "", "help": "", "version": ""})
 	if out, _ := run(t, 0, bin, "--help"); out != help {
-		t.Errorf("antidrift --help is not antidrift help:\n%s", out)
+		t.Errorf("antidrift --help: got\n%s\nwant what antidrift help prints\n%s", out, help)
 	}
 	if out, _ := run(t, 0, bin, "--version"); !strings.HasPrefix(out, "antidrift ") {
-		t.Errorf("antidrift --version printed %q", out)
+		t.Errorf("antidrift --version: got %q, want \"antidrift <version>\"", out)
 	}
 }
 
@@ -252,7 +252,7 @@ func TestManPageOfTheDaemonNamesEveryFlagAndKey(t *testing.T) {
 	_, usage := run(t, 0, bin, "--help") // Go's flag package prints it on stderr
 	flags := helpFlags(usage)
 	if len(flags) < 3 {
-		t.Fatalf("antidriftd --help lists %d flags:\n%s", len(flags), usage)
+		t.Fatalf("antidriftd --help: got %d flags, want at least 3:\n%s", len(flags), usage)
 	}
 	flags["help"] = "" // the flag package's own -h, --help
 	var options []string
@@ -270,7 +270,7 @@ func TestManPageOfTheDaemonNamesEveryFlagAndKey(t *testing.T) {
 	problems, _ := run(t, 1, bin, "--check-config", "--config", config)
 	known := regexp.MustCompile(`\(the keys are ([a-z_, ]+)\)`).FindAllStringSubmatch(problems, -1)
 	if len(known) != 2 {
-		t.Fatalf("antidriftd --check-config on two unknown keys said:\n%s", problems)
+		t.Fatalf("antidriftd --check-config on two unknown keys: got\n%s\nwant two lines saying (the keys are …)", problems)
 	}
 	keys, judgeKeys := strings.Split(known[0][1], ", "), strings.Split(known[1][1], ", ")
 	var documented, judgeDocumented []string
@@ -283,10 +283,10 @@ func TestManPageOfTheDaemonNamesEveryFlagAndKey(t *testing.T) {
 	slices.Sort(documented)
 	slices.Sort(keys)
 	if !slices.Equal(documented, keys) {
-		t.Errorf("antidriftd.1 CONFIGURATION describes the keys\n  %q\nantidriftd knows\n  %q", documented, keys)
+		t.Errorf("antidriftd.1 CONFIGURATION keys: got\n  %q\nwant the keys antidriftd knows\n  %q", documented, keys)
 	}
 	if !slices.Equal(judgeDocumented, judgeKeys) {
-		t.Errorf("antidriftd.1 describes the [judge] keys\n  %q\nantidriftd knows\n  %q", judgeDocumented, judgeKeys)
+		t.Errorf("antidriftd.1 [judge] keys: got\n  %q\nwant the keys antidriftd knows\n  %q", judgeDocumented, judgeKeys)
 	}
 }
 
@@ -315,22 +315,22 @@ func TestManPagesRenderWithoutWarnings(t *testing.T) {
 			}
 			// lintian's own command line (Lintian::Check::Documentation::Manual).
 			if _, warnings := render("80", "-Tutf8", "-Z"); warnings != "" {
-				t.Errorf("man --warnings -Tutf8 -Z (lintian's groff-message check) says:\n%s", warnings)
+				t.Errorf("man --warnings -Tutf8 -Z (lintian's groff-message check): got\n%s\nwant no warnings", warnings)
 			}
 			for _, width := range []string{"60", "80"} {
 				text, warnings := render(width)
 				if warnings != "" {
-					t.Errorf("at %s columns man --warnings says:\n%s", width, warnings)
+					t.Errorf("man --warnings at %s columns: got\n%s\nwant no warnings", width, warnings)
 				}
 				if !strings.Contains(text, "NAME\n") || !strings.Contains(text, "SYNOPSIS\n") {
-					t.Fatalf("at %s columns the page renders as:\n%s", width, text)
+					t.Fatalf("the page at %s columns: got\n%s\nwant NAME and SYNOPSIS", width, text)
 				}
 				if width != "80" {
 					continue
 				}
 				for _, line := range strings.Split(text, "\n") {
 					if utf8.RuneCountInString(line) > 80 {
-						t.Errorf("a line wider than 80 columns:\n%s", line)
+						t.Errorf("line: got one wider than 80 columns:\n%s\nwant at most 80", line)
 					}
 				}
 			}

@@ -78,7 +78,7 @@ func TestPanelSourcesAreSelfContained(t *testing.T) {
 				t.Fatal(err)
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
-				t.Errorf("%s is a symbolic link: installed as it is, the package would be broken", p)
+				t.Errorf("%s: got a symbolic link, want a file (installed as it is, the package would be broken)", p)
 			}
 			return nil
 		})
@@ -94,7 +94,7 @@ func TestPanelSourcesAreSelfContained(t *testing.T) {
 			t.Fatalf("%v %v", errA, errB)
 		}
 		if !bytes.Equal(a, b) {
-			t.Errorf("%s and %s differ: copy the first over the second", pair[0], pair[1])
+			t.Errorf("%s and %s: got different contents, want the same (copy the first over the second)", pair[0], pair[1])
 		}
 	}
 }
@@ -120,17 +120,17 @@ func TestMakePackagePanels(t *testing.T) {
 	}
 	for name, data := range ext {
 		if strings.HasSuffix(name, ".compiled") {
-			t.Errorf("the zip holds a compiled schema %s (extensions.gnome.org refuses them)", name)
+			t.Errorf("the zip: got a compiled schema %s, want none (extensions.gnome.org refuses them)", name)
 		}
 		if src, err := os.ReadFile(filepath.Join(extDir, name)); err == nil && !bytes.Equal(src, data) {
-			t.Errorf("%s in the zip differs from the source", name)
+			t.Errorf("%s in the zip: got other bytes, want the source's", name)
 		}
 	}
 	applet := zipEntries(t, filepath.Join(out, appletID+".plasmoid"))
 	for _, name := range []string{"metadata.json", "contents/ui/main.qml", "contents/ui/StartForm.qml", "contents/ui/format.mjs",
 		"contents/locale/de/LC_MESSAGES/plasma_applet_" + appletID + ".mo"} {
 		if _, ok := applet[name]; !ok {
-			t.Errorf("the .plasmoid lacks %s; it holds %q", name, slices.Sorted(mapsKeys(applet)))
+			t.Errorf("the .plasmoid: got %q, want %s among them", slices.Sorted(mapsKeys(applet)), name)
 		}
 	}
 
@@ -139,7 +139,7 @@ func TestMakePackagePanels(t *testing.T) {
 		a, _ := os.ReadFile(filepath.Join(out, name))
 		b, _ := os.ReadFile(filepath.Join(again, name))
 		if !bytes.Equal(a, b) {
-			t.Errorf("two packs of the same sources made different %s", name)
+			t.Errorf("two packs of the same sources: got different %s, want the same", name)
 		}
 	}
 }
@@ -187,7 +187,7 @@ func TestTranslationsAreCurrent(t *testing.T) {
 	for _, p := range pots {
 		now, _ := os.ReadFile(p)
 		if msgs(string(now)) != msgs(before[p]) {
-			t.Errorf("%s is not what make pot extracts now: run make pot and translate what is new", p)
+			t.Errorf("%s: got other messages than make pot extracts now, want the same (run make pot and translate what is new)", p)
 		}
 		po := filepath.Join(filepath.Dir(p), "de.po")
 		if b, err := exec.Command("msgcmp", po, p).CombinedOutput(); err != nil {
@@ -223,15 +223,15 @@ func TestAppletControlsHaveAccessibleNames(t *testing.T) {
 				kind == "PlasmaComponents.Button" && regexp.MustCompile(`(?m)^\s*text:\s*\S`).MatchString(body)
 			if !named {
 				line := strings.Count(src[:m[0]], "\n") + 1
-				t.Errorf("%s:%d: a %s without an Accessible.name", f, line, kind)
+				t.Errorf("%s:%d: got a %s without an Accessible.name, want one", f, line, kind)
 			}
 			if kind == "MouseArea" && !strings.Contains(body, "activeFocusOnTab: true") {
-				t.Errorf("%s: a MouseArea the keyboard cannot reach", f)
+				t.Errorf("%s: got a MouseArea without activeFocusOnTab: true, want the keyboard to reach it", f)
 			}
 		}
 		for n, line := range strings.Split(src, "\n") {
 			if m := regexp.MustCompile(`(?:text|placeholderText|label|FormData\.label|toolTipSubText):\s*"[A-Za-z]`).FindString(line); m != "" {
-				t.Errorf("%s:%d: a string shown untranslated: %s", f, n+1, strings.TrimSpace(line))
+				t.Errorf("%s:%d: got a string shown untranslated: %s, want it translated", f, n+1, strings.TrimSpace(line))
 			}
 		}
 	}
@@ -281,11 +281,11 @@ func TestPackIsWhatGnomeExtensionsPackMakes(t *testing.T) {
 		theirs["locale/"+strings.TrimSuffix(filepath.Base(po), ".po")+"/LC_MESSAGES/antidrift.mo"] = nil
 	}
 	if a, b := slices.Sorted(mapsKeys(ours)), slices.Sorted(mapsKeys(theirs)); !slices.Equal(a, b) {
-		t.Fatalf("make package-panels packs %q, gnome-extensions pack %q", a, b)
+		t.Fatalf("make package-panels: got %q packed, want gnome-extensions pack's %q", a, b)
 	}
 	for name, data := range theirs {
 		if !strings.HasSuffix(name, ".mo") && !bytes.Equal(data, ours[name]) {
-			t.Errorf("%s differs from gnome-extensions pack's", name)
+			t.Errorf("%s: got other bytes, want gnome-extensions pack's", name)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func needPlasma(t *testing.T, rel testenv.Release) *testenv.Rootfs {
 	r := testenv.NeedSuiteRootfs(t, rel.Suite)
 	testenv.CheckRelease(t, r, rel)
 	if _, err := os.Stat(filepath.Join(r.Dir, plasma5support)); !followsByCommand(rel) && err == nil {
-		t.Fatalf("the %s rootfs has plasma5support, which plasma-workspace %s does not bring", rel.Suite, rel.Version)
+		t.Fatalf("the %s rootfs: got plasma5support, want none (plasma-workspace %s does not bring it)", rel.Suite, rel.Version)
 	}
 	return r
 }
@@ -136,7 +136,7 @@ func testPlasmaApplet(t *testing.T, rel testenv.Release) {
 		t.Helper()
 		if !followsByCommand(rel) {
 			if d := waitChangeDigests(dir); len(d) > 0 {
-				t.Fatalf("on Plasma %s the applet follows through antidrift status --wait-change %v, not DBus.Properties", rel.Version, d)
+				t.Fatalf("on Plasma %s the applet follows: got antidrift status --wait-change %v, want DBus.Properties", rel.Version, d)
 			}
 			return
 		}
@@ -153,7 +153,7 @@ func testPlasmaApplet(t *testing.T, rel testenv.Release) {
 	s.Call(t, "Start", testenv.Args("write the intro", "the intro is committed", uint64(1500), "block", []string{"org.kde.kate", "org.kde.konsole"}), &id)
 	follows("active", 1)
 	if bad := qmlErrors.FindAllString(applet.Output(), -1); len(bad) > 0 {
-		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
+		t.Fatalf("the applet's log: got QML errors:\n%s\nwant none", strings.Join(bad, "\n"))
 	}
 
 	// Headless KWin has no OpenGL here, which its screenshots need: the
@@ -179,7 +179,7 @@ func testPlasmaApplet(t *testing.T, rel testenv.Release) {
 	onX, _, row := show("plasma-applet.png", env, white)
 	checkContrast(t, filepath.Join(shots, "plasma-applet.png"), row, false)
 	if mapped(catalogue) {
-		t.Fatalf("the applet in English has the German catalogue %s open", catalogue)
+		t.Fatalf("the applet in English: got the German catalogue %s open, want it not open", catalogue)
 	}
 	onX.Stop()
 
@@ -204,7 +204,7 @@ func testPlasmaApplet(t *testing.T, rel testenv.Release) {
 	german := append(slices.Clone(env), de...)
 	onX, window, row = show("plasma-applet-de.png", german, white)
 	if !mapped(catalogue) {
-		t.Fatalf("no process has the German catalogue %s open", catalogue)
+		t.Fatalf("the German catalogue %s: got no process with it open, want the applet to open it", catalogue)
 	}
 
 	// Its buttons call the daemon, as a click does: +10 min (Extend, a
@@ -231,7 +231,7 @@ func testPlasmaApplet(t *testing.T, rel testenv.Release) {
 		return max(0, len(buttonRow(t, review, 1, white))-1)
 	})
 	if bad := qmlErrors.FindAllString(onX.Output(), -1); len(bad) > 0 {
-		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
+		t.Fatalf("the applet's log: got QML errors:\n%s\nwant none", strings.Join(bad, "\n"))
 	}
 
 }
@@ -292,7 +292,7 @@ func photograph(t *testing.T, x *testenv.Display, p *testenv.Process, window uin
 	})
 	t.Logf("screenshot: %s", shot)
 	if bad := qmlErrors.FindAllString(p.Output(), -1); len(bad) > 0 {
-		t.Fatalf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
+		t.Fatalf("the applet's log: got QML errors:\n%s\nwant none", strings.Join(bad, "\n"))
 	}
 	return row
 }
@@ -385,7 +385,7 @@ func statusDigest(t *testing.T, bus *testenv.Bus) string {
 	}
 	m := regexp.MustCompile(`"digest":"([0-9a-f]+)"`).FindSubmatch(out)
 	if m == nil {
-		t.Fatalf("no digest in %s", bytes.TrimSpace(out))
+		t.Fatalf("antidrift status --json: got %s, want a \"digest\"", bytes.TrimSpace(out))
 	}
 	return string(m[1])
 }

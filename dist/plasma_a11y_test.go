@@ -82,13 +82,13 @@ func testPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T, rel testenv.Releas
 		photograph(t, x, applet, roomyWindow(t, x, applet, 440, 140), filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-not-running.png"), 0, white)
 		tree := a11y.Application(t, "plasmawindowed")
 		for _, n := range tree.Find(func(n *testenv.Node) bool { return n.Has("showing") && rawBusError.MatchString(n.Name) }) {
-			t.Errorf("the applet shows the bus's words: %s %q", n.Role, n.Name)
+			t.Errorf("the applet: got the bus's words %s %q, want its own", n.Role, n.Name)
 		}
 		testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
 		a11y.WaitForNode(t, "plasmawindowed", "the applet following the daemon by itself (a session can be started)",
 			showing("push button", named("Start a session…")))
 		if d := waitChangeDigests(dir); len(d) > 0 {
-			t.Fatalf("on Plasma %s the applet runs antidrift status --wait-change %v", rel.Version, d)
+			t.Fatalf("on Plasma %s the applet: got antidrift status --wait-change %v, want DBus.Properties only", rel.Version, d)
 		}
 		return
 	}
@@ -96,14 +96,14 @@ func testPlasmaAppletSaysWhenAntidriftIsMissing(t *testing.T, rel testenv.Releas
 	_, tree := a11y.WaitForNode(t, "plasmawindowed", "the applet saying antidrift is not installed",
 		showing("heading", func(s string) bool { return strings.Contains(s, "antidrift command was not found") }))
 	if len(tree.Find(showing("label", func(s string) bool { return strings.Contains(s, "make install-user") }))) == 0 {
-		t.Errorf("the applet does not say how to install antidrift:\n%s", tree)
+		t.Errorf("the applet: got\n%s\nwant a label saying how to install antidrift (make install-user)", tree)
 	}
 	photograph(t, x, applet, roomyWindow(t, x, applet, 440, 140), filepath.Join(testenv.ArtifactsDir(t), "plasma-applet-not-installed.png"), 1, white)
 	// Read again once it has painted, so the calls it made on opening (to
 	// a daemon that is not there) have come back.
 	tree = a11y.Application(t, "plasmawindowed")
 	for _, n := range tree.Find(func(n *testenv.Node) bool { return n.Has("showing") && rawBusError.MatchString(n.Name) }) {
-		t.Errorf("the applet shows the bus's words: %s %q", n.Role, n.Name)
+		t.Errorf("the applet: got the bus's words %s %q, want its own", n.Role, n.Name)
 	}
 
 	installCLI(t, dir)
@@ -152,9 +152,9 @@ func checkReadable(t *testing.T, what string, tree *testenv.Node) {
 	for _, n := range controls(tree) {
 		switch {
 		case n.Name == "":
-			t.Errorf("%s: a %s without a name", what, n.Role)
+			t.Errorf("%s: got a %s without a name, want one", what, n.Role)
 		case n.Role != "progress bar" && n.Has("enabled") && !n.Has("focusable"):
-			t.Errorf("%s: the %s %q cannot be focused", what, n.Role, n.Name)
+			t.Errorf("%s: got the %s %q not focusable, want it focusable", what, n.Role, n.Name)
 		}
 	}
 	if t.Failed() {
@@ -190,7 +190,7 @@ func tabOrder(t *testing.T, a11y *testenv.Accessibility, x *testenv.Display, win
 		}
 		order = append(order, now)
 	}
-	t.Fatalf("Tab never came round: %q", order)
+	t.Fatalf("Tab order: got %q, never back where it began, want it to come round", order)
 	return nil
 }
 
@@ -225,7 +225,7 @@ func testPlasmaAppletWithAScreenReader(t *testing.T, rel testenv.Release) {
 	order := tabOrder(t, a11y, x, window)
 	for _, n := range controls(tree) {
 		if n.Role != "progress bar" && n.Has("enabled") && !slices.Contains(order, n.Role+" "+n.Name) {
-			t.Errorf("Tab never reaches the %s %q (it goes %q)", n.Role, n.Name, order)
+			t.Errorf("Tab order: got %q, want it to reach the %s %q", order, n.Role, n.Name)
 		}
 	}
 
@@ -234,7 +234,7 @@ func testPlasmaAppletWithAScreenReader(t *testing.T, rel testenv.Release) {
 	apps := tree.Find(showing("text", named("Allowed apps")))
 	send := tree.Find(showing("push button", named("Start")))
 	if len(done) == 0 || len(apps) == 0 || len(send) == 0 {
-		t.Fatalf("the start form lacks Done when, Allowed apps or Start:\n%s", tree)
+		t.Fatalf("the start form: got\n%s\nwant Done when, Allowed apps and Start", tree)
 	}
 	a11y.Type(t, done[0], "the intro is committed")
 	a11y.Type(t, apps[0], "xterm")

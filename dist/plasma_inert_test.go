@@ -90,10 +90,10 @@ func testPlasmaAppletOnKWinFetchesNothingATitleNames(t *testing.T, rel testenv.R
 	}))
 	time.Sleep(5 * time.Second) // the buckets read and laid out again, twice
 	if got := server.got(); len(got) > 0 {
-		t.Errorf("the applet fetched %q: it read a title or the next action as rich text", got)
+		t.Errorf("the applet fetched: got %q, want nothing (it read a title or the next action as rich text)", got)
 	}
 	if bad := qmlErrors.FindAllString(applet.Output(), -1); len(bad) > 0 {
-		t.Errorf("the applet logged QML errors:\n%s", strings.Join(bad, "\n"))
+		t.Errorf("the applet's log: got QML errors:\n%s\nwant none", strings.Join(bad, "\n"))
 	}
 }
 
@@ -140,7 +140,7 @@ func testPlasmaAppletShowsMarkupAsText(t *testing.T, rel testenv.Release) {
 	time.Sleep(5 * time.Second)
 	x.Screenshot(t, shot, uint32(window))
 	if got := server.got(); len(got) > 0 {
-		t.Errorf("the applet fetched %q: it read a title or the next action as rich text", got)
+		t.Errorf("the applet fetched: got %q, want nothing (it read a title or the next action as rich text)", got)
 	}
 	// A link would be drawn in Breeze's link colour (ForegroundLink,
 	// 41,128,185); the text as text has none of it.
@@ -155,6 +155,6 @@ func testPlasmaAppletShowsMarkupAsText(t *testing.T, rel testenv.Release) {
 		}
 	}
 	if links > 0 {
-		t.Errorf("%s: %d pixels in the colour of a link: the applet drew <a href> as a link", shot, links)
+		t.Errorf("%s: got %d pixels in the colour of a link, want none (the applet drew <a href> as a link)", shot, links)
 	}
 }

@@ -45,7 +45,7 @@ func TestAppletConvertsEveryPropertyByItsType(t *testing.T) {
 				lists = append(lists, p.Name)
 			case "s", "b", "a(sst)":
 			default:
-				t.Errorf("property %s has type %s, which FollowProperties.qml does not convert", p.Name, p.Type)
+				t.Errorf("property %s: got type %s, want one FollowProperties.qml converts", p.Name, p.Type)
 			}
 		}
 	}
@@ -59,7 +59,7 @@ func TestAppletConvertsEveryPropertyByItsType(t *testing.T) {
 	}{{"numbers", numbers}, {"lists", lists}} {
 		m := regexp.MustCompile(`property var ` + c.name + `: \[([^\]]*)\]`).FindSubmatch(qml)
 		if m == nil {
-			t.Fatalf("FollowProperties.qml has no list %s", c.name)
+			t.Fatalf("FollowProperties.qml: got no list %s, want one", c.name)
 		}
 		var got []string
 		for _, q := range regexp.MustCompile(`"(\w+)"`).FindAllSubmatch(m[1], -1) {

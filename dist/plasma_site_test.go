@@ -60,7 +60,7 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	}
 	_, tree := a11y.WaitForNode(t, "plasmawindowed", "the applet showing the session", showing("heading", named("review the tabs pull request")))
 	for _, n := range tree.Find(pages) {
-		t.Errorf("before any tab report the popup shows a page: %s %q", n.Role, n.Name)
+		t.Errorf("before any tab report the popup: got a page %s %q, want none", n.Role, n.Name)
 	}
 
 	report := func(url, title string) {
@@ -75,7 +75,7 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	_, tree = a11y.WaitForNode(t, "plasmawindowed", "the applet showing the site", showing("label", named(site)))
 	for _, n := range tree.Find(pages) {
 		if n.Name != site {
-			t.Errorf("the popup shows %s %q; the only page it names should be %q", n.Role, n.Name, site)
+			t.Errorf("the popup: got %s %q, want only the page %q", n.Role, n.Name, site)
 		}
 	}
 	shots := testenv.ArtifactsDir(t)
@@ -92,11 +92,11 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 	s.Call(t, "Extend", testenv.Args(uint64(600)))
 	_, tree = a11y.WaitForNode(t, "plasmawindowed", "the applet showing the extended session", showing("label", func(s string) bool { return strings.HasSuffix(s, " left of 35m") }))
 	if len(tree.Find(showing("label", named(site)))) == 0 {
-		t.Errorf("after a report that fits no window the popup no longer shows %q:\n%s", site, tree)
+		t.Errorf("after a report that fits no window the popup: got\n%s\nwant %q still shown", tree, site)
 	}
 	for _, n := range tree.Find(pages) {
 		if n.Name != site {
-			t.Errorf("after a report that fits no window the popup shows %s %q", n.Role, n.Name)
+			t.Errorf("after a report that fits no window the popup: got %s %q, want only %q", n.Role, n.Name, site)
 		}
 	}
 	x.Screenshot(t, filepath.Join(shots, "plasma-applet-site-unfit.png"), uint32(window))

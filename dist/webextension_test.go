@@ -52,17 +52,17 @@ func TestWebExtensionIdsAreTheOnesTheHostAllows(t *testing.T) {
 	chromium, _ := os.ReadFile("native-messaging/chromium.json.in")
 	firefox, _ := os.ReadFile("native-messaging/firefox.json.in")
 	if !strings.Contains(string(chromium), "chrome-extension://"+id.String()+"/") {
-		t.Errorf("Chromium's host manifest does not allow the extension's id %s", id.String())
+		t.Errorf("Chromium's host manifest: got no chrome-extension://%s/, want the extension's id allowed", id.String())
 	}
 	if m.Settings.Gecko.ID == "" || !strings.Contains(string(firefox), `"`+m.Settings.Gecko.ID+`"`) {
-		t.Errorf("Firefox's host manifest does not allow the extension's id %q", m.Settings.Gecko.ID)
+		t.Errorf("Firefox's host manifest: got no %q, want the extension's id allowed", m.Settings.Gecko.ID)
 	}
 	if m.ManifestVersion != 3 || m.Background.ServiceWorker != "background.js" || !slices.Equal(m.Background.Scripts, []string{"background.js"}) {
-		t.Errorf("not one Manifest V3 background for both browsers: %+v", m)
+		t.Errorf("background: got %+v, want one Manifest V3 background.js for both browsers", m)
 	}
 	for _, p := range []string{"tabs", "nativeMessaging", "storage"} {
 		if !slices.Contains(m.Permissions, p) {
-			t.Errorf("the manifest lacks the %s permission", p)
+			t.Errorf("the manifest's permissions: got %q, want %s among them", m.Permissions, p)
 		}
 	}
 	// Every script parses.

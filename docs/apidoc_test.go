@@ -83,18 +83,18 @@ func TestAPIPageMatchesTheInterfaceXML(t *testing.T) {
 			if iface.Name == "org.antidrift.Evidence1" || iface.Name == "org.antidrift.ErrorData1" {
 				sig := m.Name + "(" + strings.ReplaceAll(strings.ReplaceAll(strings.Join(ins, ", "), "`", ""), "  ", " ") + ")"
 				if !strings.Contains(page, sig) {
-					t.Errorf("the page lacks %s.%s", iface.Name, sig)
+					t.Errorf("the page: got no %s.%s, want it", iface.Name, sig)
 				}
 				continue
 			}
 			row, ok := rows[m.Name]
 			if !ok {
-				t.Errorf("the method table has no row for %s", m.Name)
+				t.Errorf("the method table: got no row for %s, want one", m.Name)
 				continue
 			}
 			cells := strings.Split(row, " | ")
 			if len(cells) < 3 {
-				t.Errorf("the row of %s has %d cells: %q", m.Name, len(cells), row)
+				t.Errorf("the row of %s: got %d cells %q, want at least 3", m.Name, len(cells), row)
 				continue
 			}
 			for i, want := range [][]string{ins, outs} {
@@ -108,7 +108,7 @@ func TestAPIPageMatchesTheInterfaceXML(t *testing.T) {
 		for _, p := range iface.Properties {
 			// Named as `Name type`; the page may wrap the line between them.
 			if !regexp.MustCompile("`" + p.Name + `\s+` + regexp.QuoteMeta(p.Type) + "`").MatchString(page) {
-				t.Errorf("the page does not name the property `%s %s`", p.Name, p.Type)
+				t.Errorf("the page: got no property `%s %s`, want it named", p.Name, p.Type)
 			}
 		}
 		for _, s := range iface.Signals {
@@ -117,14 +117,14 @@ func TestAPIPageMatchesTheInterfaceXML(t *testing.T) {
 				args = append(args, a.Type+" "+a.Name)
 			}
 			if sig := s.Name + "(" + strings.Join(args, ", ") + ")"; !strings.Contains(page, "`"+sig+"`") {
-				t.Errorf("the page does not give the signal `%s`", sig)
+				t.Errorf("the page: got no signal `%s`, want it given", sig)
 			}
 		}
 	}
 	for name := range rows {
-		t.Errorf("the method table has a row for %s, which the interface does not have", name)
+		t.Errorf("the method table: got a row for %s, want none (the interface does not have it)", name)
 	}
 	if methods < 14 {
-		t.Fatalf("only %d methods in the interface XML", methods)
+		t.Fatalf("methods in the interface XML: got %d, want at least 14", methods)
 	}
 }

@@ -16,7 +16,7 @@ func TestLinksResolve(t *testing.T) {
 	pages, _ := filepath.Glob("*.md")
 	pages = append(pages, filepath.Join("..", "README.md"))
 	if len(pages) < 10 {
-		t.Fatalf("only %d pages: %v", len(pages), pages)
+		t.Fatalf("pages: got %d (%v), want at least 10", len(pages), pages)
 	}
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	checked := 0
@@ -37,17 +37,17 @@ func TestLinksResolve(t *testing.T) {
 			}
 			body, err := os.ReadFile(path)
 			if err != nil {
-				t.Errorf("%s links to %s, which does not exist", page, target)
+				t.Errorf("%s links to %s: got %v, want the file to exist", page, target, err)
 				continue
 			}
 			checked++
 			if anchor != "" && !anchors(string(body))[anchor] {
-				t.Errorf("%s links to %s, but %s has no heading with that anchor", page, target, path)
+				t.Errorf("%s links to %s: got no heading with that anchor in %s, want one", page, target, path)
 			}
 		}
 	}
 	if checked < 30 {
-		t.Errorf("only %d links checked", checked)
+		t.Errorf("links checked: got %d, want at least 30", checked)
 	}
 }
 

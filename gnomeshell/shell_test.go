@@ -137,7 +137,7 @@ func checkNoExtensionErrors(t *testing.T, g *testenv.GnomeShell) {
 	t.Helper()
 	for _, line := range strings.Split(g.Log(), "\n") {
 		if strings.Contains(line, "antidrift@") || strings.Contains(line, "evidence.js") || strings.Contains(line, "antidrift: ") {
-			t.Errorf("GNOME Shell logged about the extension: %s\n%s", line, g.Log())
+			t.Errorf("GNOME Shell's log: got a line about the extension: %s, want none\n%s", line, g.Log())
 		}
 	}
 }
@@ -193,14 +193,14 @@ func testSensorAndGuardOnGnomeShell(t *testing.T, rel testenv.Release) {
 	work := g.OpenWindow(t, "org.antidrift.Work", "draft one", "draft two")
 	first := windows.waitLast(t, "the work window", isClass("org.antidrift.Work", "draft one"))
 	if first.ID == "" {
-		t.Fatalf("no handle: %+v", first)
+		t.Fatalf("the work window's handle: got none in %+v, want one", first)
 	}
 	work.NextTitle(t)
 	windows.waitLast(t, "its new title", isClass("org.antidrift.Work", "draft two"))
 	g.OpenWindow(t, "org.antidrift.Drift", "cat videos")
 	drift := windows.waitLast(t, "the drifting window", isClass("org.antidrift.Drift", "cat videos"))
 	if drift.ID == first.ID {
-		t.Fatalf("two windows share handle %s", drift.ID)
+		t.Fatalf("the drifting window's handle: got %s, the work window's too, want its own", drift.ID)
 	}
 
 	guard := gnomeshell.NewGuard(conn)
@@ -210,13 +210,13 @@ func testSensorAndGuardOnGnomeShell(t *testing.T, rel testenv.Release) {
 		t.Fatalf("minimizing a window without focus: %v, want ErrNotActive", err)
 	}
 	if got := isMinimized(t, g, first.ID); got != `"false"` {
-		t.Fatalf("the window without focus was touched: minimized=%s", got)
+		t.Fatalf("the window without focus: got minimized=%s, want \"false\" (untouched)", got)
 	}
 	if err := guard.MinimizeWindow(ctx, drift.ID); err != nil {
 		t.Fatalf("minimizing the focused window: %v", err)
 	}
 	if got := isMinimized(t, g, drift.ID); got != `"true"` {
-		t.Fatalf("MinimizeWindow returned nil but minimized=%s", got)
+		t.Fatalf("the focused window after MinimizeWindow returned nil: got minimized=%s, want \"true\"", got)
 	}
 	if err := guard.ActivateWindow(ctx, first.ID); err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func testSensorAndGuardOnGnomeShell(t *testing.T, rel testenv.Release) {
 	}
 	windows.waitLast(t, "the minimized window activated", isClass("org.antidrift.Drift", "cat videos"))
 	if got := isMinimized(t, g, drift.ID); got != `"false"` {
-		t.Fatalf("activated but still minimized=%s", got)
+		t.Fatalf("the window after activating: got minimized=%s, want \"false\"", got)
 	}
 	if err := guard.ActivateWindow(ctx, "424242"); err == nil || !strings.Contains(err.Error(), "no longer exists") {
 		t.Fatalf("activating a window that never was: %v", err)
@@ -257,7 +257,7 @@ func testSensorAndGuardOnGnomeShell(t *testing.T, rel testenv.Release) {
 	windows.mu.Lock()
 	for _, w := range windows.seen {
 		if strings.Contains(w.Reason, "forged") || strings.Contains(w.Reason, "not running") {
-			t.Errorf("a forged signal was believed: %+v", w)
+			t.Errorf("a forged signal: got %+v believed, want it ignored", w)
 		}
 	}
 	windows.mu.Unlock()
@@ -324,7 +324,7 @@ func testIdleWatcherOnMutter(t *testing.T, rel testenv.Release) {
 	defer idle.mu.Unlock()
 	for i := 1; i < len(idle.seen); i++ {
 		if idle.seen[i] == idle.seen[i-1] {
-			t.Fatalf("the same value twice in a row: %v", idle.seen)
+			t.Fatalf("idle values: got the same value twice in a row in %v, want each to differ from the one before", idle.seen)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func TestPackageContents(t *testing.T) {
 	for path := range files {
 		if strings.Contains(path, "gschemas.compiled") || strings.HasPrefix(path, "/usr/local") ||
 			strings.HasPrefix(path, "/usr/share/man/") && !strings.HasSuffix(path, "/") && !strings.HasSuffix(path, ".gz") {
-			t.Errorf("the package ships %s", path)
+			t.Errorf("the package: got %s shipped, want it left out", path)
 		}
 	}
 }
@@ -79,7 +79,7 @@ func TestLintianFindsNoError(t *testing.T) {
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.Contains(line, "manual-page") || strings.Contains(line, "groff-message") || strings.Contains(line, "whatis") {
-			t.Errorf("lintian on the manual pages: %s", line)
+			t.Errorf("lintian on the manual pages: got %s, want no complaint", line)
 		}
 	}
 	t.Logf("lintian:\n%s", out)

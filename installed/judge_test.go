@@ -105,7 +105,7 @@ func TestJudgeReachesLoopbackModelFromTheUnit(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 		if !srv.asked("127.0.0.1") {
-			t.Fatalf("the verdict arrived but the model server was not asked from 127.0.0.1")
+			t.Fatalf("the model server's callers after the verdict arrived: got none from 127.0.0.1, want one")
 		}
 
 		ip := hostIP()
@@ -119,7 +119,7 @@ func TestJudgeReachesLoopbackModelFromTheUnit(t *testing.T) {
 			t.Fatalf("Problems with a non-loopback endpoint and no allow_remote: got %q, want one saying it is not on this machine", p)
 		}
 		if srv.asked(ip) {
-			t.Fatalf("the judge sent a window to %s without allow_remote", remote)
+			t.Fatalf("the model server at %s without allow_remote: got a window, want none", remote)
 		}
 
 		config(remote, true)

@@ -96,11 +96,11 @@ func TestUpgradeRemovePurgeKeepTheUsersData(t *testing.T) {
 				t.Fatalf("apt-get %s: %v\n%s", verb, err, out)
 			}
 			if after := stateSums(t, m); after != before {
-				t.Fatalf("apt-get %s changed the user's state:\nbefore:\n%s\nafter:\n%s", verb, before, after)
+				t.Fatalf("the user's state after apt-get %s: got\n%s\nwant it unchanged:\n%s", verb, after, before)
 			}
 		}
 		if _, err := m.Root(cmdWait, "test", "-e", "/usr/bin/antidriftd"); err == nil {
-			t.Fatalf("antidriftd is still installed after purge")
+			t.Fatalf("/usr/bin/antidriftd after purge: got it still there, want it gone")
 		}
 	})
 }

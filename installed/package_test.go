@@ -73,7 +73,7 @@ func debPackage(t *testing.T) (deb, describe string) {
 		}
 		debs, _ := filepath.Glob(filepath.Join(dir, "antidrift_*.deb"))
 		if len(debs) != 1 {
-			built.err = fmt.Errorf("make package left %v in %s", debs, dir)
+			built.err = fmt.Errorf("make package's output in %s: got %v, want one antidrift_*.deb", dir, debs)
 			return
 		}
 		built.deb = debs[0]

@@ -37,7 +37,7 @@ func TestActivationThroughSystemd(t *testing.T) {
 		}
 		owner := must(t, m, "busctl", "--user", "status", "--no-pager", "org.antidrift")
 		if pid := unitProp(t, m, "MainPID"); !regexp.MustCompile(`(?m)^PID=` + pid + `$`).MatchString(owner) {
-			t.Fatalf("org.antidrift is not owned by the unit's main process %s:\n%s", pid, owner)
+			t.Fatalf("org.antidrift's owner: got\n%s\nwant the unit's main process PID=%s", owner, pid)
 		}
 
 		status := func() string {
@@ -45,7 +45,7 @@ func TestActivationThroughSystemd(t *testing.T) {
 			return out
 		}
 		if s := status(); !strings.Contains(s, "Status: \"locked") {
-			t.Fatalf("systemctl --user status shows no locked STATUS line:\n%s", s)
+			t.Fatalf("systemctl --user status: got\n%s\nwant a STATUS line Status: \"locked…", s)
 		}
 		startSession(t, m)
 		testenv.WaitFor(t, wait, `the STATUS line to show the running session (Status: "active…)`, statusLine(status),
@@ -54,10 +54,10 @@ func TestActivationThroughSystemd(t *testing.T) {
 		must(t, m, "systemctl", "--user", "enable", "antidrift")
 		link := testenv.MachineHome + "/.config/systemd/user/graphical-session.target.wants/antidrift.service"
 		if got := must(t, m, "readlink", link); got != "/usr/lib/systemd/user/antidrift.service" {
-			t.Fatalf("systemctl --user enable did not link the unit into graphical-session.target: %s -> %q", link, got)
+			t.Fatalf("systemctl --user enable's link into graphical-session.target: got %s -> %q, want -> %q", link, got, "/usr/lib/systemd/user/antidrift.service")
 		}
 		if got := must(t, m, "systemctl", "--user", "is-enabled", "antidrift"); got != "enabled" {
-			t.Fatalf("is-enabled after enable: %s", got)
+			t.Fatalf("is-enabled after enable: got %s, want enabled", got)
 		}
 	})
 }
@@ -138,17 +138,17 @@ func TestJournalUnderTheUserManager(t *testing.T) {
 			}
 			// The daemon's own lines, and the manager's about the unit.
 			if e["_SYSTEMD_USER_UNIT"] != "antidrift.service" && e["USER_UNIT"] != "antidrift.service" {
-				t.Errorf("an entry of journalctl -u antidrift about another unit: %v", e)
+				t.Errorf("journalctl -u antidrift: got an entry about another unit %v, want only antidrift.service's", e)
 			}
 		}
 		if withID < 2 || sealed["ANTIDRIFT_AUDIT_SEQ"] != "1" || len(fmt.Sprint(sealed["ANTIDRIFT_AUDIT_HASH"])) != 64 {
 			t.Fatalf("want entries with ANTIDRIFT_SESSION_ID=%s (got %d) and a seal with seq 1 and a hash: %v", id, withID, sealed)
 		}
 		if strings.Contains(raw, "payroll") {
-			t.Fatalf("a window title reached the journal:\n%s", raw)
+			t.Fatalf("the journal: got a window title (payroll) in\n%s\nwant no window title", raw)
 		}
 		if out := must(t, m, "antidrift", "verify", "--journal"); !strings.Contains(out, "The journal recorded 1 seal; audit.jsonl holds every one.") {
-			t.Fatalf("antidrift verify --journal:\n%s", out)
+			t.Fatalf("antidrift verify --journal: got\n%s\nwant it to say %q", out, "The journal recorded 1 seal; audit.jsonl holds every one.")
 		}
 	})
 }
@@ -182,7 +182,7 @@ func TestWatchdogAndCrashLoop(t *testing.T) {
 		}
 		_, raw := journalEntries(t, m)
 		if !strings.Contains(raw, "Watchdog timeout") {
-			t.Errorf("the user's journal does not say the watchdog killed it:\n%s", tail(raw))
+			t.Errorf("the user's journal: got\n%s\nwant it to say the watchdog killed it (Watchdog timeout)", tail(raw))
 		}
 		if got := prop[string](t, m, "SessionId"); got != id {
 			t.Fatalf("SessionId after the watchdog restart: got %q, want %q", got, id)
@@ -204,7 +204,7 @@ func TestWatchdogAndCrashLoop(t *testing.T) {
 			}
 			if f[1] == "active" && f[2] != "0" && f[2] != crashed {
 				if crashes++; crashes > 20 {
-					t.Fatalf("still restarting after %d crashes (StartLimitBurst=%s)", crashes, burst)
+					t.Fatalf("restarts: got still restarting after %d crashes, want a stop after StartLimitBurst=%s", crashes, burst)
 				}
 				crashed = f[2]
 				m.User(cmdWait, "systemctl", "--user", "kill", "--kill-whom=main", "--signal=SIGABRT", "antidrift")

@@ -34,13 +34,13 @@ func testGuardMinimizesOnlyTheActiveWindowAndActivates(t *testing.T, rel testenv
 		t.Fatalf("minimizing the active window: %v", err)
 	}
 	if info := p.kwin.Info(t, distraction); !info.Minimized || info.Active {
-		t.Fatalf("KWin says of the window the guard minimized: %+v", info)
+		t.Fatalf("KWin says of the window the guard minimized: got %+v, want Minimized and not Active", info)
 	}
 	if err := p.guard.ActivateWindow(ctx, distraction.ID); err != nil {
 		t.Fatalf("activating: %v", err)
 	}
 	if info := p.kwin.Info(t, distraction); info.Minimized || !info.Active {
-		t.Fatalf("KWin says of the window the guard activated: %+v", info)
+		t.Fatalf("KWin says of the window the guard activated: got %+v, want Active and not Minimized", info)
 	}
 	p.waitWindow(t, distraction, "cat videos")
 
@@ -98,7 +98,7 @@ func testGuardOutcomesAreBelievedOnlyFromKWin(t *testing.T, rel testenv.Release)
 	}
 	select {
 	case out := <-outcome:
-		t.Fatalf("a forged outcome reached the waiting call: %q", out)
+		t.Fatalf("the waiting call after forged outcomes: got %q, want nothing", out)
 	default:
 	}
 }

@@ -13,11 +13,11 @@ func TestPushTakesAnyReport(t *testing.T) {
 	s := NewSensor(nil, "", nil)
 	s.Push("", "", "")
 	if w := <-s.news.C(); w != service.NoFocus() {
-		t.Fatalf("no handle: %+v", w)
+		t.Fatalf("no handle: got %+v, want %+v", w, service.NoFocus())
 	}
 	s.Push("not a uuid", "\x00\xff", string(make([]byte, 1<<16)))
 	if w := <-s.news.C(); !w.Available || w.ID != "not a uuid" {
-		t.Fatalf("odd report: %+v", w)
+		t.Fatalf("odd report: got %+v, want an available window with ID %q", w, "not a uuid")
 	}
 }
 

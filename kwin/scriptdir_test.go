@@ -34,15 +34,15 @@ func TestScriptDirIsPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "two" {
-		t.Fatalf("after rewriting: %q", b)
+		t.Fatalf("after rewriting: got %q, want %q", b, "two")
 	}
 	fi, _ := os.Stat(path)
 	if fi.Mode().Perm()&0o077 != 0 {
-		t.Errorf("the script has mode %v", fi.Mode().Perm())
+		t.Errorf("the script's mode: got %v, want no group or other bits", fi.Mode().Perm())
 	}
 	entries, _ := os.ReadDir(string(dir))
 	if len(entries) != 1 {
-		t.Fatalf("temporary files left behind: %v", entries)
+		t.Fatalf("the script dir: got %v, want only the script (no temporary files left behind)", entries)
 	}
 	dir.remove("a.js")
 	dir.remove("a.js") // gone already: fine
@@ -69,6 +69,6 @@ func TestScriptDirRefusesWhatItCannotTrust(t *testing.T) {
 		}
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
-		t.Fatalf("something was made through the symlink: %v", entries)
+		t.Fatalf("through the symlink: got %v made, want nothing", entries)
 	}
 }

@@ -39,7 +39,7 @@ func testSensorFollowsFocusAndTitlesOnKWin(t *testing.T, rel testenv.Release) {
 	defer p.mu.Unlock()
 	for _, w := range p.seen {
 		if w.Available && w.Class == "org.example.Editor" && w.Title == "more cat videos" {
-			t.Fatalf("a background title reached the sensor as the editor's: %+v", p.seen)
+			t.Fatalf("a background title: got it as the editor's among %+v, want it never reported as the editor's", p.seen)
 		}
 	}
 }

@@ -115,6 +115,6 @@ func TestDunstShowsMarkupInTheBodyLiterally(t *testing.T) {
 	}
 	// dunst's own format makes the summary bold; the body adds no element.
 	if elements != 1 {
-		t.Errorf("dunst's markup %q has %d elements; the body must add none to dunst's own <b> summary", message, elements)
+		t.Errorf("dunst's markup %q: got %d elements, want 1 (dunst's own <b> summary; the body adds none)", message, elements)
 	}
 }

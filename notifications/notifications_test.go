@@ -210,7 +210,7 @@ func checkNotifyCall(t *testing.T, call string, replaces uint32, summary, body s
 		t.Errorf("Notify arguments start\n%s\nwant\n%s\nwhole call:\n%s", strings.Join(args, "\n"), strings.Join(want, "\n"), call)
 	}
 	if len(args) == 0 || args[len(args)-1] != "int32 0" {
-		t.Errorf("Notify's expire_timeout is not 0 (never expire):\n%s", call)
+		t.Errorf("Notify's expire_timeout: got the call\n%s\nwant int32 0 last (never expire)", call)
 	}
 	flat := strings.Join(strings.Fields(strings.Join(args, " ")), " ")
 	for _, hint := range []string{
@@ -219,7 +219,7 @@ func checkNotifyCall(t *testing.T, call string, replaces uint32, summary, body s
 		`string "urgency" variant byte 1`,
 	} {
 		if !strings.Contains(flat, `dict entry( `+hint+` )`) {
-			t.Errorf("Notify hints lack %s:\n%s", hint, call)
+			t.Errorf("Notify hints: got\n%s\nwant %s among them", call, hint)
 		}
 	}
 }
@@ -233,7 +233,7 @@ func displayed(t *testing.T, bus *testenv.Bus) int {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(out))
 	if err != nil {
-		t.Fatalf("dunstctl count displayed printed %q", out)
+		t.Fatalf("dunstctl count displayed: got %q, want a number", out)
 	}
 	return n
 }
@@ -260,7 +260,7 @@ func TestNotificationsWithDunst(t *testing.T) {
 	second := driftNote("Still drifting")
 	second.ReplacesID = id
 	if got := c.notify(t, second); got != id {
-		t.Fatalf("Notify replacing %d returned %d", id, got)
+		t.Fatalf("Notify replacing %d: got id %d, want %d", id, got, id)
 	}
 	checkNotifyCall(t, c.waitCall(t, mon, "Notify", 2), id, "Still drifting", second.Body,
 		"refocus", "Back to work", "allow", "Allow Distraction")
@@ -275,7 +275,7 @@ func TestNotificationsWithDunst(t *testing.T) {
 	menus := dunst.Menus()
 	if !strings.Contains(menus, fmt.Sprintf("#Back to work (Still drifting) [%d,refocus]", id)) ||
 		strings.Contains(menus, "(Drifting)") {
-		t.Errorf("dunst's menu does not show just the replacement:\n%s", menus)
+		t.Errorf("dunst's menu: got\n%s\nwant just the replacement", menus)
 	}
 
 	// The notification is still up after the action (dunst 1.9 sends
@@ -343,7 +343,7 @@ func TestNotifyStartsAnActivatableServer(t *testing.T) {
 	}
 	call := c.waitCall(t, mon, "Notify", 1)
 	if args := monitorArgs(call); len(args) < 3 || args[1] != "uint32 0" {
-		t.Fatalf("unexpected Notify call:\n%s", call)
+		t.Fatalf("Notify call: got\n%s\nwant replaces_id uint32 0", call)
 	}
 }
 
@@ -395,7 +395,7 @@ func TestNotificationsAcrossDunstRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if other := strings.TrimSpace(out); other != fmt.Sprint(old) {
-		t.Fatalf("the new dunst gave the other notification id %s, not %d like the old one gave ours; the test relies on that", other, old)
+		t.Fatalf("the new dunst's id for the other notification: got %s, want %d like the old one gave ours (the test relies on that)", other, old)
 	}
 	waitDisplayed(t, bus, 1)
 	sent := len(c.ourCalls(mon, "Notify"))
@@ -442,10 +442,10 @@ func TestNotificationsWithoutActionsCapability(t *testing.T) {
 		t.Errorf("body %q, want %q", got.Body, want)
 	}
 	if len(got.Actions) != 0 {
-		t.Errorf("actions %q sent to a server without the actions capability", got.Actions)
+		t.Errorf("actions sent to a server without the actions capability: got %q, want none", got.Actions)
 	}
 	if got.App != "antidrift" || got.Summary != "Drifting" || got.Timeout != 0 {
-		t.Errorf("Notify(%q, summary %q, timeout %d)", got.App, got.Summary, got.Timeout)
+		t.Errorf("Notify: got app %q, summary %q, timeout %d, want \"antidrift\", \"Drifting\", 0", got.App, got.Summary, got.Timeout)
 	}
 	for key, want := range map[string]any{"desktop-entry": "antidrift", "category": "antidrift.drift", "urgency": byte(1)} {
 		if v, ok := got.Hints[key]; !ok || v.Value() != want {
@@ -461,7 +461,7 @@ func TestNotificationsWithoutActionsCapability(t *testing.T) {
 		t.Errorf("body %q replaces %d, want %q replacing %d", got.Body, got.Replaces, bare.NoActionsHint, id)
 	}
 	if n := plain.capsCalls(); n != 1 {
-		t.Errorf("GetCapabilities called %d times for one server", n)
+		t.Errorf("GetCapabilities calls for one server: got %d, want 1", n)
 	}
 
 	// Another server, which can show actions, takes over: it is asked anew.
@@ -514,7 +514,7 @@ func TestActionsOnlyFromTheServer(t *testing.T) {
 	}
 	select {
 	case a := <-c.actions:
-		t.Fatalf("a second action was reported: %+v", a)
+		t.Fatalf("a second action: got %+v, want none", a)
 	default:
 	}
 
@@ -579,7 +579,7 @@ func (f *fakeServer) serve() error {
 		return err
 	}
 	if reply != dbus.RequestNameReplyPrimaryOwner {
-		return fmt.Errorf("RequestName(%s) = %v", notificationsName, reply)
+		return fmt.Errorf("RequestName(%s): got %v, want %v (primary owner)", notificationsName, reply, dbus.RequestNameReplyPrimaryOwner)
 	}
 	return nil
 }

@@ -482,16 +482,16 @@ type presenceRecorder struct {
 
 func (r *presenceRecorder) report(ev Event) {
 	if r.inside.Add(1) != 1 {
-		r.t.Errorf("report(%+v) called concurrently", ev)
+		r.t.Errorf("report(%+v): got a concurrent call, want one at a time", ev)
 	}
 	defer r.inside.Add(-1)
 	if r.stopped.Load() {
-		r.t.Errorf("report(%+v) called after stop returned", ev)
+		r.t.Errorf("report(%+v): got a call after stop returned, want none", ev)
 	}
 	select {
 	case r.events <- ev:
 	default:
-		r.t.Errorf("report(%+v): too many reports", ev)
+		r.t.Errorf("report(%+v): got one report too many, want at most %d unread", ev, cap(r.events))
 	}
 }
 
@@ -501,7 +501,7 @@ func (r *presenceRecorder) next(t *testing.T) Event {
 	case ev := <-r.events:
 		return ev
 	case <-time.After(presenceWait):
-		t.Fatalf("nothing reported within %v", presenceWait)
+		t.Fatalf("report within %v: got none, want one", presenceWait)
 		return Event{}
 	}
 }
@@ -522,7 +522,7 @@ func (r *presenceRecorder) none(t *testing.T) {
 	t.Helper()
 	select {
 	case ev := <-r.events:
-		t.Fatalf("unexpected report %+v", ev)
+		t.Fatalf("report: got %+v, want none", ev)
 	default:
 	}
 }

@@ -31,7 +31,7 @@ func FuzzToplevelEvents(f *testing.F) {
 				return
 			}
 			if w := tops.focused(); w.Available == (w.Reason != "") {
-				t.Fatalf("inconsistent window %+v", w)
+				t.Fatalf("inconsistent window: got %+v, want Available exactly when Reason is empty", w)
 			}
 		}
 	})

@@ -33,7 +33,7 @@ func TestSwayReplies(t *testing.T) {
 		"cut short":   slices.Concat([]byte("i3-ipc"), []byte{9, 0, 0, 0, 4, 0, 0, 0}, []byte("{}")),
 	} {
 		if _, err := readSwayReply(bytes.NewReader(r), swayGetTree); err == nil {
-			t.Errorf("%s: no error", name)
+			t.Errorf("%s: got no error, want one", name)
 		}
 	}
 }
@@ -84,7 +84,7 @@ func TestHyprlandRequests(t *testing.T) {
 		t.Errorf("restore to a named workspace: %q, want %q", got, want)
 	}
 	if hyprActiveRequest != "j/activewindow" {
-		t.Errorf("activewindow request %q", hyprActiveRequest)
+		t.Errorf("activewindow request: got %q, want %q", hyprActiveRequest, "j/activewindow")
 	}
 	if _, ok, err := parseHyprActive([]byte(`{}`)); ok || err != nil {
 		t.Errorf("no active window: %v %v", ok, err)

@@ -38,7 +38,7 @@ func testLabwc(t *testing.T, rel testenv.Release) {
 	l.Foot(t, "Browser", "news")
 	browser := w.waitClass(t, "Browser", "news")
 	if editor.ID == browser.ID || editor.ID == "" {
-		t.Fatalf("handles: editor %q, browser %q", editor.ID, browser.ID)
+		t.Fatalf("handles: got editor %q, browser %q, want two different non-empty handles", editor.ID, browser.ID)
 	}
 	if out, err := l.Run("wlrctl", "toplevel", "focus", "app_id:Editor"); err != nil {
 		t.Fatalf("wlrctl toplevel focus: %v\n%s", err, out)
@@ -52,7 +52,7 @@ func testLabwc(t *testing.T, rel testenv.Release) {
 	g := NewGuard(w.s, testenv.Logger())
 	t.Cleanup(func() { g.Close() })
 	if g.hider != nil {
-		t.Fatalf("the guard has a fallback (%s) on labwc, so set_minimized is not what is proven", g.hiderName())
+		t.Fatalf("the guard's fallback on labwc: got %s, want none (else set_minimized is not what is proven)", g.hiderName())
 	}
 	testenv.WaitUntil(t, waitTimeout, "the guard to be available", g.Available)
 	if err := g.MinimizeWindow(guardCtx(t), browser.ID); err != nil {

@@ -43,7 +43,7 @@ func testSwayLostAndBack(t *testing.T, rel testenv.Release) {
 	sw.Foot(t, "Editor", "notes.txt")
 	after := w.waitClass(t, "Editor", "notes.txt")
 	if after.ID == before.ID {
-		t.Errorf("the new connection's handle %q repeats the old one", after.ID)
+		t.Errorf("the new connection's handle: got %q, want one other than the old %q", after.ID, before.ID)
 	}
 	testenv.WaitUntil(t, waitTimeout, "the guard to be available again", g.Available)
 }
@@ -95,7 +95,7 @@ func TestNoDisplay(t *testing.T) {
 	runIdle(t, NewIdleWatcher("", time.Minute, testenv.Logger()), states)
 	select {
 	case idle := <-states:
-		t.Errorf("the idle watcher reported %v without a display", idle)
+		t.Errorf("the idle watcher without a display: got a report %v, want none", idle)
 	case <-time.After(100 * time.Millisecond):
 	}
 }

@@ -173,7 +173,7 @@ func view(t *testing.T, sw *testenv.Sway, appID string) swayView {
 			return n.swayView
 		}
 	}
-	t.Fatalf("no window %s in sway's tree", appID)
+	t.Fatalf("sway's tree: got no window %s, want one", appID)
 	return swayView{}
 }
 

@@ -67,12 +67,12 @@ func TestToplevelsApplyOnDone(t *testing.T) {
 	needLittleEndian(t)
 	tops := newToplevels(7, testManager)
 	if w := tops.focused(); w.Available || w.Reason != service.ReasonNoFocus {
-		t.Fatalf("no toplevels: %+v", w)
+		t.Fatalf("no toplevels: got %+v, want unavailable with reason %q", w, service.ReasonNoFocus)
 	}
 	const a, b = serverIDMin, serverIDMin + 1
 	apply(t, tops, window(t, a, "Editor", "notes", stateActivated)...)
 	if w := tops.focused(); w != (service.Window{ID: "wl:7:4278190080", Class: "Editor", Title: "notes", Available: true}) {
-		t.Fatalf("one activated toplevel: %+v", w)
+		t.Fatalf("one activated toplevel: got %+v, want %+v", w, service.Window{ID: "wl:7:4278190080", Class: "Editor", Title: "notes", Available: true})
 	}
 
 	// Title and state change without done: nothing changes yet.
@@ -80,25 +80,25 @@ func TestToplevelsApplyOnDone(t *testing.T) {
 		ev(t, wire.NewMessage(a, handleTitle).String("draft")),
 		ev(t, wire.NewMessage(a, handleState).Array(nil)))
 	if w := tops.focused(); w.Title != "notes" || !w.Available {
-		t.Fatalf("before done: %+v", w)
+		t.Fatalf("before done: got %+v, want the available title %q unchanged", w, "notes")
 	}
 	apply(t, tops, ev(t, wire.NewMessage(a, handleDone)))
 	if w := tops.focused(); w.Available {
-		t.Fatalf("after done, nothing activated: %+v", w)
+		t.Fatalf("after done, nothing activated: got %+v, want unavailable", w)
 	}
 
 	// Two seats: the latest to become activated is the focus.
 	apply(t, tops, window(t, b, "Browser", "news", stateActivated, stateMaximized)...)
 	apply(t, tops, ev(t, wire.NewMessage(a, handleState).Array(states(stateActivated))), ev(t, wire.NewMessage(a, handleDone)))
 	if w := tops.focused(); w.Class != "Editor" || w.Title != "draft" {
-		t.Fatalf("latest activation: %+v", w)
+		t.Fatalf("latest activation: got %+v, want Class %q, Title %q", w, "Editor", "draft")
 	}
 	closed, err := tops.event(ev(t, wire.NewMessage(a, handleClosed)))
 	if err != nil || closed != a {
 		t.Fatalf("closed: %d, %v", closed, err)
 	}
 	if w := tops.focused(); w.Class != "Browser" {
-		t.Fatalf("after the editor closed: %+v", w)
+		t.Fatalf("after the editor closed: got %+v, want Class %q", w, "Browser")
 	}
 	// Late events to the closed handle, and events of later versions, are
 	// ignored; a state with minimized is read as such.
@@ -108,7 +108,7 @@ func TestToplevelsApplyOnDone(t *testing.T) {
 		ev(t, wire.NewMessage(b, handleState).Array(states(stateMinimized))),
 		ev(t, wire.NewMessage(b, handleDone)))
 	if s, ok, _ := tops.lookup(b); !ok || !s.minimized || s.activated {
-		t.Fatalf("minimized browser: %+v %v", s, ok)
+		t.Fatalf("minimized browser: got %+v, found %v, want found, minimized and not activated", s, ok)
 	}
 }
 
@@ -122,7 +122,7 @@ func TestToplevelsRefuseLies(t *testing.T) {
 		tops := newToplevels(1, testManager)
 		apply(t, tops, window(t, serverIDMin, "a", "b")...)
 		if _, err := tops.event(m); err == nil {
-			t.Errorf("%s: no error", name)
+			t.Errorf("%s: got no error, want one", name)
 		}
 	}
 	tops := newToplevels(1, testManager)
@@ -140,7 +140,7 @@ func TestHandles(t *testing.T) {
 	}
 	for _, h := range []string{"", "0x1e00003", "wl:", "wl:1", "wl:x:1", "wl:1:99999999999", "kwin:{abc}"} {
 		if _, _, err := parseHandle(h); err == nil {
-			t.Errorf("parseHandle(%q) accepted", h)
+			t.Errorf("parseHandle(%q): got no error, want one", h)
 		}
 	}
 }
@@ -151,7 +151,7 @@ func TestTitlesAreValidUTF8(t *testing.T) {
 	tops := newToplevels(1, testManager)
 	apply(t, tops, window(t, serverIDMin, "App\xff", "caf\xe9", stateActivated)...)
 	if w := tops.focused(); w.Class != "App\uFFFD" || w.Title != "caf\uFFFD" {
-		t.Fatalf("%q %q", w.Class, w.Title)
+		t.Fatalf("Class, Title: got %q %q, want %q %q", w.Class, w.Title, "App\uFFFD", "caf\uFFFD")
 	}
 }
 

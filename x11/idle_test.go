@@ -144,7 +144,7 @@ func TestIdleWatcherNoDisplay(t *testing.T) {
 		t.Fatal("Run did not return after its context ended")
 	}
 	if len(reports) != 0 {
-		t.Errorf("reports with no display: %v", reports)
+		t.Errorf("reports with no display: got %v, want none", reports)
 	}
 }
 
@@ -156,7 +156,7 @@ func TestIdleWatcherWedgedServer(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		w.Run(ctx, func(idle bool) { t.Errorf("report(%v) from a server that never answered", idle) })
+		w.Run(ctx, func(idle bool) { t.Errorf("a server that never answered: got report(%v), want none", idle) })
 	}()
 	select {
 	case <-done:
@@ -197,7 +197,7 @@ func TestIdleSyncQueryCounter(t *testing.T) {
 		}
 	}
 	if idle == 0 {
-		t.Fatalf("no IDLETIME among the system counters %q", names)
+		t.Fatalf("system counters: got %q, want IDLETIME among them", names)
 	}
 	if err := screenSaverInit(c); err != nil {
 		t.Fatal(err)
@@ -303,7 +303,7 @@ func TestIdleSyncAlarmNotifyParse(t *testing.T) {
 	ev := xgb.NewEventFuncs[91](buf) // what xgb's reader does with it
 	got, ok := ext.alarmNotify(ev)
 	if !ok {
-		t.Fatalf("event %v not recognized as AlarmNotify", ev)
+		t.Fatalf("event %v: got not an AlarmNotify, want one", ev)
 	}
 	want := syncAlarmNotifyEvent{Kind: 1, Sequence: 0x1234, Alarm: 0x400001, CounterValue: 2001, AlarmValue: 2000, Timestamp: 123456, State: syncAlarmInactive}
 	if got != want {

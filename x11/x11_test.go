@@ -142,13 +142,13 @@ func testSensorFollowsFocusAndTitles(t *testing.T, rel testenv.Release) {
 	s.next(t, "the marker title", func(w service.Window) bool { return w.Title == "marker" })
 	for _, w := range s.seen[mark:] {
 		if w.Title == "editor in the background" {
-			t.Errorf("a background window's title change was reported: %+v", w)
+			t.Errorf("a background window's title change: got reported as %+v, want not reported", w)
 		}
 	}
 	d.Activate(t, editor)
 	w = s.next(t, "the editor again", isWindow(editor))
 	if w.Title != "editor in the background" {
-		t.Errorf("after reactivating the editor, snapshot = %+v", w)
+		t.Errorf("after reactivating the editor: got snapshot %+v, want Title %q", w, "editor in the background")
 	}
 
 	// Destroy the active window: the sensor must carry on, reporting either
@@ -160,10 +160,10 @@ func testSensorFollowsFocusAndTitles(t *testing.T, rel testenv.Release) {
 	}
 	w = s.next(t, "whatever follows the destroyed window", func(w service.Window) bool { return w.ID != xh(distraction) })
 	if w.Available && w.ID != xh(editor) {
-		t.Errorf("after destroying the active window, snapshot = %+v", w)
+		t.Errorf("after destroying the active window: got snapshot %+v, want the editor %s or no window", w, xh(editor))
 	}
 	if !w.Available && w.Reason == "" {
-		t.Errorf("unavailable snapshot without a reason: %+v", w)
+		t.Errorf("unavailable snapshot: got %+v, want a Reason", w)
 	}
 
 	// Still alive: focus and titles are still followed.
@@ -211,7 +211,7 @@ func TestSensorReconnectsAfterXServerLoss(t *testing.T) {
 	d.Activate(t, after)
 	w = s.next(t, "the xterm on the restarted server", isWindow(after))
 	if w.Class != "After" || w.Title != "after the crash" {
-		t.Errorf("after reconnecting, snapshot = %+v", w)
+		t.Errorf("after reconnecting: got snapshot %+v, want Class %q, Title %q", w, "After", "after the crash")
 	}
 }
 
@@ -285,7 +285,7 @@ func TestTextDecoding(t *testing.T) {
 	}
 	broken := &xproto.GetPropertyReply{Type: 999, Format: 8, Value: []byte("ok\xff")}
 	if got := text(broken); got != "ok\uFFFD" {
-		t.Errorf("invalid UTF-8 decoded as %q", got)
+		t.Errorf("invalid UTF-8 decoded: got %q, want %q", got, "ok\uFFFD")
 	}
 }
 

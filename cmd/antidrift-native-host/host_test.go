@@ -65,7 +65,7 @@ func TestTheHostPassesTabsOnWithoutQueryOrFragment(t *testing.T) {
 		{},
 	}
 	if len(d.reports) != len(want) {
-		t.Fatalf("reports %+v", d.reports)
+		t.Fatalf("reports: got %+v, want %+v", d.reports, want)
 	}
 	for i := range want {
 		if d.reports[i] != want[i] {
@@ -76,7 +76,7 @@ func TestTheHostPassesTabsOnWithoutQueryOrFragment(t *testing.T) {
 		t.Errorf("ForgetTabs called %d times at the end of the stream, want 1", d.forgot)
 	}
 	if !strings.Contains(log.String(), "not a JSON message") || !strings.Contains(log.String(), `unknown message type "surprise"`) {
-		t.Errorf("the skipped messages are not named on the log:\n%s", log.String())
+		t.Errorf("the log: got\n%s\nwant it to name the skipped messages (%q, %q)", log.String(), "not a JSON message", `unknown message type "surprise"`)
 	}
 }
 
@@ -94,10 +94,10 @@ func TestTheHostEndsOnAMessageOver1MiB(t *testing.T) {
 
 func TestBrowserOfTellsChromiumFromFirefox(t *testing.T) {
 	if b := browserOf([]string{"chrome-extension://abcdefghijklmnopabcdefghijklmnop/", "--parent-window=0"}); b != "chromium" {
-		t.Errorf("Chromium's arguments: %s", b)
+		t.Errorf("Chromium's arguments: got %s, want chromium", b)
 	}
 	if b := browserOf([]string{"/home/me/.mozilla/native-messaging-hosts/org.antidrift.native_host.json", "browser@antidrift.github.io"}); b != "firefox" {
-		t.Errorf("Firefox's arguments: %s", b)
+		t.Errorf("Firefox's arguments: got %s, want firefox", b)
 	}
 }
 
@@ -116,7 +116,7 @@ func FuzzHost(f *testing.F) {
 		_ = h.run(bytes.NewReader(in))
 		for _, r := range d.reports {
 			if strings.ContainsAny(r.URL, "?#") {
-				t.Fatalf("passed on a query or fragment: %q", r.URL)
+				t.Fatalf("a reported URL: got %q, want no query or fragment", r.URL)
 			}
 			if u, err := url.Parse(r.URL); r.URL != "" && (err != nil || u.User != nil) {
 				t.Fatalf("passed on a password, or no address: %q (%v)", r.URL, err)

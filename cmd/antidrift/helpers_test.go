@@ -219,14 +219,14 @@ func (f *follower) next(t *testing.T, what string, match func(line string) bool)
 		case line, ok := <-f.lines:
 			if !ok {
 				<-f.done
-				t.Fatalf("antidrift status --follow ended before %s; it printed:\n%s\nstderr:\n%s", what, strings.Join(seen, "\n"), f.stderr)
+				t.Fatalf("antidrift status --follow ended: got\n%s\nstderr:\n%s\nwant a line for %s first", strings.Join(seen, "\n"), f.stderr, what)
 			}
 			seen = append(seen, line)
 			if match(line) {
 				return line
 			}
 		case <-timeout:
-			t.Fatalf("no line within %v for %s; it printed:\n%s", wait, what, strings.Join(seen, "\n"))
+			t.Fatalf("antidrift status --follow within %v: got\n%s\nwant a line for %s", wait, strings.Join(seen, "\n"), what)
 		}
 	}
 }

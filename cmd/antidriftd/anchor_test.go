@@ -60,7 +60,7 @@ func TestACutAuditTailIsBrokenOverTheBus(t *testing.T) {
 				t.Errorf("antidrift verify: %v\n%s", err, out)
 			}
 			if p := strings.Join(c.view(t).Problems, "\n"); !strings.Contains(p, tc.want) {
-				t.Errorf("Problems does not say the chain is cut: %q", p)
+				t.Errorf("Problems: got %q, want it to say the chain is cut (%q)", p, tc.want)
 			}
 		})
 	}

@@ -81,7 +81,7 @@ func (d *devtools) call(t *testing.T, session, method string, params any) json.R
 	case r := <-ch:
 		return r
 	case <-time.After(wait):
-		t.Fatalf("devtools %s: no answer", method)
+		t.Fatalf("devtools %s: got no answer within %v, want one", method, wait)
 		return nil
 	}
 }

@@ -26,6 +26,6 @@ func TestDaemonRefusesAnOverlongCallUnread(t *testing.T) {
 		t.Fatalf("GetAll after the refused call: %v", err)
 	}
 	if classes, _ := props["AllowedClasses"].Value().([]string); len(classes) != 0 {
-		t.Fatalf("the refused Allow allowed %q", classes)
+		t.Fatalf("AllowedClasses after the refused Allow: got %q, want none", classes)
 	}
 }

@@ -88,16 +88,16 @@ func TestALockedSessionSurvivesTheDateSetForward(t *testing.T) {
 		t.Fatal("Abandon went through at locked after the date was set 2 h forward")
 	}
 	if e, ok := call.Err.(dbus.Error); !ok || e.Name != "org.antidrift.Error.NotPermitted" {
-		t.Fatalf("Abandon: %v", call.Err)
+		t.Fatalf("Abandon: got %v, want org.antidrift.Error.NotPermitted", call.Err)
 	}
 	v := c.view(t)
 	if v.State != "active" || v.SessionID != before.SessionID {
-		t.Fatalf("after the date was set forward: %s %q", v.State, v.SessionID)
+		t.Fatalf("after the date was set forward: State, SessionId: got %s %q, want active %q", v.State, v.SessionID, before.SessionID)
 	}
 	if moved := v.Deadline - before.Deadline; moved < 7200-2 || moved > 7200+2 {
 		t.Errorf("the deadline moved by %d s, want the 7200 s the date was set by", moved)
 	}
 	if !strings.Contains(log.String(), "the wall clock was set") {
-		t.Errorf("the log does not note the jump:\n%s", log.String())
+		t.Errorf("the log: got\n%s\nwant it to note the jump (%q)", log.String(), "the wall clock was set")
 	}
 }

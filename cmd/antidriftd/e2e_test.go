@@ -55,7 +55,7 @@ func unquote(t *testing.T, busctlOut string) string {
 	// busctl prints e.g.: s "0192..."
 	m := regexp.MustCompile(`^s "(.*)"$`).FindStringSubmatch(busctlOut)
 	if m == nil {
-		t.Fatalf("not a busctl string reply: %q", busctlOut)
+		t.Fatalf("busctl's reply: got %q, want a string reply (s \"…\")", busctlOut)
 	}
 	return m[1]
 }

@@ -93,7 +93,7 @@ func (m *mirror) drain(t *testing.T, check func(view)) {
 			}
 			changed, ok := sig.Body[1].(map[string]dbus.Variant)
 			if !ok {
-				t.Fatalf("PropertiesChanged with body %v", sig.Body)
+				t.Fatalf("PropertiesChanged body: got %v, want the changed properties (a{sv}) second", sig.Body)
 			}
 			if m.props == nil {
 				continue // before the first GetAll
@@ -471,7 +471,7 @@ func TestBusFuzz(t *testing.T) {
 		check := func(v view) {
 			states[v.State]++
 			if broken := invariantBroken(v); broken != "" {
-				t.Fatalf("after call %d %s: invariant %q broken: %+v", i, describe(member, args), broken, v)
+				t.Fatalf("after call %d %s: got %+v, want the invariant kept: %q broken", i, describe(member, args), v, broken)
 			}
 		}
 		call := c.do(member, args...)
@@ -496,7 +496,7 @@ func TestBusFuzz(t *testing.T) {
 		}
 	}
 	if !d.Alive() || d.Bus.OwnerPID(t, busName) != pid {
-		t.Fatalf("after %d calls the daemon (pid %d) no longer owns %s\n%s", n, pid, busName, d.Output())
+		t.Fatalf("after %d calls: got the daemon (pid %d) dead or no longer owning %s, want it alive and owning it\n%s", n, pid, busName, d.Output())
 	}
 	checkChain(t, c, d.StateDir)
 	names := make([]string, 0, len(seen))
@@ -635,7 +635,7 @@ func toLocked(t *testing.T, c *client) {
 			c.end(t)
 		}
 	}
-	t.Fatalf("could not get back to locked: %+v", c.view(t))
+	t.Fatalf("getting back to locked: got %+v, want State locked", c.view(t))
 }
 
 // enterCell puts the daemon into s.
@@ -722,13 +722,13 @@ func sweepCell(t *testing.T, c *client, s cell) {
 			msg := err.Error()
 			for _, part := range []string{bc.method + " is not permitted", "retrying will not help", "What works now: "} {
 				if !strings.Contains(msg, part) {
-					t.Errorf("%s: refusal of %s %q lacks %q", s.name, bc.method, msg, part)
+					t.Errorf("%s: refusal of %s: got %q, want it to hold %q", s.name, bc.method, msg, part)
 				}
 			}
 			after := c.view(t)
 			if after.State != before.State || after.SessionID != before.SessionID || after.Enforcement != before.Enforcement ||
 				after.Deadline != before.Deadline || !slices.Equal(after.AllowedClasses, before.AllowedClasses) || after.Outcome != before.Outcome {
-				t.Errorf("%s: the refused %s changed the session:\nbefore %+v\nafter  %+v", s.name, bc.method, before, after)
+				t.Errorf("%s: the session after the refused %s: got\n%+v\nwant it unchanged:\n%+v", s.name, bc.method, after, before)
 			}
 		}
 	}
@@ -787,7 +787,7 @@ func TestLockedHasNoWayOut(t *testing.T) {
 		left := false
 		check := func(v view) {
 			if broken := invariantBroken(v); broken != "" {
-				t.Fatalf("sequence %d: invariant %q broken: %+v\nsteps:\n%s", seq, broken, v, strings.Join(log, "\n"))
+				t.Fatalf("sequence %d: got %+v, want the invariant kept: %q broken\nsteps:\n%s", seq, v, broken, strings.Join(log, "\n"))
 			}
 			if left {
 				return // the session reached review; what follows is another story
@@ -807,7 +807,7 @@ func TestLockedHasNoWayOut(t *testing.T) {
 				why = "left active with outcome " + v.Outcome + " before the deadline"
 			}
 			if why != "" {
-				t.Fatalf("sequence %d (session %s): %s\nsteps:\n%s\nnow: %+v", seq, id, why, strings.Join(log, "\n"), v)
+				t.Fatalf("sequence %d (session %s): got %s (now %+v), want a locked session held to its terms\nsteps:\n%s", seq, id, why, v, strings.Join(log, "\n"))
 			}
 			if v.State == "review" {
 				left = true
@@ -878,7 +878,7 @@ func TestLockedHasNoWayOut(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(d.StateDir, "audit.jsonl"))
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if strings.Contains(line, `"enforcement":"locked"`) && strings.Contains(line, `"outcome":"abandoned"`) && !strings.Contains(line, `"break_glass":true`) {
-			t.Errorf("a locked session was sealed as abandoned without break-glass: %s", line)
+			t.Errorf("the sealed record: got %s, want no locked session abandoned without break-glass", line)
 		}
 	}
 	t.Logf("%d sequences (%d from a fresh session) in %v: %d completed, %d abandoned after the hold, %d waits, %d restarts",

@@ -306,7 +306,7 @@ func checkReachable(t *testing.T, g *testenv.GnomeShell, js, what string) {
 		t.Fatalf("%s: got %d controls, want at least 4", what, got.N)
 	}
 	for _, b := range got.Bad {
-		t.Errorf("%s: %s", what, b)
+		t.Errorf("%s: got a control with %s, want every control named and focusable", what, b)
 	}
 }
 

@@ -108,7 +108,7 @@ const probeReportJS = `(() => {
 func installLeakProbe(t *testing.T, g *testenv.GnomeShell, uuid string) *leakProbe {
 	t.Helper()
 	if got := g.EvalString(t, probeJS+"('"+uuid+"')"); got != "installed" {
-		t.Fatalf("the leak probe: %s", got)
+		t.Fatalf("the leak probe: got %s, want installed", got)
 	}
 	return &leakProbe{g}
 }

@@ -23,7 +23,7 @@ func TestJournalMessageIsInertAndFieldsExact(t *testing.T) {
 			t.Errorf("%s: MESSAGE %q: %v", x.Name, text, err)
 		}
 		if !strings.HasPrefix(text, "iconifying the drifting window failed session_id=s1 class=") {
-			t.Errorf("%s: MESSAGE %q", x.Name, text)
+			t.Errorf("%s: MESSAGE: got %q, want it to begin %q", x.Name, text, "iconifying the drifting window failed session_id=s1 class=")
 		}
 		if vars["ANTIDRIFT_CLASS"] != x.Text {
 			t.Errorf("%s: ANTIDRIFT_CLASS is %q, want %q", x.Name, vars["ANTIDRIFT_CLASS"], x.Text)

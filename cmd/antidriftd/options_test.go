@@ -86,7 +86,7 @@ func TestServiceOptionsFromConfig(t *testing.T) {
 	} {
 		cfg, problems := config.Parse("config.toml", []byte(c.toml))
 		if len(problems) > 0 {
-			t.Fatalf("%s: the test's config has problems: %v", c.name, problems)
+			t.Fatalf("%s: the test's config's problems: got %v, want none", c.name, problems)
 		}
 		m := &Main{store: store, src: source{name: "x11"}, Version: "1.2.3", log: slog.Default()}
 		if got := seen(m.serviceOptions(cfg, []string{"a problem"})); !reflect.DeepEqual(got, c.want) {

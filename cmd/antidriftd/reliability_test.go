@@ -175,7 +175,7 @@ func parseView(m map[string]dbus.Variant) (view, error) {
 	} {
 		val, ok := m[f.name]
 		if !ok {
-			return v, fmt.Errorf("GetAll has no property %s", f.name)
+			return v, fmt.Errorf("GetAll: got no property %s, want every property of the view", f.name)
 		}
 		if err := dbus.Store([]any{val.Value()}, f.dst); err != nil {
 			return v, fmt.Errorf("property %s (%s): %v", f.name, val.Signature(), err)
@@ -394,7 +394,7 @@ func replayBuckets(t testing.TB, data []byte, nowMillis int64) (map[bucketKey]ti
 			}
 			running, lastAt = true, at
 		default:
-			t.Fatalf("the raw log has a mark %q that replayBuckets (reliability_test.go) does not know; teach it", e.Mark)
+			t.Fatalf("the raw log: got a mark %q, want one replayBuckets (reliability_test.go) knows; teach it", e.Mark)
 		}
 	}
 	flush(nowMillis)

@@ -50,7 +50,7 @@ func fillIn(t *testing.T, name, bindir string) string {
 	}
 	out := strings.ReplaceAll(string(tmpl), "@BINDIR@", bindir)
 	if m := regexp.MustCompile(`@[A-Z_]+@`).FindString(out); m != "" {
-		t.Fatalf("dist/%s.in has %s, which make install does not substitute", name, m)
+		t.Fatalf("dist/%s.in: got %s, want only placeholders make install substitutes (@BINDIR@)", name, m)
 	}
 	return out
 }
@@ -392,7 +392,7 @@ func TestJournalHasStructuredFieldsAndNoTitles(t *testing.T) {
 			fromDaemon++
 		}
 		if _, ok := e["PRIORITY"]; !ok {
-			t.Errorf("journal entry without PRIORITY: %v", e)
+			t.Errorf("a journal entry: got %v, want a PRIORITY field", e)
 		}
 	}
 	if withID < 2 || fromDaemon == 0 {
@@ -476,7 +476,7 @@ func TestMakeDemo(t *testing.T) {
 		}
 	}
 	if t.Failed() {
-		t.Fatalf("the demo's output: got\n%s", text)
+		t.Fatalf("the demo's output: got\n%s\nwant the lines named above", text)
 	}
 	// Teardown: the temp dir it named is gone, and no process it started
 	// (they all inherited the marker) is left.

@@ -26,7 +26,7 @@ func FuzzRead(f *testing.F) {
 				return
 			}
 			if len(m.Body)%4 != 0 || len(m.Body)+HeaderSize > MaxMessageSize {
-				t.Fatalf("body of %d bytes", len(m.Body))
+				t.Fatalf("body: got %d bytes, want a multiple of 4 of at most %d", len(m.Body), MaxMessageSize-HeaderSize)
 			}
 			// Read the body as each kind of argument, chosen by the
 			// opcode, until the arguments run out.
@@ -37,7 +37,7 @@ func FuzzRead(f *testing.F) {
 					a.Uint()
 				case 1:
 					if s := a.String(); s != "" && len(s) >= len(m.Body) {
-						t.Fatalf("a string of %d bytes from a body of %d", len(s), len(m.Body))
+						t.Fatalf("a string: got %d bytes, want fewer than the body's %d", len(s), len(m.Body))
 					}
 				case 2:
 					a.Array()

@@ -51,7 +51,7 @@ func TestReadRegistryBindBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.Object != 2 || m.Opcode != 0 || name != 23 || iface != "zwlr_foreign_toplevel_manager_v1" || version != 3 || id != 4 {
-		t.Fatalf("read back %d.%d(%d, %q, %d, %d)", m.Object, m.Opcode, name, iface, version, id)
+		t.Fatalf("read back: got %d.%d(%d, %q, %d, %d), want 2.0(23, %q, 3, 4)", m.Object, m.Opcode, name, iface, version, id, "zwlr_foreign_toplevel_manager_v1")
 	}
 }
 
@@ -72,14 +72,14 @@ func TestReadEventStream(t *testing.T) {
 	}
 	a := m.Args()
 	if states := a.Uints(); a.Err() != nil || m.Object != 0xff000000 || m.Opcode != 4 || !slices.Equal(states, []uint32{2, 3}) {
-		t.Fatalf("state event: %d.%d %v %v", m.Object, m.Opcode, states, a.Err())
+		t.Fatalf("state event: got %d.%d %v, error %v, want %d.4 [2 3], no error", m.Object, m.Opcode, states, a.Err(), uint32(0xff000000))
 	}
 	m, err = Read(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a := m.Args(); a.String() != "vim" || a.Err() != nil || m.Opcode != 0 {
-		t.Fatalf("title event: %d %q", m.Opcode, m.Body)
+		t.Fatalf("title event: got opcode %d, body %q, want opcode 0 with the string %q", m.Opcode, m.Body, "vim")
 	}
 	m, err = Read(r)
 	if err != nil || m.Opcode != 5 || len(m.Body) != 0 {
@@ -102,11 +102,11 @@ func TestNullStringAndEmptyArray(t *testing.T) {
 	}
 	a := m.Args()
 	if arr := a.Uints(); len(arr) != 0 || a.Uint() != 9 || a.Err() != nil {
-		t.Fatalf("read %v", a.Err())
+		t.Fatalf("an empty array then 9: got array %v, error %v, want an empty array, 9, no error", arr, a.Err())
 	}
 	null := Message{Body: make([]byte, 4)}
 	if a := null.Args(); a.String() != "" || a.Err() != nil {
-		t.Fatalf("null string: %v", a.Err())
+		t.Fatalf("null string: got error %v, want \"\" and no error", a.Err())
 	}
 }
 

@@ -21,7 +21,7 @@ func TestTheLabelledCasesAreUsable(t *testing.T) {
 		key := c
 		key.OnTask = nil
 		if seen[key] {
-			t.Errorf("listed twice: %s / %s", c.Class, c.Title)
+			t.Errorf("the cases: got %s / %s listed twice, want each once", c.Class, c.Title)
 		}
 		seen[key] = true
 		if *c.OnTask {

@@ -33,7 +33,7 @@ func TestSessionReadsTheDaemonInGoValues(t *testing.T) {
 		t.Errorf("SwitchCount: got %d, want 0", got)
 	}
 	if got := failure(t, func(tb testing.TB) { WaitForProp(tb, 50*time.Millisecond, s, "State", "review") }); got != `timed out after 50ms waiting for State to be "review"; last saw "active"` {
-		t.Errorf("a wait that timed out said %q", got)
+		t.Errorf("a wait that timed out: got %q, want it to name the wait, the wanted value and the last seen", got)
 	}
 	if got := failure(t, func(tb testing.TB) { Prop[uint32](tb, s, "State") }); got == "" {
 		t.Error("reading a string property as a uint32 did not fail")

@@ -25,7 +25,7 @@ func checkNoLeftovers(t *testing.T) {
 			return len(left) == 0
 		})
 		if !ok {
-			t.Errorf("processes left running after cleanup:\n%s", strings.Join(left, "\n"))
+			t.Errorf("processes after cleanup: got\n%s\nwant none left running", strings.Join(left, "\n"))
 		}
 	})
 }
@@ -74,15 +74,15 @@ func TestNeed(t *testing.T) {
 					got, other = other, got
 				}
 				if other != "" {
-					t.Fatalf("mode %q: Need(%v) skipped %q, failed %q", mode, tools, r.skipped, r.failed)
+					t.Fatalf("mode %q: Need(%v): got skipped %q and failed %q, want only the one the mode calls for", mode, tools, r.skipped, r.failed)
 				}
 				return got
 			}
 			if got := msg("sh"); got != "" {
-				t.Fatalf("Need(sh) reported %q", got)
+				t.Fatalf("Need(sh): got %q, want nothing", got)
 			}
 			if got := msg("sh", "antidrift-no-such-tool"); !strings.Contains(got, "antidrift-no-such-tool (unknown apt package)") {
-				t.Fatalf("Need(unknown tool) reported %q", got)
+				t.Fatalf("Need(unknown tool): got %q, want it to name antidrift-no-such-tool (unknown apt package)", got)
 			}
 			t.Setenv("PATH", t.TempDir())
 			got := msg("xterm", "dunst", "dunstctl")
@@ -127,14 +127,14 @@ func TestBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	if pid := b.OwnerPID(t, helperName); pid != 0 {
-		t.Fatalf("%s owned by %d before activation", helperName, pid)
+		t.Fatalf("%s before activation: got owner %d, want none", helperName, pid)
 	}
 	out, err = b.Run(t, "busctl", "--user", "call", helperName, helperPath, helperName, "Getenv", "s", "XDG_STATE_HOME")
 	if want := fmt.Sprintf("s %q\n", stateDir); err != nil || out != want {
 		t.Fatalf("activated Getenv(XDG_STATE_HOME) = %q, %v; want %q", out, err, want)
 	}
 	if b.OwnerPID(t, helperName) == 0 {
-		t.Fatalf("%s has no owner after activation", helperName)
+		t.Fatalf("%s after activation: got no owner, want one", helperName)
 	}
 
 	b.Stop()
@@ -177,21 +177,21 @@ func TestDisplay(t *testing.T) {
 	checkNoLeftovers(t)
 	d := StartX(t)
 	if d.Name != fmt.Sprintf(":%d", d.Num) || !slices.Contains(d.Env(), "DISPLAY="+d.Name) {
-		t.Fatalf("Name %q, Num %d, Env DISPLAY mismatch", d.Name, d.Num)
+		t.Fatalf("display: got Name %q, Num %d, want Name \":Num\" and DISPLAY=Name in Env", d.Name, d.Num)
 	}
 
 	a := d.XTerm(t, "AntidriftTermA", "first")
 	b := d.XTerm(t, "AntidriftTermB", "second")
 	if a == b {
-		t.Fatalf("both xterms have window %#x", a)
+		t.Fatalf("xterm windows: got %#x for both, want two", a)
 	}
 	d.Activate(t, a)
 	if got := d.ActiveWindow(t); got != a {
-		t.Fatalf("active window %#x after activating %#x", got, a)
+		t.Fatalf("active window: got %#x, want %#x (just activated)", got, a)
 	}
 	d.Activate(t, b)
 	if got := d.ActiveWindow(t); got != b {
-		t.Fatalf("active window %#x after activating %#x", got, b)
+		t.Fatalf("active window: got %#x, want %#x (just activated)", got, b)
 	}
 
 	d.SetTitle(t, a, "renamed by test")
@@ -201,7 +201,7 @@ func TestDisplay(t *testing.T) {
 	}
 
 	if got := d.WMState(t, a); got != "Normal" {
-		t.Fatalf("WMState before minimize = %q", got)
+		t.Fatalf("WMState before minimize: got %q, want \"Normal\"", got)
 	}
 	if _, err := d.Run(t, "xdotool", "windowminimize", "--sync", fmt.Sprint(a)); err != nil {
 		t.Fatal(err)
@@ -217,12 +217,12 @@ func TestDisplay(t *testing.T) {
 	}
 	d.Restart(t)
 	if d.Name != name {
-		t.Fatalf("Restart moved the display from %s to %s", name, d.Name)
+		t.Fatalf("display after Restart: got %s, want %s", d.Name, name)
 	}
 	c := d.XTerm(t, "AntidriftTermC", "after restart")
 	d.Activate(t, c)
 	if got := d.ActiveWindow(t); got != c {
-		t.Fatalf("active window %#x after restart and activating %#x", got, c)
+		t.Fatalf("active window after restart: got %#x, want %#x (just activated)", got, c)
 	}
 }
 
@@ -247,7 +247,7 @@ func TestDunst(t *testing.T) {
 		t.Fatalf("notify-send printed %q, want the refocus action key; menus:\n%s", got, u.Menus())
 	}
 	if !strings.Contains(u.Menus(), "#Back to work") {
-		t.Errorf("menu script did not see the action:\n%s", u.Menus())
+		t.Errorf("menus: got\n%s\nwant the menu script to have seen the action", u.Menus())
 	}
 
 	// Restart: a new process owns the name and still answers menus.
@@ -256,13 +256,13 @@ func TestDunst(t *testing.T) {
 	u.Kill()
 	u.Restart(t)
 	if pid := b.OwnerPID(t, NotificationsName); pid == old || pid == 0 {
-		t.Fatalf("after Restart the name is owned by %d (old %d)", pid, old)
+		t.Fatalf("owner after Restart: got %d, want a new one (old %d)", pid, old)
 	}
 	u.ChooseNext("Dismiss me")
 	ns = notifySend(t, b, d, "--action=dismiss=Dismiss me", "--app-name=antidrift", "Second")
 	u.OpenMenu(t)
 	if got := ns.wait(t); got != "dismiss" {
-		t.Fatalf("after restart notify-send printed %q; menus:\n%s", got, u.Menus())
+		t.Fatalf("notify-send after restart: got %q, want \"dismiss\"; menus:\n%s", got, u.Menus())
 	}
 	if n := strings.Count(mon.Output(), "member=Notify"); n != 2 {
 		t.Errorf("monitor saw %d Notify calls, want 2:\n%s", n, mon.Output())
@@ -304,7 +304,7 @@ func (p *bg) wait(t *testing.T) string {
 			t.Fatalf("notify-send: %v: %s", err, p.stderr.String())
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatalf("notify-send still waiting for an action after 30s")
+		t.Fatalf("notify-send after 30s: got no action, want one")
 	}
 	return strings.TrimSpace(p.stdout.String())
 }
