@@ -183,23 +183,7 @@ func startChromium(t *testing.T, sw *testenv.Sway, page string) *exec.Cmd {
 		"--user-data-dir="+profile, "--new-window", "file://"+page)
 	cmd.Env = append(os.Environ(), sw.Env()...)
 	cmd.Env = append(cmd.Env, "HOME="+profile)
-	logf, err := os.Create(filepath.Join(profile, "chromium.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("chromium's output:\n%s", b[max(0, len(b)-4000):])
-		}
-	})
+	testenv.StartLogged(t, profile, "chromium", cmd)
 	return cmd
 }
 

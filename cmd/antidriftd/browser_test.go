@@ -75,7 +75,7 @@ func startChromiumWithExtension(t *testing.T, s *swayDesktop, home string, port 
 	cmd := exec.Command("chromium", append(args, urls...)...)
 	cmd.Env = append(os.Environ(), s.sway.Env()...)
 	cmd.Env = append(cmd.Env, "HOME="+home, "DBUS_SESSION_BUS_ADDRESS="+s.bus.Address)
-	startLogged(t, home, "chromium", cmd)
+	testenv.StartLogged(t, home, "chromium", cmd)
 	return home, cmd
 }
 
@@ -319,7 +319,7 @@ func startFirefoxWithExtension(t *testing.T, s *swayDesktop, urls ...string) (ho
 		t.Fatal(err)
 	}
 	cmd = firefoxESR(s, home, append([]string{"--new-instance"}, urls...)...)
-	startLogged(t, home, "firefox", cmd)
+	testenv.StartLogged(t, home, "firefox", cmd)
 	return home, cmd
 }
 
@@ -354,27 +354,4 @@ func TestFirefoxTabsOnSway(t *testing.T) {
 		t.Errorf("CurrentSite of the private window: got %q, want none", got)
 	}
 	t.Logf("private window %q: SiteReason %q", api.String(t, "CurrentTitle"), api.String(t, "SiteReason"))
-}
-
-// startLogged starts a browser with its output in a file under home, kills
-// it at cleanup, and shows the end of that output when the test failed.
-func startLogged(t *testing.T, home, name string, cmd *exec.Cmd) {
-	t.Helper()
-	logf, err := os.CreateTemp(home, name+"-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("%s's output:\n%s", name, b[max(0, len(b)-6000):])
-		}
-	})
 }
