@@ -646,7 +646,7 @@ func (r *crashRig) step() {
 			r.t.Fatalf("End's hash on a healthy disk: got none, want one\n%s", r.d.Output())
 		}
 		m.ended[m.id] = hash
-		m.state, m.id = "locked", ""
+		m.state, m.id, m.deadline = "locked", "", 0
 	}
 }
 
@@ -693,10 +693,12 @@ func (r *crashRig) checkRecovered() {
 			t.Fatalf("after the restart of session %s in review (in flight: %s): got %s %q, sealed %v; want it in review, or locked and sealed by the End in flight", m.id, m.inflight, v.State, v.SessionID, sealed[m.id] != "")
 		}
 	}
-	m.state, m.id = v.State, v.SessionID
-	if m.deadline == 0 || v.State == "locked" {
+	// A session the model had not heard of (the Start in flight took
+	// effect) brings its own deadline.
+	if m.deadline == 0 || v.State == "locked" || v.SessionID != m.id {
 		m.deadline = v.Deadline
 	}
+	m.state, m.id = v.State, v.SessionID
 	if v.State == "active" && v.TimeboxSeconds < 60 {
 		m.short = true
 	}
