@@ -1,6 +1,7 @@
 package x11
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,7 +39,7 @@ func compoundText(b []byte) string {
 			i += n
 			switch seq {
 			case "%G": // UTF-8 up to ESC % @
-				end := strings.Index(string(b[i:]), "\x1b%@")
+				end := bytes.Index(b[i:], []byte("\x1b%@"))
 				if end < 0 {
 					end = len(b) - i
 				}

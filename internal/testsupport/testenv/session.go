@@ -105,12 +105,6 @@ func WaitForProp[T comparable](t testing.TB, timeout time.Duration, s *Session, 
 	})
 }
 
-// WaitForString waits until string property name reads want.
-func (s *Session) WaitForString(t testing.TB, timeout time.Duration, name, want string) {
-	t.Helper()
-	WaitForProp(t, timeout, s, name, want)
-}
-
 // Call calls method with args and stores its reply in out (pointers, one
 // per reply argument), failing the test on an error.
 func (s *Session) Call(t testing.TB, method string, args []any, out ...any) {
