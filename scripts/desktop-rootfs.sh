@@ -7,7 +7,8 @@
 #   trixie (Debian 13, stable): sway 1.10, KWin 6.3, GNOME Shell 48, and the
 #           X11 window managers xfwm4 4.20, marco and muffin (under the host's Xvfb)
 #   forky  (Debian 14, testing): sway 1.12, labwc 0.20, KWin 6.7, GNOME Shell 50
-#   sid    (unstable): GNOME Shell 51 only
+#   sid    (unstable): GNOME Shell 51, and Firefox (159) with
+#           xdg-native-messaging-proxy for the Flatpak native-messaging test
 #
 # The tests enter one with unshare -m + chroot (internal/testsupport/testenv/rootfs.go).
 #
@@ -58,7 +59,9 @@ muffin cinnamon-settings-daemon" ;;
 forky)
 	packages="$gnome $wayland labwc" ;;
 sid)
-	packages="$gnome" ;;
+	# Firefox 157+ reaches a host-installed native host through
+	# xdg-native-messaging-proxy (docs/browsers.md, Flatpak): unstable ships both.
+	packages="$gnome firefox xdg-native-messaging-proxy" ;;
 *)
 	echo "desktop-rootfs.sh: unknown suite $suite (one of: $suites)" >&2
 	exit 2 ;;
