@@ -34,7 +34,6 @@ case "${1:-}" in
 "" | --path) ;;
 *) suite=$1; shift ;;
 esac
-mirror=${ANTIDRIFT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 # What every suite's GNOME Shell needs: gjs, gnome-extensions, a GTK4 window
 # from python3-gi, gdbus, software rendering, fonts.
@@ -79,6 +78,7 @@ esac
 rootfs_args=$suite
 rootfs_cached "rootfs-$suite" "the $suite desktop test rootfs" \
 	"$suite $(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ')" "${1:-}"
+mirror=$(debian_mirror) || exit 1
 mmdebstrap --quiet --variant=apt ${aptopt:+--aptopt="$aptopt"} \
 	--include="$(echo $packages | tr ' ' ',')" "$suite" "$tmp" "$mirror" >&2
 rootfs_done

@@ -52,3 +52,26 @@ rootfs_done() {
 	echo "built in $(( $(date +%s) - rootfs_start )) s, $(du -sh "$root" | cut -f1)" >&2
 	echo "$root"
 }
+
+# debian_mirror prints the Debian mirror to build from: $ANTIDRIFT_DEBIAN_MIRROR
+# when set, else the one the host's own apt uses (the URIs of its deb822
+# .sources files, then its one-line sources.list entries; the first whose path
+# ends in /debian), so a machine behind a local mirror or a caching proxy builds
+# the test systems from it. The project names no mirror of its own: on a host
+# whose apt has no Debian mirror (Ubuntu, say) it says to set the variable.
+debian_mirror() {
+	if [ -n "${ANTIDRIFT_DEBIAN_MIRROR:-}" ]; then
+		echo "$ANTIDRIFT_DEBIAN_MIRROR"
+		return 0
+	fi
+	m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
+		/^[ \t]*#/ { next }
+		tolower($1) == "uris:" { for (i = 2; i <= NF; i++) if ($i ~ /\/debian\/?$/) { print $i; exit } }')
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '
+		$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\// && $i ~ /\/debian\/?$/) { print $i; exit } }')
+	if [ -z "$m" ]; then
+		echo "no Debian mirror in this host's apt sources (/etc/apt/sources.list.d/*.sources, /etc/apt/sources.list): set ANTIDRIFT_DEBIAN_MIRROR to one" >&2
+		return 1
+	fi
+	echo "$m"
+}

@@ -18,7 +18,6 @@
 set -eu
 
 suite=trixie
-mirror=${ANTIDRIFT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # A user manager with its session bus (dbus-user-session: the bus as a user
 # unit, the way desktops run it), logind for lingering, dbus-broker for the
 # Fedora/Arch-style bus, and apt to install the package under test.
@@ -29,6 +28,7 @@ setup='user=alice uid=1000 linger persistent-journal v1'
 . "$(dirname "$0")/rootfs-cache.sh"
 rootfs_cached "systemd-$suite" "the systemd test rootfs" \
 	"$suite $(echo $packages | tr ' ' '\n' | sort | tr '\n' ' ') $setup" "${1:-}"
+mirror=$(debian_mirror) || exit 1
 # The user: uid 1000 (written directly: the minimal variant has no useradd),
 # lingering, so logind starts user@1000.service at boot
 # without a login. The journal persistent: journald splits out per-user
