@@ -8,8 +8,7 @@
 #                                  chrome://extensions, "Load unpacked" takes
 #                                  (make install copies it to
 #                                  share/antidrift/browser/)
-#   OUTDIR/antidrift-browser.zip   the same files zipped (the Chrome Web Store
-#                                  takes a zip)
+#   OUTDIR/antidrift-browser.zip   the same files zipped
 #   OUTDIR/antidrift-browser.xpi   Firefox (about:addons, "Install Add-on From
 #                                  File"; unsigned until addons.mozilla.org
 #                                  signs it, so Firefox ESR, Developer Edition
