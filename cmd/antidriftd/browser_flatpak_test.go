@@ -30,7 +30,8 @@ const nmProxyPref = "widget.use-xdg-desktop-portal.native-messaging-proxy"
 // A Flatpak Firefox reaches antidrift's host-installed native host through
 // xdg-native-messaging-proxy: real Firefox 157 or later (Debian unstable's)
 // with the proxy path forced by its preference, the real proxy from the
-// same release on the session bus, and a home of Firefox's own that holds
+// same release, started by D-Bus activation on Firefox's first call as on a
+// desktop (nothing enables it), and a home of Firefox's own that holds
 // no native-messaging manifest, as Flatpak gives it (~/.var/app/…). The
 // host's manifest is where make install-user puts it, in the person's home
 // the proxy runs with. The extension, loaded as a person tries it on a
@@ -77,13 +78,20 @@ func TestFlatpakFirefoxReachesTheHostThroughTheProxy(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(nmh, "org.antidrift.native_host.json"), []byte(filled), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proxy := r.Start(t, r.TempDir(t), 0, []string{"HOME=" + home, "DBUS_SESSION_BUS_ADDRESS=" + bus.Address}, nmProxy)
-	testenv.WaitFor(t, wait, "xdg-native-messaging-proxy to own "+nmProxyName, func() int {
-		if proxy.Exited() {
-			t.Fatalf("xdg-native-messaging-proxy exited:\n%s", proxy.Output())
-		}
-		return bus.OwnerPID(t, nmProxyName)
-	}, func(pid int) bool { return pid != 0 })
+	// The proxy is not running: D-Bus starts it on Firefox's first call,
+	// as Debian's org.freedesktop.NativeMessagingProxy.service does on a
+	// desktop (here its Exec= enters the rootfs first).
+	proxyLog := filepath.Join(r.TempDir(t), "xdg-native-messaging-proxy.log")
+	wrapper := filepath.Join(r.TempDir(t), "xdg-native-messaging-proxy")
+	r.Script(t, wrapper, proxyLog, 0, []string{"HOME=" + home, "DBUS_SESSION_BUS_ADDRESS=$DBUS_STARTER_ADDRESS"}, nmProxy)
+	activation := fmt.Sprintf("[D-BUS Service]\nName=%s\nExec=%s\n", nmProxyName, wrapper)
+	if err := os.WriteFile(filepath.Join(bus.ServiceDir, nmProxyName+".service"), []byte(activation), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if pid := bus.OwnerPID(t, nmProxyName); pid != 0 {
+		t.Fatalf("%s before Firefox asked for it: got pid %d, want no owner", nmProxyName, pid)
+	}
+	proxyOutput := func() string { b, _ := os.ReadFile(proxyLog); return string(b) }
 
 	// The sandbox: Firefox with a home of its own, no manifest in it (nor
 	// in the rootfs's /usr/lib/mozilla/native-messaging-hosts), the proxy
@@ -122,7 +130,7 @@ func TestFlatpakFirefoxReachesTheHostThroughTheProxy(t *testing.T) {
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("firefox:\n%s", ff.Output())
-			t.Logf("xdg-native-messaging-proxy:\n%s", proxy.Output())
+			t.Logf("xdg-native-messaging-proxy:\n%s", proxyOutput())
 			t.Logf("antidriftd:\n%s", d.Output())
 		}
 	})
@@ -180,8 +188,8 @@ func TestFlatpakFirefoxReachesTheHostThroughTheProxy(t *testing.T) {
 	if hosts := children(t, ff.PID(), "antidrift-nativ"); len(hosts) != 0 {
 		t.Errorf("antidrift-native-host processes started by Firefox (pid %d): got %v, want none", ff.PID(), hosts)
 	}
-	if !strings.Contains(proxy.Output(), "Handling Start org.antidrift.native_host (mozilla)") {
-		t.Errorf("xdg-native-messaging-proxy's log: got\n%s\nwant it to have started org.antidrift.native_host", proxy.Output())
+	if !strings.Contains(proxyOutput(), "Handling Start org.antidrift.native_host (mozilla)") {
+		t.Errorf("xdg-native-messaging-proxy's log: got\n%s\nwant it to have started org.antidrift.native_host", proxyOutput())
 	}
 }
 
