@@ -63,6 +63,13 @@ EXT_ZIP      := $(BUILDDIR)/$(GNOME_EXT).shell-extension.zip
 PLASMOID_PKG := $(BUILDDIR)/$(PLASMOID).plasmoid
 PANELS_STAGE := $(BUILDDIR)/panels
 
+# The browser extension as make package-panels packs it
+# (scripts/pack-webextension.sh): the unpacked folder Chromium's "Load
+# unpacked" takes and the .xpi for Firefox. install and install-user put
+# them in share/antidrift: browser/ and antidrift-browser.xpi.
+BROWSER_EXT := $(BUILDDIR)/antidrift-browser
+BROWSER_XPI := $(BUILDDIR)/antidrift-browser.xpi
+
 .PHONY: all build check-go test vet run clean test-deps demo soak bench lint judge-eval pot \
 	package-panels install uninstall install-user uninstall-user package
 
@@ -136,6 +143,9 @@ lint:
 	@test -x $(ESLINT_CACHE)/node_modules/.bin/eslint || \
 		npm install --prefix $(ESLINT_CACHE) --no-audit --no-fund --silent eslint@9
 	cd dist/gnome-shell && $(ESLINT_CACHE)/node_modules/.bin/eslint -c eslint.config.mjs antidrift@antidrift.github.io
+	@# The browser extension as addons.mozilla.org checks it (scripts/web-ext.sh).
+	./scripts/pack-webextension.sh $(BUILDDIR)
+	NO_UPDATE_NOTIFIER=1 "$$(./scripts/web-ext.sh)" lint --no-config-discovery --source-dir $(BUILDDIR)/antidrift-browser.xpi
 
 package-panels:
 	./scripts/pack-panels.sh $(BUILDDIR)
@@ -212,6 +222,22 @@ define uninstall_plasmoid
 	rm -rf $(1)/$(PLASMOID)
 endef
 
+# install_browser_ext puts the browser extension into antidrift's data
+# directory $(1): the unpacked folder as browser/, and the .xpi.
+define install_browser_ext
+	rm -rf $(1)/browser
+	install -d -m 0755 $(1)/browser
+	install -m 0644 $(BROWSER_EXT)/* $(1)/browser/
+	install -m 0644 $(BROWSER_XPI) $(1)/antidrift-browser.xpi
+endef
+
+# uninstall_browser_ext removes them, and the data directory once empty.
+define uninstall_browser_ext
+	rm -rf $(1)/browser
+	rm -f $(1)/antidrift-browser.xpi
+	rmdir $(1) 2>/dev/null || true
+endef
+
 install: build package-panels
 	install -d -m 0755 $(DESTDIR)$(BINDIR)
 	for c in $(CMDS); do install -m 0755 $(BUILDDIR)/$$c $(DESTDIR)$(BINDIR)/$$c || exit 1; done
@@ -225,6 +251,7 @@ install: build package-panels
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1
 	$(call install_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
 	$(call install_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
+	$(call install_browser_ext,$(DESTDIR)$(DATADIR)/antidrift)
 	$(call fill_in,dist/native-messaging/firefox.json.in,$(DESTDIR)$(MOZILLA_NMH_DIR)/$(NMH_NAME),$(BINDIR))
 	$(call fill_in,dist/native-messaging/chromium.json.in,$(DESTDIR)$(CHROMIUM_NMH_DIR)/$(NMH_NAME),$(BINDIR))
 
@@ -243,6 +270,7 @@ uninstall:
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 	$(call uninstall_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
 	$(call uninstall_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
+	$(call uninstall_browser_ext,$(DESTDIR)$(DATADIR)/antidrift)
 
 # reload tells the user manager about the new or removed unit; without one
 # (no session, su, a container) it says what to run later instead of failing.
@@ -269,6 +297,7 @@ install-user: build package-panels
 	install -d -m 0755 $(USER_DATA)/man/man1
 	install -m 0644 $(MAN_PAGES) $(USER_DATA)/man/man1
 	$(call install_ext,$(USER_DATA)/gnome-shell/extensions)
+	$(call install_browser_ext,$(USER_DATA)/antidrift)
 	$(call fill_in,dist/native-messaging/firefox.json.in,$(USER_MOZILLA_NMH)/$(NMH_NAME),$(USER_BINDIR))
 	$(call fill_in,dist/native-messaging/chromium.json.in,$(USER_CHROMIUM_NMH)/$(NMH_NAME),$(USER_BINDIR))
 	@# Plasma's own installer where there is one (it also tells a running
@@ -286,7 +315,8 @@ install-user: build package-panels
 	@echo "on GNOME: log out and back in (GNOME Shell finds new extensions at login), then"
 	@echo "    gnome-extensions enable $(GNOME_EXT)"
 	@echo "on Plasma: right-click the panel, Add or Manage Widgets, and drag in antidrift."
-	@echo "in Firefox or Chromium: install the extension from $(BUILDDIR)/antidrift-browser.xpi or .zip (docs/browsers.md)."
+	@echo "in Firefox: install $(USER_DATA)/antidrift/antidrift-browser.xpi; in Chromium: Load unpacked"
+	@echo "    $(USER_DATA)/antidrift/browser (docs/browsers.md says which Firefox takes it and how)."
 
 uninstall-user:
 	@case "$(HOME)" in /?*) ;; *) echo "uninstall-user: HOME is not set to an absolute path" >&2; exit 1 ;; esac
@@ -304,6 +334,7 @@ uninstall-user:
 	$(call uninstall_ext,$(USER_DATA)/gnome-shell/extensions)
 	-@command -v kpackagetool6 >/dev/null 2>&1 && kpackagetool6 --type Plasma/Applet --remove $(PLASMOID) >/dev/null 2>&1 || true
 	$(call uninstall_plasmoid,$(USER_DATA)/plasma/plasmoids)
+	$(call uninstall_browser_ext,$(USER_DATA)/antidrift)
 	$(reload)
 	@echo "your sessions' state in $${XDG_STATE_HOME:-$$HOME/.local/state}/antidrift is kept."
 

@@ -271,6 +271,22 @@ func plasmoid(t *testing.T) []string {
 	return files
 }
 
+// browserExtension lists the browser extension's files as installed under
+// share/: the unpacked folder Chromium's "Load unpacked" takes (every file
+// of dist/webextension) in antidrift/browser/, and the Firefox .xpi.
+func browserExtension(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("webextension")
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("the browser extension: %v", err)
+	}
+	files := []string{"antidrift/antidrift-browser.xpi"}
+	for _, e := range entries {
+		files = append(files, "antidrift/browser/"+e.Name())
+	}
+	return files
+}
+
 func TestMakeInstallAndUninstall(t *testing.T) {
 	needMake(t)
 	destdir, build := t.TempDir(), t.TempDir()
@@ -293,7 +309,7 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 	}
 	want = append(want, nativeHost("/usr/bin", "/usr/bin/antidrift-native-host",
 		"/usr/lib/mozilla/native-messaging-hosts/", "/etc/chromium/native-messaging-hosts/")...)
-	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t)) {
+	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t), browserExtension(t)) {
 		want = append(want, installed{path: "/usr/share/" + c, mode: 0o644})
 	}
 	want = append(want, manInstalled(t, "/usr/share/man/man1/")...)
@@ -374,7 +390,7 @@ func TestMakeInstallUser(t *testing.T) {
 	}
 	want = append(want, nativeHost(bindir, "/.local/bin/antidrift-native-host",
 		"/.mozilla/native-messaging-hosts/", "/.config/chromium/NativeMessagingHosts/")...)
-	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t)) {
+	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t), browserExtension(t)) {
 		want = append(want, installed{path: "/.local/share/" + c, mode: 0o644})
 	}
 	want = append(want, manInstalled(t, "/.local/share/man/man1/")...)

@@ -20,6 +20,11 @@ here=$(dirname "$0")
 # daemons (cmd/antidriftd/sync_test.go): Debian's package, on loopback only.
 "$here/install-missing.sh" "the sync_dir tests" syncthing:syncthing || [ "$(id -u)" != 0 ]
 
+# web-ext lint checks the browser extension as addons.mozilla.org does
+# (dist.TestWebExtLint): web-ext from npm, into a cache (scripts/web-ext.sh).
+"$here/install-missing.sh" "the browser extension's lint" npm:npm node:nodejs || [ "$(id -u)" != 0 ]
+"$here/web-ext.sh" >/dev/null || echo "the browser extension's lint test needs web-ext: run $here/web-ext.sh" >&2
+
 # The desktops run from one Debian rootfs per suite (Debian 13, testing,
 # unstable), built once each and cached outside the checkout
 # (scripts/desktop-rootfs.sh says how and where). Building them is network-

@@ -64,6 +64,8 @@ var aptPackages = map[string]string{
 	"notify-send":  "libnotify-bin",
 	"xterm":        "xterm",
 	"chromium":     "chromium",
+	"node":         "nodejs",
+	"zip":          "zip",
 	atspiLauncher:  "at-spi2-core",
 
 	"systemd-analyze":   "systemd",
