@@ -18,7 +18,8 @@ func (e *evidenceObject) ReportTab(msg dbus.Message, browser, url, title string,
 	if err := e.s.svc.Permitted(service.MethodReportTab); err != nil {
 		return dbusError(err)
 	}
-	return dbusError(e.s.svc.RecordTab(browser, url, title, private))
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	return dbusError(e.s.svc.RecordTab(service.TabSource{Conn: sender, Browser: browser}, service.TabReport{URL: url, Title: title, Private: private}))
 }
 
 // ForgetTabs says a browser's extension is gone.
@@ -29,7 +30,8 @@ func (e *evidenceObject) ForgetTabs(msg dbus.Message, browser string) *dbus.Erro
 	if err := e.s.svc.Permitted(service.MethodForgetTabs); err != nil {
 		return dbusError(err)
 	}
-	return dbusError(e.s.svc.ForgetTabs(browser))
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	return dbusError(e.s.svc.ForgetTabs(sender))
 }
 
 // TabOrder carries the core's word to the browsers' extensions, as
