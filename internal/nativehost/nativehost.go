@@ -90,15 +90,21 @@ func Beside() (Checker, error) {
 	return Checker{HostExe: filepath.Join(filepath.Dir(self), Name), UID: os.Getuid()}, nil
 }
 
-// ErrNotAHost is wrapped by every refusal of Identify.
+// ErrNotAHost is what every refusal of Identify is (errors.Is).
 var ErrNotAHost = errors.New("not antidrift's native host started by a browser")
 
+// refusal says why a process is not a host, in a person's words.
+type refusal struct{ why string }
+
+func (r *refusal) Error() string        { return r.why }
+func (r *refusal) Is(target error) bool { return target == ErrNotAHost }
+
 func refuse(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrNotAHost, fmt.Sprintf(format, args...))
+	return &refusal{why: fmt.Sprintf(format, args...)}
 }
 
 // Identify says whether process pid is antidrift's native host started by
-// a browser, and which; the error, wrapping ErrNotAHost, says in a
+// a browser, and which; the error (errors.Is ErrNotAHost) says in a
 // person's words why not.
 func (c Checker) Identify(pid int) (Host, error) {
 	proc := c.Proc
