@@ -220,12 +220,12 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 
 	startSession(t, api, "review the PR", "approved", 600, "block", "url:github.test/antidrift/*")
 	waitProp(t, s.d, "Drift", "on_task")
-	// Another bus client forges a report of the distraction, a tab that is
-	// not in front: nothing changes.
+	// Another bus client forges a report of the distraction: refused (it
+	// is not a native host the browser started), and nothing changes.
 	family := map[string]string{"chromium": "chromium", "firefox-esr": "firefox"}[appID]
 	if err := s.bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Evidence1.ReportTab", 0,
-		family, "http://www.youtube.test/watch", "Cats", false).Err; err != nil {
-		t.Fatalf("the forged ReportTab: got %v, want it taken (and then ignored)", err)
+		family, "http://www.youtube.test/watch", "Cats", false).Err; err == nil || !strings.Contains(err.Error(), "only from antidrift-native-host started by a browser") {
+		t.Fatalf("the forged ReportTab: got %v, want it refused: believed only from antidrift-native-host started by a browser", err)
 	}
 	time.Sleep(500 * time.Millisecond)
 	if got, want := (current{api.String(t, "CurrentSite"), api.String(t, "Drift")}), (current{"github.test/antidrift/antidrift/pull/3", "on_task"}); got != want {
