@@ -357,7 +357,9 @@ func TestFirefoxTabsOnSway(t *testing.T) {
 		t.Fatalf("firefox-esr --private-window: %v\n%s", err, out)
 	}
 	testenv.WaitFor(t, wait, "the private window in front (its sway title naming the clinic)", func() *swayNode { return s.front(t, "firefox-esr") },
-		func(w *swayNode) bool { return w != nil && strings.Contains(w.Name, "City clinic") && strings.Contains(w.Name, "Private Browsing") })
+		func(w *swayNode) bool {
+			return w != nil && strings.Contains(w.Name, "City clinic") && strings.Contains(w.Name, "Private Browsing")
+		})
 	testenv.WaitFor(t, wait, "the daemon to see a private Firefox window (SiteReason)", func() string { return api.String(t, "SiteReason") },
 		func(reason string) bool { return strings.Contains(reason, "a private Firefox window") })
 	time.Sleep(3 * time.Second) // past the wait for a tab report that fits, and accounted a while
