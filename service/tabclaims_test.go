@@ -143,6 +143,12 @@ func TestAPrivateBrowserWindowLeavesNoTitle(t *testing.T) {
 			h.RecordWindow(Window{ID: "7", Class: "chromium", Title: secret + " - Chromium", Available: true})
 			h.clock.Advance(time.Minute)
 		}, "chromium"},
+		{"the extension disowns it (not allowed in private windows)", func(h *harness) {
+			must(t, h.tab(BrowserChromium, prURL, prTitle, false))
+			h.RecordWindow(Window{ID: "7", Class: "chromium", Title: secret + " - Chromium", Available: true})
+			must(t, h.tab(BrowserChromium, "", "", false))
+			h.clock.Advance(tabSettle)
+		}, "chromium"},
 		{"the extension opted in to report it", func(h *harness) {
 			must(t, h.tab(BrowserChromium, "https://clinic.example/results", secret, true))
 			h.RecordWindow(Window{ID: "7", Class: "chromium", Title: secret + " - Chromium", Available: true})

@@ -404,7 +404,12 @@ func (s *Service) fitLocked() string {
 	case !t.settled:
 		t.reason = "waiting for " + name + "'s tab report"
 	case newest.Site == "":
-		t.reason = name + "'s extension sees none of its windows in front (a private window it is not allowed in, perhaps), so antidrift sees the window only"
+		// A window of the browser that its own extension disowns: most
+		// likely a private window the extension is not allowed in (whose
+		// title Chromium does not mark). Judged by the window alone, and
+		// recorded as one that may be private: without its title.
+		t.private = true
+		t.reason = name + "'s extension sees none of its windows in front (a private window it is not allowed in, perhaps): antidrift sees the window only, and records nothing of it but that it is " + name
 	default:
 		t.reason = "the " + name + " window's title fits no tab its extension reported, so antidrift sees the window only"
 	}
