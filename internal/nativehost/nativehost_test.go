@@ -134,3 +134,23 @@ func TestIdentifyRefusesABrowserTheUserOwns(t *testing.T) {
 		t.Fatalf("Identify with the browser owned by another user: got %v, want it believed", err)
 	}
 }
+
+// A launcher (xdg-native-messaging-proxy) is believed only when the
+// Checker lists it, and the family is then what the host's arguments say.
+func TestALauncherIsBelievedOnlyWhenListed(t *testing.T) {
+	f := newFakeProc(t)
+	real := f.program(t, "usr/bin/"+Name, 0o755)
+	f.process(t, 10, 1, f.program(t, "usr/libexec/xdg-native-messaging-proxy", 0o755), "xdg-native-mess")
+	f.process(t, 20, 10, real, Name)
+	cmdline := Name + "\x00chrome-extension://fopagejekiabnkobjkkggigkgddpcehh/\x00"
+	if err := os.WriteFile(filepath.Join(f.dir, "20", "cmdline"), []byte(cmdline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Checker{HostExe: real, Proc: f.dir, UID: 1000}).Identify(20); err == nil || !strings.Contains(err.Error(), "not a browser's own program") {
+		t.Fatalf("a host the proxy started, the proxy not listed: got %v, want a refusal", err)
+	}
+	h, err := (Checker{HostExe: real, Proc: f.dir, UID: 1000, Launchers: []string{"xdg-native-messaging-proxy"}}).Identify(20)
+	if err != nil || h.Browser != Chromium {
+		t.Fatalf("a host the proxy started for Chromium, the proxy listed: got %+v, %v; want it believed as chromium", h, err)
+	}
+}
