@@ -182,3 +182,19 @@ func TestAPrivateBrowserWindowLeavesNoTitle(t *testing.T) {
 		})
 	}
 }
+
+// A report applies today's rules to titles recorded under older ones: a
+// private browser window's title, recorded before antidrift knew it, is
+// shown as nothing.
+func TestPrivateTitleDropsAPrivateBrowserWindowsTitle(t *testing.T) {
+	for _, c := range []struct{ class, title, want string }{
+		{"firefox-esr", "City clinic — Mozilla Firefox Private Browsing", ""},
+		{"Chromium", "City clinic - Chromium (Incognito)", ""},
+		{"firefox-esr", "City clinic — Mozilla Firefox", "City clinic — Mozilla Firefox"},
+		{"Emacs", "notes (Incognito)", "notes (Incognito)"},
+	} {
+		if got := PrivateTitle(nil, nil, c.class, "", c.title); got != c.want {
+			t.Errorf("PrivateTitle(%s, %q) = %q, want %q", c.class, c.title, got, c.want)
+		}
+	}
+}
