@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,5 +197,36 @@ func TestPrivateTitleDropsAPrivateBrowserWindowsTitle(t *testing.T) {
 		if got := PrivateTitle(nil, nil, c.class, "", c.title); got != c.want {
 			t.Errorf("PrivateTitle(%s, %q) = %q, want %q", c.class, c.title, got, c.want)
 		}
+	}
+}
+
+// Switching straight from a browser window that was given up on (its
+// extension disowned it: an incognito window) to another window of the
+// same browser waits for that window's report again: the work tab is not
+// judged by the window alone, nor minimized, before its report comes.
+func TestAnotherWindowOfTheBrowserWaitsForItsOwnReport(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
+	chromium := func(id, title string) Window {
+		return Window{ID: id, Class: "chromium", Title: title + " - Chromium", Available: true}
+	}
+	h.RecordWindow(chromium("1", prTitle))
+	must(t, h.tab(BrowserChromium, prURL, prTitle, false))
+	h.start(t, LevelBlock, "url:github.com/antidrift/*")
+	h.RecordWindow(chromium("2", "Cats"))          // incognito
+	must(t, h.tab(BrowserChromium, "", "", false)) // disowned
+	h.clock.Advance(tabSettle)
+	h.settle()
+	h.RecordWindow(chromium("1", prTitle)) // straight back to the work window
+	h.settle()
+	if v := h.View(); !strings.Contains(v.SiteReason, "waiting for Chromium's tab report") {
+		t.Fatalf("back on the work window before its report: SiteReason: got %q, want it waiting for Chromium's tab report", v.SiteReason)
+	}
+	must(t, h.tab(BrowserChromium, prURL, prTitle, false))
+	h.settle()
+	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
+		t.Fatalf("the work window's report: got %q %s (%s), want %q %s", v.CurrentSite, v.Drift, v.DriftReason, prSite, DriftOnTask)
+	}
+	if m, _ := g.calls(); slices.Contains(m, "1") {
+		t.Fatalf("minimized: got %v, want the work window (1) never (it waited for its report)", m)
 	}
 }
