@@ -230,3 +230,27 @@ func TestAnotherWindowOfTheBrowserWaitsForItsOwnReport(t *testing.T) {
 		t.Fatalf("minimized: got %v, want the work window (1) never (it waited for its report)", m)
 	}
 }
+
+// A page in another browser (or profile) titled like the work tab in
+// front: its host's report fits the window's title, but the window did not
+// change, so it stays the work tab's; once the other browser's window is
+// in front, the report is its.
+func TestAReportFromAnotherBrowserDoesNotTakeOverTheWindowInFront(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.report(":1.a", BrowserFirefox, prURL, prTitle, false))
+	h.start(t, LevelBlock, "url:github.com/antidrift/*")
+	must(t, h.report(":1.b", BrowserFirefox, ytURL, prTitle, false)) // a page in the other profile, titled like the work
+	h.settle()
+	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
+		t.Fatalf("the work window after the other profile's report: got %q %s (%s), want %q %s", v.CurrentSite, v.Drift, v.DriftReason, prSite, DriftOnTask)
+	}
+	h.RecordWindow(ffWin("8", prTitle)) // the other profile's window in front
+	if v := h.View(); v.CurrentSite != "www.youtube.com/watch" {
+		t.Fatalf("the other profile's window: got site %q, want www.youtube.com/watch", v.CurrentSite)
+	}
+	h.settle()
+	if m, _ := g.calls(); slices.Contains(m, "7") {
+		t.Fatalf("minimized: got %v, want the work window (7) never", m)
+	}
+}
