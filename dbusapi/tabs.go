@@ -25,7 +25,7 @@ func (e *evidenceObject) ReportTab(msg dbus.Message, browser, url, title string,
 	if err != nil {
 		return err
 	}
-	return h.record(func() error {
+	return h.recordInOrder(msg.Serial(), func() error {
 		return e.s.svc.RecordTab(h.src, service.TabReport{URL: url, Title: title, Private: private})
 	})
 }
@@ -45,7 +45,7 @@ func (e *evidenceObject) ForgetTabs(msg dbus.Message, browser string) *dbus.Erro
 	if err != nil {
 		return err
 	}
-	return h.record(func() error { return e.s.svc.ForgetTabs(h.src.Conn) })
+	return h.recordInOrder(msg.Serial(), func() error { return e.s.svc.ForgetTabs(h.src.Conn) })
 }
 
 // TabOrder carries the core's word to the browsers' extensions, as
