@@ -7,10 +7,12 @@ import (
 )
 
 // ReportTab is a browser's native host reporting the active tab of the
-// browser's focused window. Unlike ReportFocus it is taken from any
-// client: the core believes a tab only for the window the trusted source
-// says has focus, when that window's title is the tab's (docs/evidence.md),
-// so a report from anyone else can describe no window that is not in front.
+// browser's focused window. It is believed only from a native host a
+// browser started (tabHosts: the caller's process, as the bus and /proc
+// tell it), as that browser's; anyone else is refused with AccessDenied
+// and changes nothing. The core then believes the tab only for the window
+// the trusted source says has focus, when that window's title is the tab's
+// (docs/evidence.md).
 func (e *evidenceObject) ReportTab(msg dbus.Message, browser, url, title string, private bool) *dbus.Error {
 	if err := e.s.gate(&msg); err != nil {
 		return err
@@ -18,10 +20,19 @@ func (e *evidenceObject) ReportTab(msg dbus.Message, browser, url, title string,
 	if err := e.s.svc.Permitted(service.MethodReportTab); err != nil {
 		return dbusError(err)
 	}
-	return dbusError(e.s.svc.RecordTab(browser, url, title, private))
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	h, err := e.s.tabHosts.source(sender, browser)
+	if err != nil {
+		return err
+	}
+	return h.recordInOrder(msg.Serial(), func() error {
+		return e.s.svc.RecordTab(h.src, service.TabReport{URL: url, Title: title, Private: private})
+	})
 }
 
-// ForgetTabs says a browser's extension is gone.
+// ForgetTabs says a browser's extension is gone: it ends the calling
+// host's own claims, and nobody else's. Refused, like ReportTab, from
+// anyone but a native host a browser started.
 func (e *evidenceObject) ForgetTabs(msg dbus.Message, browser string) *dbus.Error {
 	if err := e.s.gate(&msg); err != nil {
 		return err
@@ -29,7 +40,12 @@ func (e *evidenceObject) ForgetTabs(msg dbus.Message, browser string) *dbus.Erro
 	if err := e.s.svc.Permitted(service.MethodForgetTabs); err != nil {
 		return dbusError(err)
 	}
-	return dbusError(e.s.svc.ForgetTabs(browser))
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	h, err := e.s.tabHosts.source(sender, browser)
+	if err != nil {
+		return err
+	}
+	return h.recordInOrder(msg.Serial(), func() error { return e.s.svc.ForgetTabs(h.src.Conn) })
 }
 
 // TabOrder carries the core's word to the browsers' extensions, as

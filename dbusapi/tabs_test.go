@@ -1,6 +1,8 @@
 package dbusapi
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +27,26 @@ func siteProp(t *testing.T, conn *dbus.Conn) string {
 	return s
 }
 
-// A tab report from any client is believed only for the window the
-// compositor (here KWin's connection) says has focus, when its title is the
-// tab's: a forged report for a page that is not in front, from another
-// connection, changes nothing a client can read.
-func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
+// trustThisProcess makes the server believe its own process's connections
+// as native hosts Firefox started, and nobody else (gdbus): the
+// HostIdentifier is the daemon's port; the real one (/proc) is tested with
+// the real host in cmd/antidriftd.
+func trustThisProcess(srv *Server) {
+	srv.TrustTabHosts(func(pid int) (string, int, error) {
+		if pid != os.Getpid() {
+			return "", 0, fmt.Errorf("process %d is not the test's", pid)
+		}
+		return service.BrowserFirefox, 4242, nil
+	})
+}
+
+// A tab report is believed only from a native host (here: this process's
+// connections), and then only for the window the compositor (KWin's
+// connection) says has focus, when its title is the tab's. A report from
+// another client (gdbus) is refused, named, and changes nothing; so is its
+// ForgetTabs. Two hosts of one family keep their own claims: one leaving
+// the bus, or forgetting, ends its own only.
+func TestATabReportIsBelievedOnlyFromAHostForTheCompositorsFocusedWindow(t *testing.T) {
 	bus, svc, srv := serve(t)
 	windows := make(chan service.Window, 16)
 	go func() {
@@ -42,6 +59,7 @@ func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
 	})
 	defer stop()
 	defer close(windows)
+	trustThisProcess(srv)
 	kwin := compositorConn(t, bus, "org.kde.KWin")
 	if err := reportFocus(kwin, "{ff}", "firefox-esr", "Tabs, not windows #3 — Mozilla Firefox"); err != nil {
 		t.Fatal(err)
@@ -53,7 +71,7 @@ func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	host := bus.Dial(t) // the native host: a client like any other
+	host := bus.Dial(t)
 	if err := reportTab(host, "firefox", "https://github.com/antidrift/antidrift/pull/3?token=SECRET#x", "Tabs, not windows #3", false); err != nil {
 		t.Fatalf("ReportTab: got %v, want success", err)
 	}
@@ -64,30 +82,96 @@ func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
 	if before.Drift != service.DriftOnTask {
 		t.Fatalf("on the pull request: got drift %s (%s), want on_task", before.Drift, before.DriftReason)
 	}
+	unchanged := func(after string) {
+		t.Helper()
+		time.Sleep(50 * time.Millisecond)
+		if v := svc.View(); v.CurrentSite != before.CurrentSite || v.Drift != before.Drift || v.DriftReason != before.DriftReason || v.MinimizeCount != 0 {
+			t.Fatalf("after %s: got %q %s (%s), minimized %d; want the judgement unchanged, %q %s (%s), none minimized", after, v.CurrentSite, v.Drift, v.DriftReason, v.MinimizeCount, before.CurrentSite, before.Drift, before.DriftReason)
+		}
+	}
 
-	// A forger (gdbus, another connection) names a page that is not in front.
-	if _, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
-		"--method", EvidenceInterface+".ReportTab", "firefox", "https://www.youtube.com/watch?v=1", "Cats - YouTube", "false"); err != nil {
-		t.Fatalf("forged ReportTab: got %v, want it answered (and then ignored)", err)
+	// A forger (gdbus, another process) names the page in front's title
+	// with a distraction's address: refused, and nothing changes.
+	_, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
+		"--method", EvidenceInterface+".ReportTab", "firefox", "https://www.youtube.com/watch?v=1", "Tabs, not windows #3", "false")
+	if err == nil || !strings.Contains(err.Error(), "AccessDenied") || !strings.Contains(err.Error(), "only from antidrift-native-host started by a browser") {
+		t.Fatalf("forged ReportTab: got %v, want AccessDenied saying tab reports are believed only from antidrift-native-host started by a browser", err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if v := svc.View(); v.CurrentSite != before.CurrentSite || v.Drift != before.Drift || v.DriftReason != before.DriftReason || v.MinimizeCount != 0 {
-		t.Fatalf("after a forged tab report: got %q %s (%s), minimized %d; want the judgement unchanged, %q %s (%s), none minimized", v.CurrentSite, v.Drift, v.DriftReason, v.MinimizeCount, before.CurrentSite, before.Drift, before.DriftReason)
+	unchanged("a forged tab report")
+	_, err = bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
+		"--method", EvidenceInterface+".ForgetTabs", "firefox")
+	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Fatalf("forged ForgetTabs: got %v, want AccessDenied", err)
 	}
+	unchanged("a forged ForgetTabs")
 	if strings.Contains(siteProp(t, host), "SECRET") {
 		t.Fatalf("CurrentSite: got %q, want no query (SECRET)", siteProp(t, host))
 	}
 
-	// Bad reports are refused with a named error a person reads.
-	err := reportTab(host, "opera", "https://example.com", "", false)
-	if errorName(err) != "org.antidrift.Error.InvalidArgument" || !strings.Contains(err.Error(), "browser must be firefox or chromium") {
-		t.Fatalf("ReportTab from an unknown browser: got %v, want InvalidArgument saying the browser must be firefox or chromium", err)
+	// A second host of the same family (another profile) comes and goes:
+	// its ForgetTabs and its leaving the bus end its own claims only.
+	second := bus.Dial(t)
+	if err := reportTab(second, "firefox", "https://www.youtube.com/watch", "Cats - YouTube", false); err != nil {
+		t.Fatalf("the second host's ReportTab: got %v, want success", err)
 	}
-	err = host.Object(BusName, ObjectPath).Call(EvidenceInterface+".ForgetTabs", 0, "firefox").Err
-	if err != nil {
-		t.Fatalf("ForgetTabs: got %v, want success", err)
+	if err := second.Object(BusName, ObjectPath).Call(EvidenceInterface+".ForgetTabs", 0, "firefox").Err; err != nil {
+		t.Fatalf("the second host's ForgetTabs: got %v, want success", err)
 	}
-	if v := svc.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
-		t.Fatalf("after ForgetTabs: got %q (%s), want no site and a reason saying there is no antidrift extension", v.CurrentSite, v.SiteReason)
+	unchanged("a second host's ForgetTabs")
+	if err := reportTab(second, "firefox", "https://www.youtube.com/watch", "Cats - YouTube", false); err != nil {
+		t.Fatalf("the second host's ReportTab: got %v, want success", err)
+	}
+	second.Close()
+	unchanged("a second host leaving the bus")
+
+	// A peer forges the bus's NameOwnerChanged, sent straight to the
+	// daemon, saying the host left: only the bus's own counts.
+	forger := bus.Dial(t)
+	forged := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
+		dbus.FieldPath:        dbus.MakeVariant(dbus.ObjectPath("/org/freedesktop/DBus")),
+		dbus.FieldInterface:   dbus.MakeVariant("org.freedesktop.DBus"),
+		dbus.FieldMember:      dbus.MakeVariant("NameOwnerChanged"),
+		dbus.FieldDestination: dbus.MakeVariant(srv.conn.Names()[0]),
+		dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf("", "", "")),
+	}, Body: []any{host.Names()[0], host.Names()[0], ""}}
+	if call := <-forger.Send(forged, make(chan *dbus.Call, 1)).Done; call.Err != nil {
+		t.Fatalf("sending the forged NameOwnerChanged: %v", call.Err)
+	}
+	unchanged("a NameOwnerChanged forged by a peer")
+
+	// A host reports only its own browser's tabs.
+	err = reportTab(host, "chromium", "https://example.com", "", false)
+	if errorName(err) != "org.freedesktop.DBus.Error.AccessDenied" || !strings.Contains(err.Error(), "started by a firefox browser") {
+		t.Fatalf("ReportTab of another browser: got %v, want AccessDenied saying the host was started by a firefox browser", err)
+	}
+	// Its own claims end when it leaves the bus.
+	host.Close()
+	testenv.WaitForValue(t, 10*time.Second, "SiteReason says no extension", true, func() bool {
+		v := svc.View()
+		return v.CurrentSite == "" && strings.Contains(v.SiteReason, "no antidrift extension")
+	})
+}
+
+// A host's calls are taken in the order it sent them: one overtaken by a
+// newer call of the same host (its resend after a daemon restart crossing
+// its next report) is dropped; after the host left, nothing is taken.
+func TestAHostsCallsAreTakenInTheOrderItSentThem(t *testing.T) {
+	var h tabHost
+	var took []uint32
+	take := func(serial uint32) {
+		t.Helper()
+		if err := h.recordInOrder(serial, func() error { took = append(took, serial); return nil }); err != nil {
+			t.Fatalf("call %d: got %v, want it answered", serial, err)
+		}
+	}
+	take(5)
+	take(4)
+	take(6)
+	if fmt.Sprint(took) != "[5 6]" {
+		t.Fatalf("calls taken: got %v, want [5 6] (4 came after 5)", took)
+	}
+	h.gone = true
+	if err := h.recordInOrder(7, func() error { took = append(took, 7); return nil }); err == nil || len(took) != 2 {
+		t.Fatalf("after the host left: got %v, took %v; want a refusal and nothing taken", err, took)
 	}
 }

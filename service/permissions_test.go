@@ -91,8 +91,8 @@ var calls = map[Method]func(h *harness) error{
 	MethodReport:       func(h *harness) error { _, err := h.Report(0, 3600); return err },
 	MethodReportDevice: func(h *harness) error { _, err := h.ReportDevice(0, 3600, "laptop"); return err },
 	MethodReportFocus:  func(h *harness) error { return h.Permitted(MethodReportFocus) },
-	MethodReportTab:    func(h *harness) error { return h.RecordTab(BrowserFirefox, "https://example.com/", "Example", false) },
-	MethodForgetTabs:   func(h *harness) error { return h.ForgetTabs(BrowserFirefox) },
+	MethodReportTab:    func(h *harness) error { return h.tab(BrowserFirefox, "https://example.com/", "Example", false) },
+	MethodForgetTabs:   func(h *harness) error { return h.forget(BrowserFirefox) },
 }
 
 // want is the permission table, written out independently of the

@@ -17,7 +17,10 @@ const BlockedPageSite = "antidrift:"
 type TabOrder struct {
 	// Restore: the session's active phase ended; every blocked page comes
 	// back. Otherwise block the tab of Browser showing Site.
-	Restore          bool
+	Restore bool
+	// Conn is the bus connection of the native host whose report gave the
+	// window its site: the one host the order is for ("" with Restore).
+	Conn             string
 	Browser, Site    string
 	NextAction, Done string
 	DeadlineUnix     int64
@@ -38,10 +41,10 @@ func (s *Service) blockTabLocked(w *writes, win Window) bool {
 		return false
 	}
 	family := BrowserOf(win)
-	if s.tabs.reports[family] == nil {
+	if s.tabs.fitConn == "" {
 		return false
 	}
-	w.tabOrders = append(w.tabOrders, TabOrder{Browser: family, Site: win.Site,
+	w.tabOrders = append(w.tabOrders, TabOrder{Conn: s.tabs.fitConn, Browser: family, Site: win.Site,
 		NextAction: s.nextAction, Done: s.successCond, DeadlineUnix: unixSeconds(s.deadline)})
 	s.account(w, FocusEvent{AtUnixMillis: s.liveNowLocked().UnixMilli(), Mark: MarkTabBlocked, Site: win.Site})
 	s.drift.tabsBlocked = true

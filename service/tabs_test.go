@@ -77,7 +77,7 @@ func TestATabReportGivesTheFocusedBrowserWindowItsSite(t *testing.T) {
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
 		t.Fatalf("before any report: CurrentSite, SiteReason: got %q %q, want %q and a reason naming no antidrift extension", v.CurrentSite, v.SiteReason, "")
 	}
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.SiteReason != "" {
 		t.Fatalf("CurrentSite, SiteReason: got %q %q, want %q %q", v.CurrentSite, v.SiteReason, prSite, "")
 	}
@@ -89,13 +89,13 @@ func TestATabReportGivesTheFocusedBrowserWindowItsSite(t *testing.T) {
 func TestAURLRuleTellsTabsOfOneWindowApart(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	id := h.start(t, LevelBlock, "url:github.com/antidrift/*")
 	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "matches allowed url:github.com/antidrift/*" {
 		t.Fatalf("on the pull request: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftOnTask, "matches allowed url:github.com/antidrift/*")
 	}
 	// The tab switch: the report first, then the window's title.
-	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
 		t.Fatalf("a report before the title changed: CurrentSite, Drift: got %q %s, want %q %s (the window unmoved)", v.CurrentSite, v.Drift, prSite, DriftOnTask)
 	}
@@ -110,7 +110,7 @@ func TestAURLRuleTellsTabsOfOneWindowApart(t *testing.T) {
 	if v := h.View(); v.CurrentSite != "" || v.SiteReason != "waiting for Firefox's tab report" {
 		t.Fatalf("between title and report: CurrentSite, SiteReason: got %q (%q), want %q (%q)", v.CurrentSite, v.SiteReason, "", "waiting for Firefox's tab report")
 	}
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
 		t.Fatalf("back on the pull request: CurrentSite, Drift: got %q %s, want %q %s", v.CurrentSite, v.Drift, prSite, DriftOnTask)
 	}
@@ -145,12 +145,12 @@ func TestAURLRuleTellsTabsOfOneWindowApart(t *testing.T) {
 func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 	h, g, n := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	h.start(t, LevelBlock, "url:github.com/*")
 	before := h.View()
 	// Another client claims the browser shows YouTube, in a tab whose
 	// title is not the one in front.
-	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 	h.clock.Advance(time.Minute)
 	h.settle()
 	v := h.View()
@@ -161,7 +161,7 @@ func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 		t.Fatalf("after a forged report: got minimized %v, notes %v, want none", m, n.onScreen())
 	}
 	// A Chromium report naming the Firefox window's title is not its.
-	must(t, h.RecordTab(BrowserChromium, ytURL, prTitle, false))
+	must(t, h.tab(BrowserChromium, ytURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite {
 		t.Fatalf("after another browser's report: CurrentSite: got %q, want %q", v.CurrentSite, prSite)
 	}
@@ -170,10 +170,10 @@ func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 func TestAPrivateTabIsDecidedByTheWindowAndRecordsNoSite(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	id := h.start(t, LevelWarn, "firefox-esr")
 	h.RecordWindow(Window{ID: "8", Class: "firefox-esr", Title: "Mozilla Firefox Private Browsing", Available: true})
-	must(t, h.RecordTab(BrowserFirefox, "", "", true))
+	must(t, h.tab(BrowserFirefox, "", "", true))
 	v := h.View()
 	if v.CurrentSite != "" || !strings.Contains(v.SiteReason, "private") || v.Drift != DriftOnTask {
 		t.Fatalf("private window: CurrentSite, SiteReason, Drift: got %q %q %s, want %q, a reason naming private, %s", v.CurrentSite, v.SiteReason, v.Drift, "", DriftOnTask)
@@ -187,7 +187,7 @@ func TestAPrivateTabIsDecidedByTheWindowAndRecordsNoSite(t *testing.T) {
 func TestABrowserWindowThatFitsNoReportIsDecidedByItselfAfterTheSettle(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	h.start(t, LevelBlock, "url:github.com/*")
 	h.RecordWindow(ffWin("7", "Some page the extension never reports"))
 	if v := h.View(); v.Drift != DriftOnTask {
@@ -207,7 +207,7 @@ func TestABrowserWindowThatFitsNoReportIsDecidedByItselfAfterTheSettle(t *testin
 func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{grace: 5 * time.Second, distractions: []string{"url:*.youtube.com"}})
 	h.RecordWindow(ffWin("7", ytTitle))
-	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 	h.start(t, LevelBlock, "firefox-esr")
 	h.clock.Advance(4 * time.Second)
 	h.RecordWindow(ffWin("7", prTitle)) // title first: the report is on its way
@@ -216,7 +216,7 @@ func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T)
 	if m, _ := g.calls(); len(m) != 0 {
 		t.Fatalf("while the browser was between pages: got minimized %v, want none", m)
 	}
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	h.settle()
 	if v := h.View(); v.Drift != DriftOnTask {
 		t.Fatalf("on the pull request: Drift: got %s (%q), want %s", v.Drift, v.DriftReason, DriftOnTask)
@@ -229,8 +229,8 @@ func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T)
 func TestForgetTabsDecidesTheWindowAloneAgain(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
-	must(t, h.ForgetTabs(BrowserFirefox))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.forget(BrowserFirefox))
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
 		t.Fatalf("after the extension left: CurrentSite, SiteReason: got %q (%q), want %q and a reason naming no antidrift extension", v.CurrentSite, v.SiteReason, "")
 	}
@@ -246,13 +246,10 @@ func TestTabReportsAreRefusedWhenMalformed(t *testing.T) {
 		{BrowserFirefox, "https://x/\x1b[2J", "", "control characters"},
 		{BrowserFirefox, prURL, "\xff", "UTF-8"},
 	} {
-		err := h.RecordTab(c.browser, c.url, c.title, false)
+		err := h.tab(c.browser, c.url, c.title, false)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("RecordTab(%q, %.20q, %.20q) = %v, want %q", c.browser, c.url, c.title, err, c.want)
 		}
-	}
-	if err := h.ForgetTabs("opera"); err == nil {
-		t.Error("ForgetTabs(\"opera\"): got no error, want a refusal of an unknown browser")
 	}
 }
 
@@ -263,7 +260,7 @@ func TestTheJudgeIsToldTheHostOnlyUnlessPathsAreOptedIn(t *testing.T) {
 		h.Service = New(Options{Store: h.store, Clock: h.clock, Logger: quiet, Judge: j, JudgeSitePaths: paths})
 		must(t, h.Recover(Snapshot{}))
 		h.RecordWindow(ffWin("7", prTitle))
-		must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+		must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 		h.start(t, LevelWarn, "emacs")
 		want := "github.com"
 		if paths {
@@ -333,7 +330,7 @@ func TestURLRulesMatchHostAndPath(t *testing.T) {
 func TestAReportThatNeverFitsSettlesAfterTheWindow(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle+" x"))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.SiteReason != "waiting for Firefox's tab report" {
 		t.Fatalf("SiteReason: got %q, want %q", v.SiteReason, "waiting for Firefox's tab report")
 	}
@@ -362,12 +359,12 @@ func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
 			tg := &tabGuard{}
 			h.AddListener(tg)
 			h.RecordWindow(ffWin("7", prTitle))
-			must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+			must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 			id := h.start(t, level, "firefox-esr")
-			must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+			must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 			h.RecordWindow(ffWin("7", ytTitle))
 			h.settle()
-			want := TabOrder{Browser: BrowserFirefox, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
+			want := TabOrder{Conn: hostConn(BrowserFirefox), Browser: BrowserFirefox, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
 			if o := tg.got(); len(o) != 1 || o[0] != want {
 				t.Fatalf("tab orders %+v, want %+v", o, want)
 			}
@@ -378,7 +375,7 @@ func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
 				t.Fatalf("Enforced, MinimizeCount: got %v %d, want true 0", v.Enforced, v.MinimizeCount)
 			}
 			// The extension's page stands in the tab's place: not drift, no new order.
-			must(t, h.RecordTab(BrowserFirefox, "antidrift:blocked", "antidrift: back to work", false))
+			must(t, h.tab(BrowserFirefox, "antidrift:blocked", "antidrift: back to work", false))
 			h.RecordWindow(ffWin("7", "antidrift: back to work"))
 			h.settle()
 			if v := h.View(); v.Drift == DriftDrifting || len(tg.got()) != 1 {
@@ -429,15 +426,15 @@ func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
 		return Window{ID: id, Class: "chromium", Title: title + " - Chromium", Available: true}
 	}
 	h.RecordWindow(chromium("1", "Cats"))
-	must(t, h.RecordTab(BrowserChromium, ytURL, "Cats", false))
+	must(t, h.tab(BrowserChromium, ytURL, "Cats", false))
 	if h.View().CurrentSite == "" {
 		t.Fatal("the normal window: CurrentSite: got none, want its site")
 	}
-	h.RecordWindow(chromium("2", "Cats"))                // the incognito window, in front
-	must(t, h.RecordTab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
+	h.RecordWindow(chromium("2", "Cats"))          // the incognito window, in front
+	must(t, h.tab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
 	h.clock.Advance(tabSettle)
-	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
-		t.Fatalf("the private window: CurrentSite, SiteReason: got %q (%q), want %q and a reason saying it sees none of its windows", v.CurrentSite, v.SiteReason, "")
+	if v := h.View(); v.CurrentSite != "" || v.CurrentTitle != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
+		t.Fatalf("the private window: CurrentSite, CurrentTitle, SiteReason: got %q %q (%q), want none, none and a reason saying it sees none of its windows", v.CurrentSite, v.CurrentTitle, v.SiteReason)
 	}
 }
 
@@ -446,7 +443,7 @@ func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
 func TestSitesSurviveARestart(t *testing.T) {
 	h := newHarness(t)
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	h.start(t, LevelWarn, "firefox-esr")
 	h.clock.Advance(90 * time.Second)
 	h = h.restart(t)
@@ -461,3 +458,14 @@ func TestSitesSurviveARestart(t *testing.T) {
 		t.Fatalf("sealed sites %+v, want github.com for 120 s", sum.Sites)
 	}
 }
+
+// hostConn is the bus connection a test's one host of browser reports on.
+func hostConn(browser string) string { return ":1.host-" + browser }
+
+// tab reports a tab as browser's one native host.
+func (h *harness) tab(browser, url, title string, private bool) error {
+	return h.RecordTab(TabSource{Conn: hostConn(browser), Browser: browser}, TabReport{URL: url, Title: title, Private: private})
+}
+
+// forget ends the claims of browser's one native host.
+func (h *harness) forget(browser string) error { return h.ForgetTabs(hostConn(browser)) }
