@@ -46,16 +46,18 @@ func readSeen(dir string) seenFile {
 	return f
 }
 
-// RememberDevices records, for each copy that verified, its head when it
-// reaches past the one remembered (a copy that falls behind is reported by
-// the reader, and must not lower the mark). Only the daemon calls it.
+// RememberDevices records, for each copy, the head of the lines that
+// count (signed by the device's pinned key and chaining: a forged line is
+// never among them, so it never becomes a mark) when it reaches past the
+// one remembered (a copy that falls behind is reported by the reader, and
+// must not lower the mark). Only the daemon calls it.
 func (s *Store) RememberDevices(devices []SharedDevice) error {
 	s.snapshotMu.Lock()
 	defer s.snapshotMu.Unlock()
 	f := readSeen(s.dir)
 	changed := false
 	for _, d := range devices {
-		if !d.OK || d.Head.Seq == 0 {
+		if d.Head.Seq == 0 {
 			continue
 		}
 		k := seenKey(d.ID, d.Form)
@@ -78,12 +80,12 @@ func (s *Store) RememberDevices(devices []SharedDevice) error {
 	return nil
 }
 
-// Behind says, for a copy that verified, whether it ends before the head
+// Behind says, for the lines of a copy that count, whether it ends before the head
 // remembered for it (truncated: what is left still counts) or holds
 // another line at that seq (rewritten: nothing of it can be trusted);
 // "" when neither.
 func Behind(d SharedDevice, seen SeenHead) (problem string, rewritten bool) {
-	if !d.OK || seen.Seq == 0 {
+	if seen.Seq == 0 || (!d.OK && len(d.Summaries) == 0) {
 		return "", false
 	}
 	when := time.Unix(seen.SeenUnix, 0).UTC().Format("2006-01-02 15:04 UTC")

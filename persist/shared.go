@@ -2,6 +2,8 @@ package persist
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,11 +27,21 @@ type SharedDevice struct {
 	Name          string // device.json's device_name, the label reports show
 	Form          string // "chain" (with titles) or "totals"
 	PublishedUnix int64
-	Entries       uint32            // lines that verify
-	Head          service.AuditHead // the chain file's last line, when OK
-	OK            bool
-	Problem       string // why it is left out: the device, the file, the first bad line, what to do
-	Summaries     []service.Summary
+	Entries       uint32            // lines that verify, signed, before the first that does not
+	Head          service.AuditHead // the last line that counts (Summaries' last)
+	OK            bool              // every line counts: nothing was left out
+	Problem       string            // what was left out and why: the device, the file, the line, what to do
+	// Summaries are the lines that count: signed by the device's key (its
+	// pinned key, or this machine's own for its own folder) and chaining,
+	// up to the first break. A line not signed by that key is left out
+	// wherever it is, and the chain is checked over the rest, so a forged
+	// line costs nothing of the device's real record.
+	Summaries []service.Summary
+	// Key is the fingerprint of the key the folder is held to; Pinned says,
+	// the first time this machine reads the folder, that its key was
+	// pinned now ("" every other time).
+	Key    string
+	Pinned string
 }
 
 // Label names the device for a person: its name, else its id.
@@ -43,13 +55,17 @@ func (d SharedDevice) Label() string {
 	return d.Folder
 }
 
-// ReadShared reads every device folder under <syncDir>/antidrift-v1,
-// each verified on its own, never through a symbolic link. problems are
-// what is wrong beside any one device's chain: a later layout, a folder
-// that is no device's, two folders claiming one device id, a Syncthing
-// conflict copy; each says what to do. A sync_dir holding no layout
-// folder yet reads as no devices.
-func ReadShared(syncDir string) (devices []SharedDevice, problems []string, err error) {
+// ReadShared reads every device folder under <syncDir>/antidrift-v2,
+// each verified on its own against the key trust holds it to, never
+// through a symbolic link. problems are what is wrong beside any one
+// device's chain: an earlier or later layout, a folder that is no
+// device's, two folders claiming one device id, a Syncthing conflict copy;
+// each says what to do. A sync_dir holding no layout folder yet reads as
+// no devices.
+func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems []string, err error) {
+	if trust.Problem != "" {
+		problems = append(problems, trust.Problem)
+	}
 	// sync_dir itself is the person's choice and may be a link, as the
 	// state directory's own path may; nothing below it is followed.
 	root, err := os.Open(syncDir)
@@ -61,7 +77,7 @@ func ReadShared(syncDir string) (devices []SharedDevice, problems []string, err 
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, []string{fmt.Sprintf("sync_dir %s does not exist: no other machine's record is read. Create it as the folder Syncthing shares (docs/sync.md)", syncDir)}, nil
+			return nil, append(problems, fmt.Sprintf("sync_dir %s does not exist: no other machine's record is read. Create it as the folder Syncthing shares (docs/sync.md)", syncDir)), nil
 		}
 		return nil, nil, fmt.Errorf("cannot read sync_dir: %w", err)
 	}
@@ -72,7 +88,11 @@ func ReadShared(syncDir string) (devices []SharedDevice, problems []string, err 
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if strings.HasPrefix(n, "antidrift-v") && n != LayoutFolder {
+		if n == unsignedLayout {
+			if p := unsignedLayoutProblem(root); p != "" {
+				problems = append(problems, p)
+			}
+		} else if strings.HasPrefix(n, "antidrift-v") && n != LayoutFolder {
 			problems = append(problems, fmt.Sprintf("sync_dir holds %s, a layout a later antidrift writes; this one reads only %s, so the devices there are not shown. Update antidrift on this machine", n, LayoutFolder))
 		}
 	}
@@ -102,7 +122,7 @@ func ReadShared(syncDir string) (devices []SharedDevice, problems []string, err 
 			problems = append(problems, fmt.Sprintf("%s/%s cannot be read (%v); it is not read", LayoutFolder, folder, err))
 			continue
 		}
-		d, more := readDeviceDir(dir, folder)
+		d, more := readDeviceDir(dir, folder, trust)
 		dir.Close()
 		problems = append(problems, more...)
 		devices = append(devices, d)
@@ -112,7 +132,7 @@ func ReadShared(syncDir string) (devices []SharedDevice, problems []string, err 
 
 // readDeviceDir reads one device folder: device.json, the chain file it
 // names, and notes every conflict copy Syncthing left beside them.
-func readDeviceDir(dir *os.File, folder string) (SharedDevice, []string) {
+func readDeviceDir(dir *os.File, folder string, trust *Trust) (SharedDevice, []string) {
 	var problems []string
 	names, _ := dir.Readdirnames(-1)
 	slices.Sort(names)
@@ -135,14 +155,37 @@ func readDeviceDir(dir *os.File, folder string) (SharedDevice, []string) {
 				Problem: fmt.Sprintf("device %s: %s cannot be read (%v); it is left out", service.Quote(d.DeviceName), d.File, err)}, problems
 		}
 	}
-	return ReadDeviceFolder(folder, meta, chain), problems
+	return ReadDeviceFolder(folder, meta, chain, trust), problems
+}
+
+// unsignedLayoutProblem names the device folders of layout 1 left in
+// sync_dir: machines that still run an antidrift without signatures
+// (each machine removes its own once it publishes in layout 2).
+func unsignedLayoutProblem(root *os.File) string {
+	dir, err := openIn(root, unsignedLayout, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return ""
+	}
+	defer dir.Close()
+	names, _ := dir.Readdirnames(-1)
+	n := 0
+	for _, name := range names {
+		if !strings.HasPrefix(name, ".") {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("sync_dir holds %s with %d device folder(s) in layout 1, which an earlier antidrift writes without signatures: nothing in them can be held to a machine's key, so they are not read. "+
+		"Update antidrift on those machines: each then publishes in %s and removes its folder from %s", unsignedLayout, n, LayoutFolder, unsignedLayout)
 }
 
 // ReadDeviceFolder judges one device folder from its device.json and its
-// chain file's bytes: it never fails, it says what is wrong in Problem.
-// (It is the layout's whole reader of bytes, and what the fuzz test
-// feeds.)
-func ReadDeviceFolder(folder string, meta, chain []byte) SharedDevice {
+// chain file's bytes, against the key trust holds the device to: it never
+// fails, it says what is wrong in Problem. (It is the layout's whole
+// reader of bytes, and what the fuzz test feeds.)
+func ReadDeviceFolder(folder string, meta, chain []byte, trust *Trust) SharedDevice {
 	d := SharedDevice{Folder: folder}
 	var m publishedDevice
 	if err := json.Unmarshal(meta, &m); err != nil {
@@ -166,27 +209,137 @@ func ReadDeviceFolder(folder string, meta, chain []byte) SharedDevice {
 		d.Problem = fmt.Sprintf("%s: %s names form %s and file %s, which do not go together; it is left out", who, PublishedDevice, service.Quote(m.Form), service.Quote(m.File))
 		return d
 	}
-	v := verifyChainBytes(chain)
-	d.Entries = v.Entries
-	if !v.OK {
-		d.Problem = fmt.Sprintf("%s: its %s does not verify: %s. Its sessions are left out of every figure. Look at the copy on that machine (antidrift verify there); if its own chain is fine, its next seal publishes a good copy",
-			who, m.File, v.Problem)
+	carried, err := base64.StdEncoding.DecodeString(m.PublicKey)
+	if err != nil || len(carried) != ed25519.PublicKeySize || !deviceFileSignedBy(carried, meta) {
+		d.Problem = fmt.Sprintf("%s: its %s is not signed by the key it names (it was altered in sync_dir, or written by no antidrift); it is left out. If the device publishes again, its own copy replaces it", who, PublishedDevice)
 		return d
 	}
+	want, mismatch, pinned := trust.keyFor(m.DeviceID, carried)
+	if pinned != "" {
+		d.Pinned = who + ": " + pinned
+	}
+	if want != nil {
+		d.Key = Fingerprint(want)
+	}
+	if mismatch != "" {
+		d.Problem = fmt.Sprintf("%s: %s. Its copy is left out of every figure", who, mismatch)
+		return d
+	}
+	d.Problem, d.Entries, d.Summaries, d.Head = judgeSignedChain(who, m.File, checkSignedChain(chain, want, m.DeviceID, m.Form))
 	if m.Form == formTotals && !m.SourceOK {
 		d.Problem = fmt.Sprintf("%s: the machine's own audit.jsonl does not verify (%s), so its totals copy is left out. Run antidrift verify on that machine",
 			who, m.SourceProblem)
-		return d
+		d.Entries, d.Summaries, d.Head = 0, nil, service.AuditHead{}
 	}
-	d.OK, d.Head = true, v.Head
-	_ = eachLine(bytes.NewReader(chain), func(line []byte, complete bool) error {
-		var sum service.Summary
-		if complete && json.Unmarshal(line, &sum) == nil {
-			d.Summaries = append(d.Summaries, sum)
-		}
-		return nil
-	})
+	d.OK = d.Problem == ""
 	return d
+}
+
+// signedChain is a device's chain file walked line by line: each line's
+// signature checked against the device's key, and the hash chain walked
+// over the lines that are signed.
+type signedChain struct {
+	lines         int
+	unsigned      int      // lines not signed by the key
+	firstUnsigned string   // "line 3 (seq 3)"
+	namedUnsigned []string // the first few of them
+	chain         service.AuditReport
+	summaries     []service.Summary // the signed lines that chain, to the first break
+}
+
+// signedVerdict is what one published line says of itself (signedLineCheck).
+type signedVerdict struct {
+	lineVerdict
+	signed bool
+	seq    uint64 // as the line carries it, to name it; 0 when unreadable
+	sum    service.Summary
+	parsed bool
+}
+
+// newSignedLineCheck checks published lines one at a time, each on its
+// own, so lines can be checked on several cores (eachLineInParallel) and
+// streamed: the signature against pub, then the hash rule on the sealed
+// line within.
+func newSignedLineCheck(pub ed25519.PublicKey, id, form string) func() func(line []byte, complete bool) signedVerdict {
+	return func() func(line []byte, complete bool) signedVerdict {
+		check := newLineCheck()
+		return func(line []byte, complete bool) signedVerdict {
+			var sealed []byte
+			ok := false
+			if complete {
+				sealed, ok = signedBy(pub, id, form, line)
+			}
+			if !ok {
+				var k auditKeys
+				if complete && decodeAuditKeys(line, &k) != nil {
+					k.Seq = 0
+				}
+				return signedVerdict{seq: k.Seq}
+			}
+			v := signedVerdict{signed: true, lineVerdict: check(sealed, true), seq: 0}
+			if v.unreadable == "" && v.unsealed == "" {
+				v.parsed = json.Unmarshal(sealed, &v.sum) == nil
+			}
+			return v
+		}
+	}
+}
+
+// checkSignedChain walks a device's published chain file, held to pub.
+func checkSignedChain(data []byte, pub ed25519.PublicKey, id, form string) signedChain {
+	var c signedChain
+	v := chainVerifier{prevHash: genesisHash}
+	err := eachLineInParallel(bytes.NewReader(data), newSignedLineCheck(pub, id, form), func(sv signedVerdict) {
+		c.lines++
+		if !sv.signed {
+			c.unsigned++
+			name := fmt.Sprintf("line %d", c.lines)
+			if sv.seq > 0 {
+				name += fmt.Sprintf(" (seq %d)", sv.seq)
+			}
+			if c.firstUnsigned == "" {
+				c.firstUnsigned = name
+			}
+			if len(c.namedUnsigned) < maxNamedBad {
+				c.namedUnsigned = append(c.namedUnsigned, name)
+			}
+			return
+		}
+		v.lineNo = c.lines - 1 // the walk names lines by their place in the file
+		v.check(sv.lineVerdict)
+		if v.bad == 0 && sv.parsed {
+			c.summaries = append(c.summaries, sv.sum)
+		}
+	})
+	c.chain = v.report()
+	if err != nil {
+		c.chain, c.summaries = service.AuditReport{Problem: err.Error()}, nil
+	}
+	return c
+}
+
+// judgeSignedChain says what a device's walked chain file counts for:
+// the problem sentence ("" when every line counts), the lines that do.
+func judgeSignedChain(who, file string, c signedChain) (problem string, entries uint32, sums []service.Summary, head service.AuditHead) {
+	var sentences []string
+	if c.unsigned > 0 {
+		named := strings.Join(c.namedUnsigned, ", ")
+		if c.unsigned > len(c.namedUnsigned) {
+			named += fmt.Sprintf(" and %d more", c.unsigned-len(c.namedUnsigned))
+		}
+		sentences = append(sentences, fmt.Sprintf("%s: %d of the %d line(s) of its %s are not signed by its key: %s. They were forged or altered in sync_dir, and are left out of every figure",
+			who, c.unsigned, c.lines, file, named))
+	}
+	if !c.chain.OK {
+		sentences = append(sentences, fmt.Sprintf("%s: its %s does not verify: %s. Its sessions from there on are left out of every figure", who, file, c.chain.Problem))
+	}
+	if len(sentences) > 0 {
+		sentences = append(sentences, fmt.Sprintf("%d signed session(s) before that still count. Look at the copy on that machine (antidrift verify there); if its own chain is fine, its next seal publishes a good copy", len(c.summaries)))
+	}
+	if n := len(c.summaries); n > 0 {
+		head = service.AuditHead{Seq: c.summaries[n-1].Seq, Hash: c.summaries[n-1].Hash}
+	}
+	return strings.Join(sentences, ". "), uint32(len(c.summaries)), c.summaries, head
 }
 
 // cleanLabel keeps a device name that another machine wrote to a line of
@@ -249,7 +402,7 @@ func (r *Reader) CopyIsOurs(dev SharedDevice) bool {
 	if err != nil {
 		return len(dev.Summaries) == 0
 	}
-	ours, _, _, _ := publishedForm(source, dev.Form == formChain)
+	ours, _, _, _ := publishedForm(source, dev.Form == formChain, nil, dev.ID)
 	hashes := map[uint64]string{}
 	_ = eachLine(bytes.NewReader(ours), func(line []byte, complete bool) error {
 		var k auditKeys

@@ -54,7 +54,7 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 		return rep, nil
 	}
 	thisID := local.DeviceID()
-	shared, problems, err := persist.ReadShared(d.SyncDir)
+	shared, problems, err := persist.ReadShared(d.SyncDir, persist.LoadTrust(local.Dir()))
 	if err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
 	}
@@ -79,20 +79,34 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 	}
 	for _, dev := range shared {
 		if thisID != "" && dev.ID == thisID {
-			// This machine: counted from its state directory, once.
+			// This machine: counted from its state directory, once. Its
+			// copy is checked: held to this machine's key, and holding no
+			// session this machine never sealed.
+			rep.Devices[0].Key = dev.Key
+			if dev.Problem != "" {
+				rep.Problems = append(rep.Problems, dev.Problem)
+			}
 			if !local.CopyIsOurs(dev) {
 				rep.Problems = append(rep.Problems, persist.SameIDProblem(dev))
 			}
 			continue
 		}
 		dt := DeviceTotals{DeviceID: dev.ID, Name: dev.Label(), Form: dev.Form, OK: dev.OK, Entries: dev.Entries, Problem: dev.Problem,
-			Totals: Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}}
-		if dev.OK {
+			Key: dev.Key, Pinned: dev.Pinned, Totals: Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}}
+		if dev.Problem != "" {
+			rep.Problems = append(rep.Problems, dev.Problem)
+		}
+		// What counts of a copy is the lines signed by its pinned key that
+		// chain (dev.Summaries), even when a forged line beside them was
+		// left out; a copy rewritten under the remembered head counts not
+		// at all.
+		counts := len(dev.Summaries) > 0
+		if counts {
 			if seen, ok := local.SeenHead(dev.ID, dev.Form); ok {
 				if behind, rewritten := persist.Behind(dev, seen); behind != "" {
 					rep.Problems = append(rep.Problems, behind)
 					if rewritten {
-						dev.OK, dt.OK, dt.Problem = false, false, behind
+						counts, dt.OK, dt.Entries, dt.Problem = false, false, 0, behind
 					}
 				}
 			}
@@ -100,10 +114,7 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 				rep.Problems = append(rep.Problems, off)
 			}
 		}
-		if !dev.OK || !include(dev.ID, dev.Label()) {
-			if !dev.OK && dt.Problem == dev.Problem {
-				rep.Problems = append(rep.Problems, dev.Problem)
-			}
+		if !counts || !include(dev.ID, dev.Label()) {
 			dt.Totals.finish()
 			rep.Devices = append(rep.Devices, dt)
 			continue
@@ -237,7 +248,10 @@ func deviceRows(r *Report) []deviceRow {
 	out := make([]deviceRow, 0, len(r.Devices))
 	for _, d := range r.Devices {
 		chain := fmt.Sprintf("%s, %d verified", d.Form, d.Entries)
-		if !d.OK {
+		switch {
+		case !d.OK && d.Entries > 0:
+			chain = fmt.Sprintf("%s, %d verified, the rest left out", d.Form, d.Entries)
+		case !d.OK:
 			chain = "broken: left out"
 		}
 		out = append(out, deviceRow{Name: d.Name, Active: dur(d.Totals.ActiveSeconds), OnTask: dur(d.Totals.OnTaskSeconds),
@@ -265,6 +279,11 @@ func (t *textWriter) devices(r *Report) {
 	}
 	if r.Totals.OverlapSeconds > 0 {
 		t.line("  time active counts %s once: sessions ran on two machines at the same time", dur(r.Totals.OverlapSeconds))
+	}
+	for _, d := range r.Devices {
+		if d.Pinned != "" {
+			t.line("  %s", inert.Terminal(d.Pinned))
+		}
 	}
 	t.line("")
 }

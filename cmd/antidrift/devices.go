@@ -63,10 +63,6 @@ func syncConfig() config.Config {
 // $XDG_STATE_HOME/antidrift): its device id says which copy is this
 // machine's, and its audit.jsonl that the copy is this machine's own.
 func otherDevices(which report.Devices, stateDir string) (devices []persist.SharedDevice, problems []string, err error) {
-	all, problems, err := persist.ReadShared(which.SyncDir)
-	if err != nil {
-		return nil, nil, err
-	}
 	var local *persist.Reader
 	thisID := ""
 	if stateDir == "" {
@@ -76,10 +72,18 @@ func otherDevices(which report.Devices, stateDir string) (devices []persist.Shar
 		local = persist.NewReader(stateDir)
 		thisID = local.DeviceID()
 	}
+	all, problems, err := persist.ReadShared(which.SyncDir, persist.LoadTrust(stateDir))
+	if err != nil {
+		return nil, nil, err
+	}
 	names := []string{which.ThisName}
 	for _, d := range all {
 		if d.ID != "" && d.ID == thisID {
-			// This machine comes from the daemon; its copy is only checked.
+			// This machine comes from the daemon; its copy is only checked:
+			// held to this machine's key, and holding nothing it never sealed.
+			if d.Problem != "" {
+				problems = append(problems, d.Problem)
+			}
 			if !local.CopyIsOurs(d) {
 				problems = append(problems, persist.SameIDProblem(d))
 			}
@@ -122,9 +126,13 @@ func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, s
 		e["device"] = dbus.MakeVariant(which.ThisName)
 	}
 	for _, d := range others {
-		if !d.OK {
+		// The lines that count (signed by its pinned key, chaining) are
+		// listed even when a forged line beside them was left out.
+		if d.Problem != "" {
 			problems = append(problems, d.Problem)
-			continue
+		}
+		if d.Pinned != "" {
+			problems = append(problems, d.Pinned)
 		}
 		for _, s := range d.Summaries {
 			e := dbusapi.HistoryEntry(s)
@@ -160,9 +168,12 @@ func verifyOtherDevices(which report.Devices, stateDir string, out map[string]an
 	var b strings.Builder
 	list := make([]map[string]any, 0, len(others))
 	for _, d := range others {
-		list = append(list, map[string]any{"device_id": d.ID, "name": d.Label(), "form": d.Form, "ok": d.OK, "entries": d.Entries, "problem": d.Problem})
+		list = append(list, map[string]any{"device_id": d.ID, "name": d.Label(), "form": d.Form, "ok": d.OK, "entries": d.Entries, "problem": d.Problem, "key": d.Key, "pinned": d.Pinned})
+		if d.Pinned != "" {
+			fmt.Fprintf(&b, "%s\n", d.Pinned)
+		}
 		if d.OK {
-			fmt.Fprintf(&b, "Device %s (%s copy): intact, %d %s.\n", service.Quote(d.Label()), d.Form, d.Entries, plural(int(d.Entries), "entry", "entries"))
+			fmt.Fprintf(&b, "Device %s (%s copy): intact, %d %s, signed by its key %s.\n", service.Quote(d.Label()), d.Form, d.Entries, plural(int(d.Entries), "entry", "entries"), d.Key)
 		} else {
 			ok = false
 			fmt.Fprintf(&b, "! %s\n", d.Problem)
