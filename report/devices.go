@@ -282,7 +282,8 @@ func (t *textWriter) devices(r *Report) {
 	}
 	for _, d := range r.Devices {
 		if d.Pinned != "" {
-			t.line("  %s", inert.Terminal(d.Pinned))
+			// The whole sentence is in the JSON's devices[].pinned.
+			t.line("  %s", clip(inert.Terminal(d.Name)+": first seen, its key pinned: "+d.Key, textWidth-2))
 		}
 	}
 	t.line("")
