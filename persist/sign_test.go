@@ -394,7 +394,7 @@ func FuzzReadDeviceFolder(f *testing.F) {
 			if len(line) == 0 {
 				continue
 			}
-			sealed, ok := signedBy(pub, folder, d.Form, bytes.TrimSuffix(line, []byte("\n")))
+			sealed, ok := docSigned(pub, folder, d.Form, bytes.TrimSuffix(line, []byte("\n")))
 			if !ok || !bytes.HasSuffix(line, []byte("\n")) {
 				all = false
 				continue
@@ -438,4 +438,21 @@ func stripSigs(t *testing.T, data []byte) []byte {
 		out = append(append(out, body...), "}\n"...)
 	}
 	return out
+}
+
+// docSigned is docs/sync.md's signature rule written out again, apart
+// from signed.go: the line ends in `,"sig":"<base64>"}`; taking that key
+// out leaves the sealed line; the signature is Ed25519 over
+// "antidrift-v2 line\n" + device id + "\n" + form + "\n" + the sealed line.
+func docSigned(pub ed25519.PublicKey, id, form string, line []byte) ([]byte, bool) {
+	i := bytes.LastIndex(line, []byte(`,"sig":"`))
+	if i < 0 || len(line) < i+len(`,"sig":"`)+2 || !bytes.HasSuffix(line, []byte(`"}`)) {
+		return nil, false
+	}
+	sig, err := base64.RawStdEncoding.DecodeString(string(line[i+len(`,"sig":"`) : len(line)-2]))
+	if err != nil {
+		return nil, false
+	}
+	sealed := append(slicesClone(line[:i]), '}')
+	return sealed, ed25519.Verify(pub, []byte("antidrift-v2 line\n"+id+"\n"+form+"\n"+string(sealed)), sig)
 }
