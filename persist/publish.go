@@ -100,7 +100,9 @@ func (p *Publisher) SessionEnded(_ string, _ service.Outcome, hash string) {
 func (p *Publisher) Folder() string { return filepath.Join(p.syncDir, LayoutFolder, p.id) }
 
 // PublishNow brings the copy up to date and returns "" or what is wrong,
-// as a sentence for Problems.
+// as a sentence for Problems: that it could not, or what it found and
+// put right (a line in this machine's folder that it never signed, a
+// damaged device key replaced).
 func (p *Publisher) PublishNow() string {
 	notice, err := p.publish()
 	if err != nil {
@@ -111,8 +113,9 @@ func (p *Publisher) PublishNow() string {
 }
 
 // rememberOthers records the furthest head of every other device's copy
-// that verifies (seen.go), so a copy that later falls behind it is
-// noticed. Only heads are kept: no other device's data enters the state
+// (seen.go): of its lines that count, signed by its pinned key (keys.go,
+// pinned here the first time), so a copy that later falls behind it is
+// noticed and a forged line never becomes the mark. Only heads are kept: no other device's data enters the state
 // directory. A failure costs only that memory, and is logged by nobody:
 // the next pass tries again.
 func (p *Publisher) rememberOthers() {
