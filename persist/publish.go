@@ -40,6 +40,9 @@ type Publisher struct {
 	// report hears the outcome of every pass: "" when the copy is up to
 	// date, else a sentence for Problems.
 	report func(problem string)
+	// log hears what a pass found worth saying once, that is no problem:
+	// another device's key pinned the first time it was read.
+	log func(news string)
 
 	wake chan struct{}
 	stop chan struct{}
@@ -51,8 +54,12 @@ type Publisher struct {
 // it where the person did not mean would publish to nowhere).
 func NewPublisher(store *Store, syncDir, id, name string, titles bool, report func(string)) *Publisher {
 	return &Publisher{store: store, syncDir: syncDir, id: id, name: name, titles: titles, now: time.Now, report: report,
-		wake: make(chan struct{}, 1), stop: make(chan struct{})}
+		log: func(string) {}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 }
+
+// SetLog has log hear what a pass found worth saying once (a device's key
+// pinned); call it before Start.
+func (p *Publisher) SetLog(log func(news string)) { p.log = log }
 
 // Start runs the publisher until Close, with a first pass right away.
 func (p *Publisher) Start() {
@@ -125,6 +132,9 @@ func (p *Publisher) rememberOthers() {
 	}
 	others := devs[:0]
 	for _, d := range devs {
+		if d.Pinned != "" {
+			p.log(d.Pinned)
+		}
 		if d.ID != p.id {
 			others = append(others, d)
 		}
@@ -283,7 +293,7 @@ func notAnotherWriter(old, now []byte, pub ed25519.PublicKey, id, form, file str
 		return "", nil
 	}
 	c := checkSignedChain(old, pub, id, form)
-	if c.unsigned == 0 && c.chain.OK {
+	if c.unsigned == 0 && c.broken == "" && c.unread == "" {
 		return "", fmt.Errorf("the copy in %s/%s/%s holds sessions this machine never sealed, signed with this machine's own key: another machine publishes under the same device id %s with a copy of this machine's key (a copied state directory), or this machine's audit.jsonl was rewritten. "+
 			"Nothing was overwritten. Fix: on one of the two machines, stop antidriftd, move %s and %s out of its state directory and start it again (it makes a new id and key), then delete the folder it used to publish in",
 			LayoutFolder, id, file, id, deviceFileName, deviceKeyFileName)

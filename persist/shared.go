@@ -235,85 +235,160 @@ func ReadDeviceFolder(folder string, meta, chain []byte, trust *Trust) SharedDev
 	return d
 }
 
-// signedChain is a device's chain file walked line by line: each line's
-// signature checked against the device's key, and the hash chain walked
-// over the lines that are signed.
+// maxSignatureChecks bounds the Ed25519 checks one copy may cost a
+// reader. An intact copy costs one (its last line's signature covers
+// every line before it through the hash chain); a copy with forged lines
+// costs a few more; a hostile one stops here, the rest of it left out.
+const maxSignatureChecks = 256
+
+// signedChain is a device's chain file walked: which lines count (signed
+// by the device's key and chaining from the genesis hash, over the lines
+// that do), and what is left out and why.
 type signedChain struct {
 	lines         int
-	unsigned      int      // lines not signed by the key
+	unsigned      int      // lines left out as not signed by the key (or altered, or unreadable)
 	firstUnsigned string   // "line 3 (seq 3)"
 	namedUnsigned []string // the first few of them
-	chain         service.AuditReport
-	summaries     []service.Summary // the signed lines that chain, to the first break
+	broken        string   // where the lines that are signed stop chaining, "" when they do not
+	unread        string   // where the checks ran out, "" when they did not
+	checks        int      // signatures checked
+	summaries     []service.Summary
 }
 
-// signedVerdict is what one published line says of itself (signedLineCheck).
+// signedVerdict is what one published line says of itself, without its
+// signature checked (newSignedLineCheck).
 type signedVerdict struct {
 	lineVerdict
-	signed bool
-	seq    uint64 // as the line carries it, to name it; 0 when unreadable
-	sum    service.Summary
-	parsed bool
+	length   int  // the line's bytes, without its newline
+	complete bool // it ends in a newline
+	signed   bool // it ends in a signature where one belongs (not yet checked)
+	sum      service.Summary
+	parsed   bool
 }
 
-// newSignedLineCheck checks published lines one at a time, each on its
-// own, so lines can be checked on several cores (eachLineInParallel) and
-// streamed: the signature against pub, then the hash rule on the sealed
-// line within.
-func newSignedLineCheck(pub ed25519.PublicKey, id, form string) func() func(line []byte, complete bool) signedVerdict {
-	return func() func(line []byte, complete bool) signedVerdict {
-		check := newLineCheck()
-		return func(line []byte, complete bool) signedVerdict {
-			var sealed []byte
-			ok := false
-			if complete {
-				sealed, ok = signedBy(pub, id, form, line)
-			}
-			if !ok {
-				var k auditKeys
-				if complete && decodeAuditKeys(line, &k) != nil {
-					k.Seq = 0
-				}
-				return signedVerdict{seq: k.Seq}
-			}
-			v := signedVerdict{signed: true, lineVerdict: check(sealed, true), seq: 0}
-			if v.unreadable == "" && v.unsealed == "" {
-				v.parsed = json.Unmarshal(sealed, &v.sum) == nil
+// wellFormed is a complete line whose sealed part passes the hash rule on
+// its own: only such a line is worth a signature check.
+func (v signedVerdict) wellFormed() bool {
+	return v.complete && v.signed && v.unreadable == "" && v.unsealed == ""
+}
+
+// follows reports whether v comes right after seq/hash in a chain.
+func (v signedVerdict) follows(seq uint64, hash string) bool {
+	return v.keys.Seq == seq+1 && v.keys.PrevHash == hash
+}
+
+// newSignedLineCheck judges published lines one at a time, each on its
+// own, so lines can be judged on several cores (eachLineInParallel): the
+// signature's place, and the hash rule on the sealed line within. The
+// signatures themselves are checked after (checkSignedChain), as few as
+// the chain allows.
+func newSignedLineCheck() func(line []byte, complete bool) signedVerdict {
+	check := newLineCheck()
+	var sealed []byte
+	return func(line []byte, complete bool) signedVerdict {
+		v := signedVerdict{length: len(line), complete: complete}
+		body, _, ok := splitSignedLine(line)
+		if !complete || !ok {
+			var k auditKeys
+			if complete && decodeAuditKeys(line, &k) == nil {
+				v.keys.Seq = k.Seq
 			}
 			return v
 		}
+		sealed = append(append(sealed[:0], body...), '}')
+		v.signed, v.lineVerdict = true, check(sealed, true)
+		if v.unreadable == "" && v.unsealed == "" {
+			v.parsed = json.Unmarshal(sealed, &v.sum) == nil
+		}
+		return v
 	}
 }
 
 // checkSignedChain walks a device's published chain file, held to pub.
+// Every line is judged on its own first (the hash rule, cheaply, in
+// parallel); then, from the genesis hash, each stretch of well-formed
+// lines that chain on from the last line that counts is taken whole when
+// its last line is signed by pub (that signature covers the stretch
+// through the hash chain), else line by line backwards to the last one
+// that is. A well-formed line that does not chain on from what counts is
+// a forgery when it is not signed (left out, and the walk goes on) and a
+// break when it is (a line was removed or altered: nothing after it
+// counts). At most maxSignatureChecks signatures are checked.
 func checkSignedChain(data []byte, pub ed25519.PublicKey, id, form string) signedChain {
 	var c signedChain
-	v := chainVerifier{prevHash: genesisHash}
-	err := eachLineInParallel(bytes.NewReader(data), newSignedLineCheck(pub, id, form), func(sv signedVerdict) {
-		c.lines++
-		if !sv.signed {
-			c.unsigned++
-			name := fmt.Sprintf("line %d", c.lines)
-			if sv.seq > 0 {
-				name += fmt.Sprintf(" (seq %d)", sv.seq)
-			}
-			if c.firstUnsigned == "" {
-				c.firstUnsigned = name
-			}
-			if len(c.namedUnsigned) < maxNamedBad {
-				c.namedUnsigned = append(c.namedUnsigned, name)
-			}
-			return
+	var lines []signedVerdict
+	if err := eachLineInParallel(bytes.NewReader(data), newSignedLineCheck, func(v signedVerdict) { lines = append(lines, v) }); err != nil {
+		c.broken = err.Error()
+		return c
+	}
+	c.lines = len(lines)
+	starts := make([]int, len(lines)+1)
+	for i, v := range lines {
+		starts[i+1] = starts[i] + v.length + 1
+	}
+	signedAt := func(i int) bool {
+		c.checks++
+		_, ok := signedBy(pub, id, form, data[starts[i]:starts[i]+lines[i].length])
+		return ok
+	}
+	leftOut := func(i int) {
+		c.unsigned++
+		name := fmt.Sprintf("line %d", i+1)
+		if lines[i].keys.Seq > 0 {
+			name += fmt.Sprintf(" (seq %d)", lines[i].keys.Seq)
 		}
-		v.lineNo = c.lines - 1 // the walk names lines by their place in the file
-		v.check(sv.lineVerdict)
-		if v.bad == 0 && sv.parsed {
-			c.summaries = append(c.summaries, sv.sum)
+		if c.firstUnsigned == "" {
+			c.firstUnsigned = name
 		}
-	})
-	c.chain = v.report()
-	if err != nil {
-		c.chain, c.summaries = service.AuditReport{Problem: err.Error()}, nil
+		if len(c.namedUnsigned) < maxNamedBad {
+			c.namedUnsigned = append(c.namedUnsigned, name)
+		}
+	}
+	tipSeq, tipHash := uint64(0), genesisHash
+	for i := 0; i < len(lines); {
+		if c.checks >= maxSignatureChecks {
+			c.unread = fmt.Sprintf("from line %d on it was not read: it holds so many lines not signed by its key that the %d signatures one copy may cost were spent", i+1, maxSignatureChecks)
+			return c
+		}
+		v := lines[i]
+		if !v.wellFormed() {
+			leftOut(i)
+			i++
+			continue
+		}
+		if !v.follows(tipSeq, tipHash) {
+			if signedAt(i) {
+				c.broken = fmt.Sprintf("line %d (seq %d), signed by its key, does not chain on from the lines before it that count (a line before it was removed, or altered): it and every line after it are left out", i+1, v.keys.Seq)
+				return c
+			}
+			leftOut(i)
+			i++
+			continue
+		}
+		// The stretch i..end chains on from what counts.
+		end := i
+		for end+1 < len(lines) && lines[end+1].wellFormed() && lines[end+1].follows(lines[end].keys.Seq, lines[end].keys.Hash) {
+			end++
+		}
+		found := -1
+		for j := end; j >= i && c.checks < maxSignatureChecks; j-- {
+			if signedAt(j) {
+				found = j
+				break
+			}
+		}
+		for j := i; j <= found; j++ {
+			if lines[j].parsed {
+				c.summaries = append(c.summaries, lines[j].sum)
+			}
+		}
+		if found >= 0 {
+			tipSeq, tipHash = lines[found].keys.Seq, lines[found].keys.Hash
+		}
+		for j := max(found+1, i); j <= end; j++ {
+			leftOut(j)
+		}
+		i = end + 1
 	}
 	return c
 }
@@ -330,8 +405,10 @@ func judgeSignedChain(who, file string, c signedChain) (problem string, entries 
 		sentences = append(sentences, fmt.Sprintf("%s: %d of the %d line(s) of its %s are not signed by its key: %s. They were forged or altered in sync_dir, and are left out of every figure",
 			who, c.unsigned, c.lines, file, named))
 	}
-	if !c.chain.OK {
-		sentences = append(sentences, fmt.Sprintf("%s: its %s does not verify: %s. Its sessions from there on are left out of every figure", who, file, c.chain.Problem))
+	for _, why := range []string{c.broken, c.unread} {
+		if why != "" {
+			sentences = append(sentences, fmt.Sprintf("%s: in its %s, %s", who, file, why))
+		}
 	}
 	if len(sentences) > 0 {
 		sentences = append(sentences, fmt.Sprintf("%d signed session(s) before that still count. Look at the copy on that machine (antidrift verify there); if its own chain is fine, its next seal publishes a good copy", len(c.summaries)))

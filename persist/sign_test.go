@@ -3,7 +3,9 @@ package persist
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -387,31 +389,43 @@ func FuzzReadDeviceFolder(f *testing.F) {
 		if d.OK != (d.Problem == "") {
 			t.Fatalf("OK %v with problem %q: got both or neither, want OK exactly when there is no problem", d.OK, d.Problem)
 		}
-		signedHashes := map[string]bool{}
+		// What the documented rules authenticate, worked out apart from
+		// the reader: a well-formed line (its hash matches its bytes) is
+		// authentic when the pinned key signed it, or signed a later line
+		// whose prev_hash chain reaches it (the signature covers the hash).
+		prevOf := map[string]string{}
+		authentic := map[string]bool{}
+		var signedHashes []string
 		var stripped []byte
 		all := true
 		for _, line := range bytes.SplitAfter(chain, []byte("\n")) {
 			if len(line) == 0 {
 				continue
 			}
-			sealed, ok := docSigned(pub, folder, d.Form, bytes.TrimSuffix(line, []byte("\n")))
-			if !ok || !bytes.HasSuffix(line, []byte("\n")) {
+			sealed, signed := docSigned(pub, folder, d.Form, bytes.TrimSuffix(line, []byte("\n")))
+			prev, hash, sound := docHashed(sealed)
+			if !bytes.HasSuffix(line, []byte("\n")) || !sound {
 				all = false
 				continue
 			}
-			var k auditKeys
-			if decodeAuditKeys(sealed, &k) == nil {
-				signedHashes[k.Hash] = true
+			prevOf[hash] = prev
+			if signed {
+				signedHashes = append(signedHashes, hash)
 			}
 			stripped = append(append(stripped, sealed...), '\n')
 		}
-		if d.OK && (!all || !verifyChainBytes(stripped).OK) {
-			t.Fatal("a copy not wholly signed by the pinned key and chained: got it taken whole (OK), want what is not left out")
+		for _, h := range signedHashes {
+			for ok := true; ok && !authentic[h]; h, ok = prevOf[h], prevOf[h] != "" {
+				authentic[h] = true
+			}
 		}
 		for _, s := range d.Summaries {
-			if !signedHashes[s.Hash] {
-				t.Fatalf("session seq %d (hash %s): got it counted, want only lines the pinned key signed", s.Seq, s.Hash)
+			if !authentic[s.Hash] {
+				t.Fatalf("session seq %d (hash %s): got it counted, want only lines the pinned key signed, itself or through a later line", s.Seq, s.Hash)
 			}
+		}
+		if d.OK && (!all || len(d.Summaries) != len(prevOf) || !verifyChainBytes(stripped).OK) {
+			t.Fatal("a copy not wholly authentic and chained: got it taken whole (OK), want what is not left out")
 		}
 		if d.OK && folder != fuzzID {
 			t.Fatalf("folder %q: got it taken, want only the pinned device's folder", folder)
@@ -455,4 +469,53 @@ func docSigned(pub ed25519.PublicKey, id, form string, line []byte) ([]byte, boo
 	}
 	sealed := append(slicesClone(line[:i]), '}')
 	return sealed, ed25519.Verify(pub, []byte("antidrift-v2 line\n"+id+"\n"+form+"\n"+string(sealed)), sig)
+}
+
+// docHashed checks a sealed line by docs/audit.md's hash rule, written out
+// apart: the line ends in "hash":"<64 hex>"}, and that hash is the SHA-256
+// of prev_hash and the line with the hash emptied.
+func docHashed(sealed []byte) (prev, hash string, ok bool) {
+	var k struct {
+		PrevHash string `json:"prev_hash"`
+		Hash     string `json:"hash"`
+	}
+	if sealed == nil || json.Unmarshal(sealed, &k) != nil || len(k.Hash) != 64 {
+		return "", "", false
+	}
+	i := bytes.LastIndex(sealed, []byte(`"hash":"`))
+	if i < 0 || string(sealed[i:]) != `"hash":"`+k.Hash+`"}` {
+		return "", "", false
+	}
+	sum := sha256.Sum256(append([]byte(k.PrevHash+string(sealed[:i])), `"hash":""}`...))
+	return k.PrevHash, k.Hash, hex.EncodeToString(sum[:]) == k.Hash
+}
+
+// An intact copy costs one signature check, a forged line appended one
+// more; a hostile copy of thousands of lines signed by another key costs
+// at most maxSignatureChecks, and the real lines before them still count.
+func TestSignatureChecksAreBounded(t *testing.T) {
+	st, p := publishedStore(t, 3, false)
+	key, _, _ := st.DeviceKey()
+	pub := key.Public().(ed25519.PublicKey)
+	real := readFile(t, filepath.Join(p.Folder(), PublishedTotals))
+	if c := checkSignedChain(real, pub, p.id, formTotals); c.checks != 1 || len(c.summaries) != 3 {
+		t.Fatalf("an intact copy: got %d checks, %d sessions; want 1 check, 3 sessions", c.checks, len(c.summaries))
+	}
+	forger := otherKey(t)
+	one := append(slicesClone(real), forgedLine(t, real, forger, p.id, formTotals)...)
+	if c := checkSignedChain(one, pub, p.id, formTotals); c.checks != 2 || len(c.summaries) != 3 || c.unsigned != 1 {
+		t.Fatalf("a forged line appended: got %d checks, %d sessions, %d left out; want 2, 3, 1", c.checks, len(c.summaries), c.unsigned)
+	}
+	hostile := slicesClone(real)
+	for range 2000 {
+		hostile = append(hostile, forgedLine(t, real, forger, p.id, formTotals)...) // each at seq 4, none chaining on
+	}
+	c := checkSignedChain(hostile, pub, p.id, formTotals)
+	if c.checks > maxSignatureChecks || len(c.summaries) != 3 || !strings.Contains(c.unread, "not read") {
+		t.Fatalf("a hostile copy: got %d checks, %d sessions, unread %q; want at most %d checks, the 3 real sessions, the rest said not read", c.checks, len(c.summaries), c.unread, maxSignatureChecks)
+	}
+	problem, _, _, _ := judgeSignedChain(`device "laptop"`, PublishedTotals, c)
+	if !containsAll(problem, "not read", "3 signed session(s)") {
+		t.Fatalf("the hostile copy's problem: got %q, want the rest said not read and the 3 real sessions counted", problem)
+	}
 }
