@@ -360,9 +360,9 @@ func fuzzMachine(tb testing.TB) *Store {
 }
 
 // The layout's reader with its signature layer takes any bytes without
-// panicking, never calls a copy good that is not wholly signed by the
-// pinned key and chained, and never counts a session whose line the
-// pinned key did not sign. Seeds: the code's below, and
+// panicking, never calls a copy good that is not wholly authentic and
+// chained, and never counts a session whose line the pinned key did not
+// sign, itself or through a later line whose hash chain reaches it. Seeds: the code's below, and
 // testdata/fuzz/FuzzReadDeviceFolder (forged lines, another key, an
 // edited device.json). To search:
 //
