@@ -121,8 +121,9 @@ func (p *Publisher) PublishNow() string {
 
 // rememberOthers records the furthest head of every other device's copy
 // (seen.go): of its lines that count, signed by its pinned key (keys.go,
-// pinned here the first time), so a copy that later falls behind it is
-// noticed and a forged line never becomes the mark. Only heads are kept: no other device's data enters the state
+// pinned here the first time, and logged), so a copy that later falls
+// behind it is noticed and a forged line never becomes the mark. Only
+// heads and keys are kept: no other device's data enters the state
 // directory. A failure costs only that memory, and is logged by nobody:
 // the next pass tries again.
 func (p *Publisher) rememberOthers() {
