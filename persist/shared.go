@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -42,6 +43,11 @@ type SharedDevice struct {
 	// pinned now ("" every other time).
 	Key    string
 	Pinned string
+	// Stamp is what the folder's files were when read; Unchanged says the
+	// folder was not read again, its stamp being the one the caller gave
+	// (ReadOptions.Unchanged).
+	Stamp     Stamp
+	Unchanged bool
 }
 
 // Label names the device for a person: its name, else its id.
@@ -63,6 +69,29 @@ func (d SharedDevice) Label() string {
 // each says what to do. A sync_dir holding no layout folder yet reads as
 // no devices.
 func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems []string, err error) {
+	return ReadSharedWith(syncDir, trust, ReadOptions{})
+}
+
+// ReadOptions say how ReadSharedWith reads sync_dir.
+type ReadOptions struct {
+	// Bounds are the read's bounds; the zero value is DefaultReadBounds.
+	Bounds ReadBounds
+	// Unchanged has, for each device folder, its Stamp at the last read:
+	// a folder whose files still have it is not read again, and comes
+	// back with Unchanged set and nothing else but its Folder and Stamp.
+	Unchanged map[string]Stamp
+}
+
+// ReadSharedWith is ReadShared within o's bounds (bounds.go): it reads at
+// most o.Bounds.Devices device folders (the ones this machine knows
+// first), and of each at most its share of bytes and signature checks,
+// streaming the chain file, and names in problems and in each device's
+// Problem what it left out.
+func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []SharedDevice, problems []string, err error) {
+	if o.Bounds == (ReadBounds{}) {
+		o.Bounds = DefaultReadBounds
+	}
+	budget := newReadBudget(o.Bounds)
 	if trust.Problem != "" {
 		problems = append(problems, trust.Problem)
 	}
@@ -82,11 +111,10 @@ func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems 
 		return nil, nil, fmt.Errorf("cannot read sync_dir: %w", err)
 	}
 	defer root.Close()
-	names, err := root.Readdirnames(-1)
+	names, _, err := readNames(root, o.Bounds.Listed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read sync_dir: %w", err)
 	}
-	slices.Sort(names)
 	for _, n := range names {
 		if n == unsignedLayout {
 			if p := unsignedLayoutProblem(root); p != "" {
@@ -104,12 +132,12 @@ func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems 
 		return nil, problems, fmt.Errorf("cannot read %s: %w", filepath.Join(syncDir, LayoutFolder), err)
 	}
 	defer layout.Close()
-	folders, err := layout.Readdirnames(-1)
+	listed, moreListed, err := readNames(layout, o.Bounds.Listed)
 	if err != nil {
 		return nil, problems, err
 	}
-	slices.Sort(folders)
-	for _, folder := range folders {
+	var folders []string
+	for _, folder := range listed {
 		if strings.HasPrefix(folder, ".") {
 			continue // Syncthing's own (.stfolder) and temp files
 		}
@@ -117,12 +145,20 @@ func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems 
 			problems = append(problems, fmt.Sprintf("%s/%s is a Syncthing conflict copy of a device folder; it is not read. Delete it once the folder it copies is right", LayoutFolder, folder))
 			continue
 		}
+		folders = append(folders, folder)
+	}
+	seen := readSeen(trust.dir)
+	folders, left := orderFolders(folders, trust, seen, o.Bounds.Devices)
+	if p := leftOutFolders(left, o.Bounds.Devices, moreListed); p != "" {
+		problems = append(problems, p)
+	}
+	for _, folder := range folders {
 		dir, err := openIn(layout, folder, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s/%s cannot be read (%v); it is not read", LayoutFolder, folder, err))
 			continue
 		}
-		d, more := readDeviceDir(dir, folder, trust)
+		d, more := readDeviceDir(dir, folder, trust, budget, seen, o.Unchanged)
 		dir.Close()
 		problems = append(problems, more...)
 		devices = append(devices, d)
@@ -131,11 +167,11 @@ func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems 
 }
 
 // readDeviceDir reads one device folder: device.json, the chain file it
-// names, and notes every conflict copy Syncthing left beside them.
-func readDeviceDir(dir *os.File, folder string, trust *Trust) (SharedDevice, []string) {
+// names (streamed, within budget), and notes every conflict copy Syncthing
+// left beside them.
+func readDeviceDir(dir *os.File, folder string, trust *Trust, budget *readBudget, seen seenFile, unchanged map[string]Stamp) (SharedDevice, []string) {
 	var problems []string
-	names, _ := dir.Readdirnames(-1)
-	slices.Sort(names)
+	names, _, _ := readNames(dir, budget.b.Listed)
 	for _, n := range names {
 		if strings.Contains(n, ".sync-conflict-") {
 			problems = append(problems, fmt.Sprintf("%s/%s/%s is a Syncthing conflict copy: two machines wrote this device's folder, which only happens when they share one device id (a copied state directory). It is not read. "+
@@ -143,19 +179,87 @@ func readDeviceDir(dir *os.File, folder string, trust *Trust) (SharedDevice, []s
 				LayoutFolder, folder, n))
 		}
 	}
-	meta, err := readIn(dir, PublishedDevice)
+	metaFile, err := openIn(dir, PublishedDevice, os.O_RDONLY, 0)
+	var meta []byte
+	if err == nil {
+		meta, err = io.ReadAll(io.LimitReader(metaFile, maxDeviceFile+1))
+		if err == nil && len(meta) > maxDeviceFile {
+			err = fmt.Errorf("it is larger than %d KiB", maxDeviceFile>>10)
+		}
+		defer metaFile.Close()
+	}
 	if err != nil {
 		return SharedDevice{Folder: folder, Problem: fmt.Sprintf("device folder %s: %s cannot be read (%v); it is left out. If the device publishes again, Syncthing brings it", folder, PublishedDevice, err)}, problems
 	}
-	var chain []byte
 	var d publishedDevice
+	var chain *os.File
 	if json.Unmarshal(meta, &d) == nil && (d.File == PublishedChain || d.File == PublishedTotals) {
-		if chain, err = readIn(dir, d.File); err != nil {
-			return SharedDevice{Folder: folder, ID: d.DeviceID, Name: d.DeviceName,
-				Problem: fmt.Sprintf("device %s: %s cannot be read (%v); it is left out", service.Quote(d.DeviceName), d.File, err)}, problems
+		if chain, err = openIn(dir, d.File, os.O_RDONLY, 0); err != nil {
+			return SharedDevice{Folder: folder, ID: d.DeviceID, Name: cleanLabel(d.DeviceName),
+				Problem: fmt.Sprintf("device %s: %s cannot be read (%v); it is left out", service.Quote(cleanLabel(d.DeviceName)), d.File, err)}, problems
 		}
+		defer chain.Close()
 	}
-	return ReadDeviceFolder(folder, meta, chain, trust), problems
+	stamp := Stamp{Meta: stampOf(metaFile), Chain: stampOf(chain)}
+	if was, ok := unchanged[folder]; ok && was == stamp && stamp.Chain != (fileStamp{}) {
+		return SharedDevice{Folder: folder, Stamp: stamp, Unchanged: true}, problems
+	}
+	var src chainSource
+	if chain != nil {
+		src = fileSource(chain, budget)
+	}
+	dev := readDeviceFolder(folder, meta, src, trust, budget.forDevice(), seen)
+	dev.Stamp = stamp
+	return dev, problems
+}
+
+// chainSource is a device's chain file to walk, within the read's bounds:
+// open gives it from its start each time (a walk by hash alone that fails
+// is walked again in whole), cut says whether the bounds left part of it
+// out, and done tells the budget how much was read.
+type chainSource struct {
+	open func() io.Reader
+	cut  func() (leftBytes int64)
+	done func()
+}
+
+// fileSource reads f from its start, at most the device's share of bytes
+// and what is left of the total.
+func fileSource(f *os.File, budget *readBudget) chainSource {
+	limit := min(budget.b.DeviceBytes, budget.bytes)
+	size := fileSize(f)
+	var cr *countingReader
+	return chainSource{
+		open: func() io.Reader {
+			if cr != nil {
+				budget.bytes -= cr.n
+			}
+			limit = min(limit, budget.bytes)
+			cr = &countingReader{r: io.LimitReader(io.NewSectionReader(f, 0, max(size, 0)), max(limit, 0))}
+			return cr
+		},
+		cut: func() int64 {
+			if size > limit {
+				return size - limit
+			}
+			return 0
+		},
+		done: func() {
+			if cr != nil {
+				budget.bytes -= cr.n
+				cr = nil
+			}
+		},
+	}
+}
+
+// bytesSource is a chain held in memory (the fuzz test's), unbounded.
+func bytesSource(chain []byte) chainSource {
+	return chainSource{
+		open: func() io.Reader { return bytes.NewReader(chain) },
+		cut:  func() int64 { return 0 },
+		done: func() {},
+	}
 }
 
 // unsignedLayoutProblem names the device folders of layout 1 left in
@@ -186,6 +290,17 @@ func unsignedLayoutProblem(root *os.File) string {
 // fails, it says what is wrong in Problem. (It is the layout's whole
 // reader of bytes, and what the fuzz test feeds.)
 func ReadDeviceFolder(folder string, meta, chain []byte, trust *Trust) SharedDevice {
+	return readDeviceFolder(folder, meta, bytesSource(chain), trust, nil, seenFile{})
+}
+
+// readDeviceFolder is ReadDeviceFolder reading the chain from src, taking
+// its signature checks from checks (nil: unbounded); lines up to the head
+// seen remembers for the device are checked by their hashes alone.
+func readDeviceFolder(folder string, meta []byte, src chainSource, trust *Trust, checks *deviceChecks, seen seenFile) SharedDevice {
+	if src.open == nil {
+		src = bytesSource(nil)
+	}
+	defer src.done()
 	d := SharedDevice{Folder: folder}
 	var m publishedDevice
 	if err := json.Unmarshal(meta, &m); err != nil {
@@ -225,7 +340,11 @@ func ReadDeviceFolder(folder string, meta, chain []byte, trust *Trust) SharedDev
 		d.Problem = fmt.Sprintf("%s: %s. Its copy is left out of every figure", who, mismatch)
 		return d
 	}
-	d.Problem, d.Entries, d.Summaries, d.Head = judgeSignedChain(who, m.File, checkSignedChain(chain, want, m.DeviceID, m.Form))
+	walked := checkSignedChainBounded(src, want, m.DeviceID, m.Form, checks, seen.Heads[seenKey(m.DeviceID, m.Form)])
+	d.Problem, d.Entries, d.Summaries, d.Head = judgeSignedChain(who, m.File, walked.signedChain)
+	if left := boundsProblem(who, m.File, walked); left != "" {
+		d.Problem = strings.TrimPrefix(d.Problem+". "+left, ". ")
+	}
 	if m.Form == formTotals && !m.SourceOK {
 		d.Problem = fmt.Sprintf("%s: the machine's own audit.jsonl does not verify (%s), so its totals copy is left out. Run antidrift verify on that machine",
 			who, m.SourceProblem)
@@ -285,37 +404,10 @@ func newSignedLineCheck(pub ed25519.PublicKey, id, form string) func() func(line
 	}
 }
 
-// checkSignedChain walks a device's published chain file, held to pub.
+// checkSignedChain walks a device's published chain file, held to pub,
+// unbounded (sharedwalk.go has the walk).
 func checkSignedChain(data []byte, pub ed25519.PublicKey, id, form string) signedChain {
-	var c signedChain
-	v := chainVerifier{prevHash: genesisHash}
-	err := eachLineInParallel(bytes.NewReader(data), newSignedLineCheck(pub, id, form), func(sv signedVerdict) {
-		c.lines++
-		if !sv.signed {
-			c.unsigned++
-			name := fmt.Sprintf("line %d", c.lines)
-			if sv.seq > 0 {
-				name += fmt.Sprintf(" (seq %d)", sv.seq)
-			}
-			if c.firstUnsigned == "" {
-				c.firstUnsigned = name
-			}
-			if len(c.namedUnsigned) < maxNamedBad {
-				c.namedUnsigned = append(c.namedUnsigned, name)
-			}
-			return
-		}
-		v.lineNo = c.lines - 1 // the walk names lines by their place in the file
-		v.check(sv.lineVerdict)
-		if v.bad == 0 && sv.parsed {
-			c.summaries = append(c.summaries, sv.sum)
-		}
-	})
-	c.chain = v.report()
-	if err != nil {
-		c.chain, c.summaries = service.AuditReport{Problem: err.Error()}, nil
-	}
-	return c
+	return checkSignedChainBounded(bytesSource(data), pub, id, form, nil, SeenHead{}).signedChain
 }
 
 // judgeSignedChain says what a device's walked chain file counts for:
