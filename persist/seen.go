@@ -28,6 +28,12 @@ type seenFile struct {
 
 func seenKey(id, form string) string { return id + "/" + form }
 
+// SeenKey is the key of SeenHeads' map for a device's copy in form.
+func SeenKey(id, form string) string { return seenKey(id, form) }
+
+// SeenHeads is every head remembered, read once, by SeenKey.
+func (r *Reader) SeenHeads() map[string]SeenHead { return readSeen(r.s.dir).Heads }
+
 // SeenHead is the head remembered for a device's copy in form (false when
 // none is).
 func (r *Reader) SeenHead(id, form string) (SeenHead, bool) {
