@@ -62,6 +62,7 @@ func newReadBudget(b ReadBounds) *readBudget {
 // deviceChecks is one device's share of the signature checks: a take
 // succeeds while both it and the total have one left.
 type deviceChecks struct {
+	b     ReadBounds
 	total *atomic.Int64
 	left  atomic.Int64
 }
@@ -70,7 +71,7 @@ func (r *readBudget) forDevice() *deviceChecks {
 	if r == nil {
 		return nil
 	}
-	d := &deviceChecks{total: &r.checks}
+	d := &deviceChecks{b: r.b, total: &r.checks}
 	d.left.Store(r.b.DeviceChecks)
 	return d
 }
@@ -185,4 +186,29 @@ func stampOf(f *os.File) fileStamp {
 		return fileStamp{}
 	}
 	return fileStamp{Ino: int64(st.Ino), Size: st.Size, MtimeNs: st.Mtim.Nano()}
+}
+
+// listDeviceFolders is every device folder's name in sync_dir's layout
+// folder; complete is false when it could not be read in whole (then
+// nothing may be judged gone).
+func listDeviceFolders(syncDir string) (present map[string]bool, complete bool) {
+	root, err := os.Open(syncDir)
+	if err != nil {
+		return nil, false
+	}
+	defer root.Close()
+	layout, err := openIn(root, LayoutFolder, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer layout.Close()
+	names, more, err := readNames(layout, 4*DefaultReadBounds.Listed)
+	if err != nil || more {
+		return nil, false
+	}
+	present = map[string]bool{}
+	for _, n := range names {
+		present[n] = true
+	}
+	return present, true
 }

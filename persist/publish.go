@@ -41,6 +41,10 @@ type Publisher struct {
 	// date, else a sentence for Problems.
 	report func(problem string)
 
+	// stamps are the other device folders' files as the last pass read
+	// them (rememberOthers); only the publisher's goroutine touches it.
+	stamps map[string]Stamp
+
 	wake chan struct{}
 	stop chan struct{}
 	done sync.WaitGroup
@@ -116,20 +120,40 @@ func (p *Publisher) PublishNow() string {
 // (seen.go): of its lines that count, signed by its pinned key (keys.go,
 // pinned here the first time), so a copy that later falls behind it is
 // noticed and a forged line never becomes the mark. Only heads are kept: no other device's data enters the state
-// directory. A failure costs only that memory, and is logged by nobody:
-// the next pass tries again.
+// directory. A folder whose files are as the last pass found them is not
+// read again (stamps), so a seal costs nothing for the machines that did
+// not change; the read is within DefaultReadBounds, and lines up to a
+// remembered head are checked by hash alone. Heads of devices whose folder
+// is gone are forgotten. A failure costs only that memory, and is logged
+// by nobody: the next pass tries again.
 func (p *Publisher) rememberOthers() {
-	devs, _, err := ReadShared(p.syncDir, LoadTrust(p.store.dir))
+	devs, _, err := ReadSharedWith(p.syncDir, LoadTrust(p.store.dir), ReadOptions{Unchanged: p.stamps})
 	if err != nil {
 		return
 	}
-	others := devs[:0]
+	if p.stamps == nil {
+		p.stamps = map[string]Stamp{}
+	}
+	var others []SharedDevice
 	for _, d := range devs {
-		if d.ID != p.id {
+		if d.Stamp.Chain != (fileStamp{}) {
+			p.stamps[d.Folder] = d.Stamp
+		}
+		if d.ID != p.id && !d.Unchanged {
 			others = append(others, d)
 		}
 	}
-	_ = p.store.RememberDevices(others)
+	present, complete := listDeviceFolders(p.syncDir)
+	if complete {
+		for f := range p.stamps {
+			if !present[f] {
+				delete(p.stamps, f)
+			}
+		}
+	} else {
+		present = nil
+	}
+	_ = p.store.RememberDevices(others, present)
 }
 
 func (p *Publisher) publish() (notice string, err error) {

@@ -23,6 +23,7 @@ type boundedChain struct {
 	badNumbers int   // signed, chaining lines whose numbers cannot be
 	named      []string
 	byHash     bool // the lines up to the remembered head were checked by hash alone
+	bounds     ReadBounds
 }
 
 // boundedVerdict is signedVerdict with what the bounded walk adds.
@@ -163,6 +164,9 @@ func walkBounded(src chainSource, pub ed25519.PublicKey, id, form string, checks
 	}
 	c.cutBytes = src.cut()
 	c.byHash = head.Seq > 0
+	if checks != nil {
+		c.bounds = checks.b
+	}
 	return c, true
 }
 
@@ -181,10 +185,10 @@ func boundsProblem(who, file string, c boundedChain) string {
 	if c.unchecked > 0 || c.cutBytes > 0 {
 		what := []string{}
 		if c.unchecked > 0 {
-			what = append(what, fmt.Sprintf("%d line(s) past the %d whose signatures one reading checks", c.unchecked, DefaultReadBounds.DeviceChecks))
+			what = append(what, fmt.Sprintf("%d line(s) past the signature checks one reading makes (%d a device, %d in all)", c.unchecked, c.bounds.DeviceChecks, c.bounds.TotalChecks))
 		}
 		if c.cutBytes > 0 {
-			what = append(what, fmt.Sprintf("%s past the bound on bytes read (%d MiB a device, %d MiB in all)", sizeOf(c.cutBytes), DefaultReadBounds.DeviceBytes>>20, DefaultReadBounds.TotalBytes>>20))
+			what = append(what, fmt.Sprintf("%s past the bound on bytes read (%s a device, %s in all)", sizeOf(c.cutBytes), sizeOf(c.bounds.DeviceBytes), sizeOf(c.bounds.TotalBytes)))
 		}
 		out = append(out, fmt.Sprintf("%s: its %s is larger than this machine reads at once: %s are left out (the sessions before them count). A real record this large is decades of sessions: look at that machine's folder",
 			who, file, strings.Join(what, " and ")))

@@ -153,7 +153,7 @@ func TestAForgedLineIsLeftOutAndTheRealRecordStays(t *testing.T) {
 			if len(devs) != 1 || !devs[0].OK || !containsAll(devs[0].Pinned, `"laptop"`, "first seen", "pinned") {
 				t.Fatalf("the first reading: got %+v, want laptop OK, its key said pinned", devs)
 			}
-			reader.RememberDevices(devs)
+			reader.RememberDevices(devs, nil)
 			if devs, _, _ := ReadShared(p.syncDir, LoadTrust(reader.dir)); devs[0].Pinned != "" {
 				t.Fatalf("the second reading: got pinned said again (%q), want it said only the first time", devs[0].Pinned)
 			}
@@ -176,7 +176,7 @@ func TestAForgedLineIsLeftOutAndTheRealRecordStays(t *testing.T) {
 					t.Fatal("the forged session: got it counted, want it left out")
 				}
 			}
-			reader.RememberDevices(devs)
+			reader.RememberDevices(devs, nil)
 			if seen, _ := NewReader(reader.dir).SeenHead(p.id, formTotals); seen.Seq != 3 {
 				t.Fatalf("the remembered head: got seq %d, want 3 (never the forged line)", seen.Seq)
 			}
