@@ -112,8 +112,8 @@ func readNames(dir *os.File, max int) (names []string, more bool, err error) {
 	return names, more, err
 }
 
-// orderFolders puts the folders of devices this machine already knows
-// (its own, a pinned key, a remembered head) before the ones it does not,
+// orderFolders puts this machine's own folder first, then the folders of
+// devices it already knows (a pinned key, a remembered head), before the ones it does not,
 // each part sorted, and cuts the list at n: a flood of new folders cannot
 // push a known machine out.
 func orderFolders(folders []string, trust *Trust, seen seenFile, n int) (read, left []string) {
@@ -127,7 +127,13 @@ func orderFolders(folders []string, trust *Trust, seen seenFile, n int) (read, l
 		return seen.Heads[seenKey(f, formChain)].Seq > 0 || seen.Heads[seenKey(f, formTotals)].Seq > 0
 	}
 	var first, rest []string
+	if slices.Contains(folders, trust.ownID) && trust.ownID != "" {
+		first = append(first, trust.ownID) // this machine's own copy, checked first
+	}
 	for _, f := range folders {
+		if f == trust.ownID && f != "" {
+			continue
+		}
 		if known(f) {
 			first = append(first, f)
 		} else {

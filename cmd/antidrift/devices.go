@@ -43,7 +43,8 @@ func (c deviceChoice) pick(cfg config.Config) (report.Devices, error) {
 		}
 		return report.Devices{}, nil
 	}
-	return report.Devices{SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(), Only: *c.only}, nil
+	// Now: history and verify say a clock far off as report does.
+	return report.Devices{SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(), Only: *c.only, Now: reportNow()}, nil
 }
 
 // syncConfig is the config file's sync settings for history and verify;
