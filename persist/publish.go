@@ -44,6 +44,10 @@ type Publisher struct {
 	// another device's key pinned the first time it was read.
 	log func(news string)
 
+	// stamps are the other device folders' files as the last pass read
+	// them (rememberOthers); only the publisher's goroutine touches it.
+	stamps map[string]Stamp
+
 	wake chan struct{}
 	stop chan struct{}
 	done sync.WaitGroup
@@ -124,23 +128,43 @@ func (p *Publisher) PublishNow() string {
 // pinned here the first time, and logged), so a copy that later falls
 // behind it is noticed and a forged line never becomes the mark. Only
 // heads and keys are kept: no other device's data enters the state
-// directory. A failure costs only that memory, and is logged by nobody:
-// the next pass tries again.
+// directory. A folder whose files are as the last pass found them is not
+// read again (stamps), so a seal costs nothing for the machines that did
+// not change; the read is within DefaultReadBounds, and lines up to a
+// remembered head are checked by hash alone. Heads of devices whose folder
+// is gone are forgotten. A failure costs only that memory, and is logged
+// by nobody: the next pass tries again.
 func (p *Publisher) rememberOthers() {
-	devs, _, err := ReadShared(p.syncDir, LoadTrust(p.store.dir))
+	devs, _, err := ReadSharedWith(p.syncDir, LoadTrust(p.store.dir), ReadOptions{Unchanged: p.stamps})
 	if err != nil {
 		return
 	}
-	others := devs[:0]
+	if p.stamps == nil {
+		p.stamps = map[string]Stamp{}
+	}
+	var others []SharedDevice
 	for _, d := range devs {
 		if d.Pinned != "" {
 			p.log(d.Pinned)
 		}
-		if d.ID != p.id {
+		if d.Stamp.Chain != (fileStamp{}) {
+			p.stamps[d.Folder] = d.Stamp
+		}
+		if d.ID != p.id && !d.Unchanged {
 			others = append(others, d)
 		}
 	}
-	_ = p.store.RememberDevices(others)
+	present, complete := listDeviceFolders(p.syncDir)
+	if complete {
+		for f := range p.stamps {
+			if !present[f] {
+				delete(p.stamps, f)
+			}
+		}
+	} else {
+		present = nil
+	}
+	_ = p.store.RememberDevices(others, present)
 }
 
 func (p *Publisher) publish() (notice string, err error) {
@@ -294,7 +318,7 @@ func notAnotherWriter(old, now []byte, pub ed25519.PublicKey, id, form, file str
 		return "", nil
 	}
 	c := checkSignedChain(old, pub, id, form)
-	if c.unsigned == 0 && c.broken == "" && c.unread == "" {
+	if c.unsigned == 0 && c.chain.OK {
 		return "", fmt.Errorf("the copy in %s/%s/%s holds sessions this machine never sealed, signed with this machine's own key: another machine publishes under the same device id %s with a copy of this machine's key (a copied state directory), or this machine's audit.jsonl was rewritten. "+
 			"Nothing was overwritten. Fix: on one of the two machines, stop antidriftd, move %s and %s out of its state directory and start it again (it makes a new id and key), then delete the folder it used to publish in",
 			LayoutFolder, id, file, id, deviceFileName, deviceKeyFileName)

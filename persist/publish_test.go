@@ -194,7 +194,7 @@ func TestBehindTheRememberedHead(t *testing.T) {
 	sync := p.syncDir
 	reader := openStore(t, newStateDir(t))
 	devs, _, _ := ReadShared(sync, LoadTrust(reader.dir))
-	if err := reader.RememberDevices(devs); err != nil {
+	if err := reader.RememberDevices(devs, nil); err != nil {
 		t.Fatal(err)
 	}
 	chain := filepath.Join(p.Folder(), PublishedChain)
@@ -209,7 +209,7 @@ func TestBehindTheRememberedHead(t *testing.T) {
 		t.Fatalf("Behind: got %q, want it to say the copy ends at seq 2, was seen up to seq 3, truncated", b)
 	}
 	// A shorter copy must not lower the mark.
-	reader.RememberDevices(devs)
+	reader.RememberDevices(devs, nil)
 	if seen, _ := NewReader(reader.dir).SeenHead(devs[0].ID, devs[0].Form); seen.Seq != 3 {
 		t.Fatalf("the mark after a shorter copy: got seq %d, want 3", seen.Seq)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -42,6 +43,11 @@ type SharedDevice struct {
 	// pinned now ("" every other time).
 	Key    string
 	Pinned string
+	// Stamp is what the folder's files were when read; Unchanged says the
+	// folder was not read again, its stamp being the one the caller gave
+	// (ReadOptions.Unchanged).
+	Stamp     Stamp
+	Unchanged bool
 }
 
 // Label names the device for a person: its name, else its id.
@@ -63,6 +69,29 @@ func (d SharedDevice) Label() string {
 // each says what to do. A sync_dir holding no layout folder yet reads as
 // no devices.
 func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems []string, err error) {
+	return ReadSharedWith(syncDir, trust, ReadOptions{})
+}
+
+// ReadOptions say how ReadSharedWith reads sync_dir.
+type ReadOptions struct {
+	// Bounds are the read's bounds; the zero value is DefaultReadBounds.
+	Bounds ReadBounds
+	// Unchanged has, for each device folder, its Stamp at the last read:
+	// a folder whose files still have it is not read again, and comes
+	// back with Unchanged set and nothing else but its Folder and Stamp.
+	Unchanged map[string]Stamp
+}
+
+// ReadSharedWith is ReadShared within o's bounds (bounds.go): it reads at
+// most o.Bounds.Devices device folders (the ones this machine knows
+// first), and of each at most its share of bytes and signature checks,
+// streaming the chain file, and names in problems and in each device's
+// Problem what it left out.
+func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []SharedDevice, problems []string, err error) {
+	if o.Bounds == (ReadBounds{}) {
+		o.Bounds = DefaultReadBounds
+	}
+	budget := newReadBudget(o.Bounds)
 	if trust.Problem != "" {
 		problems = append(problems, trust.Problem)
 	}
@@ -82,11 +111,10 @@ func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems 
 		return nil, nil, fmt.Errorf("cannot read sync_dir: %w", err)
 	}
 	defer root.Close()
-	names, err := root.Readdirnames(-1)
+	names, _, err := readNames(root, o.Bounds.Listed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read sync_dir: %w", err)
 	}
-	slices.Sort(names)
 	for _, n := range names {
 		if n == unsignedLayout {
 			if p := unsignedLayoutProblem(root); p != "" {
@@ -104,12 +132,12 @@ func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems 
 		return nil, problems, fmt.Errorf("cannot read %s: %w", filepath.Join(syncDir, LayoutFolder), err)
 	}
 	defer layout.Close()
-	folders, err := layout.Readdirnames(-1)
+	listed, moreListed, err := readNames(layout, o.Bounds.Listed)
 	if err != nil {
 		return nil, problems, err
 	}
-	slices.Sort(folders)
-	for _, folder := range folders {
+	var folders []string
+	for _, folder := range listed {
 		if strings.HasPrefix(folder, ".") {
 			continue // Syncthing's own (.stfolder) and temp files
 		}
@@ -117,12 +145,20 @@ func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems 
 			problems = append(problems, fmt.Sprintf("%s/%s is a Syncthing conflict copy of a device folder; it is not read. Delete it once the folder it copies is right", LayoutFolder, folder))
 			continue
 		}
+		folders = append(folders, folder)
+	}
+	seen := readSeen(trust.dir)
+	folders, left := orderFolders(folders, trust, seen, o.Bounds.Devices)
+	if p := leftOutFolders(left, o.Bounds.Devices, moreListed); p != "" {
+		problems = append(problems, p)
+	}
+	for _, folder := range folders {
 		dir, err := openIn(layout, folder, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s/%s cannot be read (%v); it is not read", LayoutFolder, folder, err))
 			continue
 		}
-		d, more := readDeviceDir(dir, folder, trust)
+		d, more := readDeviceDir(dir, folder, trust, budget, seen, o.Unchanged)
 		dir.Close()
 		problems = append(problems, more...)
 		devices = append(devices, d)
@@ -131,11 +167,11 @@ func ReadShared(syncDir string, trust *Trust) (devices []SharedDevice, problems 
 }
 
 // readDeviceDir reads one device folder: device.json, the chain file it
-// names, and notes every conflict copy Syncthing left beside them.
-func readDeviceDir(dir *os.File, folder string, trust *Trust) (SharedDevice, []string) {
+// names (streamed, within budget), and notes every conflict copy Syncthing
+// left beside them.
+func readDeviceDir(dir *os.File, folder string, trust *Trust, budget *readBudget, seen seenFile, unchanged map[string]Stamp) (SharedDevice, []string) {
 	var problems []string
-	names, _ := dir.Readdirnames(-1)
-	slices.Sort(names)
+	names, _, _ := readNames(dir, budget.b.Listed)
 	for _, n := range names {
 		if strings.Contains(n, ".sync-conflict-") {
 			problems = append(problems, fmt.Sprintf("%s/%s/%s is a Syncthing conflict copy: two machines wrote this device's folder, which only happens when they share one device id (a copied state directory). It is not read. "+
@@ -143,19 +179,87 @@ func readDeviceDir(dir *os.File, folder string, trust *Trust) (SharedDevice, []s
 				LayoutFolder, folder, n))
 		}
 	}
-	meta, err := readIn(dir, PublishedDevice)
+	metaFile, err := openIn(dir, PublishedDevice, os.O_RDONLY, 0)
+	var meta []byte
+	if err == nil {
+		meta, err = io.ReadAll(io.LimitReader(metaFile, maxDeviceFile+1))
+		if err == nil && len(meta) > maxDeviceFile {
+			err = fmt.Errorf("it is larger than %d KiB", maxDeviceFile>>10)
+		}
+		defer metaFile.Close()
+	}
 	if err != nil {
 		return SharedDevice{Folder: folder, Problem: fmt.Sprintf("device folder %s: %s cannot be read (%v); it is left out. If the device publishes again, Syncthing brings it", folder, PublishedDevice, err)}, problems
 	}
-	var chain []byte
 	var d publishedDevice
+	var chain *os.File
 	if json.Unmarshal(meta, &d) == nil && (d.File == PublishedChain || d.File == PublishedTotals) {
-		if chain, err = readIn(dir, d.File); err != nil {
-			return SharedDevice{Folder: folder, ID: d.DeviceID, Name: d.DeviceName,
-				Problem: fmt.Sprintf("device %s: %s cannot be read (%v); it is left out", service.Quote(d.DeviceName), d.File, err)}, problems
+		if chain, err = openIn(dir, d.File, os.O_RDONLY, 0); err != nil {
+			return SharedDevice{Folder: folder, ID: d.DeviceID, Name: cleanLabel(d.DeviceName),
+				Problem: fmt.Sprintf("device %s: %s cannot be read (%v); it is left out", service.Quote(cleanLabel(d.DeviceName)), d.File, err)}, problems
 		}
+		defer chain.Close()
 	}
-	return ReadDeviceFolder(folder, meta, chain, trust), problems
+	stamp := Stamp{Meta: stampOf(metaFile), Chain: stampOf(chain)}
+	if was, ok := unchanged[folder]; ok && was == stamp && stamp.Chain != (fileStamp{}) {
+		return SharedDevice{Folder: folder, Stamp: stamp, Unchanged: true}, problems
+	}
+	var src chainSource
+	if chain != nil {
+		src = fileSource(chain, budget)
+	}
+	dev := readDeviceFolder(folder, meta, src, trust, budget.forDevice(), seen)
+	dev.Stamp = stamp
+	return dev, problems
+}
+
+// chainSource is a device's chain file to walk, within the read's bounds:
+// open gives it from its start each time (a walk by hash alone that fails
+// is walked again in whole), cut says whether the bounds left part of it
+// out, and done tells the budget how much was read.
+type chainSource struct {
+	open func() io.Reader
+	cut  func() (leftBytes int64)
+	done func()
+}
+
+// fileSource reads f from its start, at most the device's share of bytes
+// and what is left of the total.
+func fileSource(f *os.File, budget *readBudget) chainSource {
+	limit := min(budget.b.DeviceBytes, budget.bytes)
+	size := fileSize(f)
+	var cr *countingReader
+	return chainSource{
+		open: func() io.Reader {
+			if cr != nil {
+				budget.bytes -= cr.n
+			}
+			limit = min(limit, budget.bytes)
+			cr = &countingReader{r: io.LimitReader(io.NewSectionReader(f, 0, max(size, 0)), max(limit, 0))}
+			return cr
+		},
+		cut: func() int64 {
+			if size > limit {
+				return size - limit
+			}
+			return 0
+		},
+		done: func() {
+			if cr != nil {
+				budget.bytes -= cr.n
+				cr = nil
+			}
+		},
+	}
+}
+
+// bytesSource is a chain held in memory (the fuzz test's), unbounded.
+func bytesSource(chain []byte) chainSource {
+	return chainSource{
+		open: func() io.Reader { return bytes.NewReader(chain) },
+		cut:  func() int64 { return 0 },
+		done: func() {},
+	}
 }
 
 // unsignedLayoutProblem names the device folders of layout 1 left in
@@ -186,6 +290,17 @@ func unsignedLayoutProblem(root *os.File) string {
 // fails, it says what is wrong in Problem. (It is the layout's whole
 // reader of bytes, and what the fuzz test feeds.)
 func ReadDeviceFolder(folder string, meta, chain []byte, trust *Trust) SharedDevice {
+	return readDeviceFolder(folder, meta, bytesSource(chain), trust, nil, seenFile{})
+}
+
+// readDeviceFolder is ReadDeviceFolder reading the chain from src, taking
+// its signature checks from checks (nil: unbounded); lines up to the head
+// seen remembers for the device are checked by their hashes alone.
+func readDeviceFolder(folder string, meta []byte, src chainSource, trust *Trust, checks *deviceChecks, seen seenFile) SharedDevice {
+	if src.open == nil {
+		src = bytesSource(nil)
+	}
+	defer src.done()
 	d := SharedDevice{Folder: folder}
 	var m publishedDevice
 	if err := json.Unmarshal(meta, &m); err != nil {
@@ -225,7 +340,11 @@ func ReadDeviceFolder(folder string, meta, chain []byte, trust *Trust) SharedDev
 		d.Problem = fmt.Sprintf("%s: %s. Its copy is left out of every figure", who, mismatch)
 		return d
 	}
-	d.Problem, d.Entries, d.Summaries, d.Head = judgeSignedChain(who, m.File, checkSignedChain(chain, want, m.DeviceID, m.Form))
+	walked := checkSignedChainBounded(src, want, m.DeviceID, m.Form, checks, seen.Heads[seenKey(m.DeviceID, m.Form)])
+	d.Problem, d.Entries, d.Summaries, d.Head = judgeSignedChain(who, m.File, walked.signedChain)
+	if left := boundsProblem(who, m.File, walked); left != "" {
+		d.Problem = strings.TrimPrefix(d.Problem+". "+left, ". ")
+	}
 	if m.Form == formTotals && !m.SourceOK {
 		d.Problem = fmt.Sprintf("%s: the machine's own audit.jsonl does not verify (%s), so its totals copy is left out. Run antidrift verify on that machine",
 			who, m.SourceProblem)
@@ -235,162 +354,60 @@ func ReadDeviceFolder(folder string, meta, chain []byte, trust *Trust) SharedDev
 	return d
 }
 
-// maxSignatureChecks bounds the Ed25519 checks one copy may cost a
-// reader. An intact copy costs one (its last line's signature covers
-// every line before it through the hash chain); a copy with forged lines
-// costs a few more; a hostile one stops here, the rest of it left out.
-const maxSignatureChecks = 256
-
-// signedChain is a device's chain file walked: which lines count (signed
-// by the device's key and chaining from the genesis hash, over the lines
-// that do), and what is left out and why.
+// signedChain is a device's chain file walked line by line: each line's
+// signature checked against the device's key, and the hash chain walked
+// over the lines that are signed.
 type signedChain struct {
 	lines         int
-	unsigned      int      // lines left out as not signed by the key (or altered, or unreadable)
+	unsigned      int      // lines not signed by the key
 	firstUnsigned string   // "line 3 (seq 3)"
 	namedUnsigned []string // the first few of them
-	broken        string   // where the lines that are signed stop chaining, "" when they do not
-	unread        string   // where the checks ran out, "" when they did not
-	checks        int      // signatures checked
-	summaries     []service.Summary
+	chain         service.AuditReport
+	summaries     []service.Summary // the signed lines that chain, to the first break
 }
 
-// signedVerdict is what one published line says of itself, without its
-// signature checked (newSignedLineCheck).
+// signedVerdict is what one published line says of itself (signedLineCheck).
 type signedVerdict struct {
 	lineVerdict
-	length   int  // the line's bytes, without its newline
-	complete bool // it ends in a newline
-	signed   bool // it ends in a signature where one belongs (not yet checked)
-	sum      service.Summary
-	parsed   bool
+	signed bool
+	seq    uint64 // as the line carries it, to name it; 0 when unreadable
+	sum    service.Summary
+	parsed bool
 }
 
-// wellFormed is a complete line whose sealed part passes the hash rule on
-// its own: only such a line is worth a signature check.
-func (v signedVerdict) wellFormed() bool {
-	return v.complete && v.signed && v.unreadable == "" && v.unsealed == ""
-}
-
-// follows reports whether v comes right after seq/hash in a chain.
-func (v signedVerdict) follows(seq uint64, hash string) bool {
-	return v.keys.Seq == seq+1 && v.keys.PrevHash == hash
-}
-
-// newSignedLineCheck judges published lines one at a time, each on its
-// own, so lines can be judged on several cores (eachLineInParallel): the
-// signature's place, and the hash rule on the sealed line within. The
-// signatures themselves are checked after (checkSignedChain), as few as
-// the chain allows.
-func newSignedLineCheck() func(line []byte, complete bool) signedVerdict {
-	check := newLineCheck()
-	var sealed []byte
-	return func(line []byte, complete bool) signedVerdict {
-		v := signedVerdict{length: len(line), complete: complete}
-		body, _, ok := splitSignedLine(line)
-		if !complete || !ok {
-			var k auditKeys
-			if complete && decodeAuditKeys(line, &k) == nil {
-				v.keys.Seq = k.Seq
+// newSignedLineCheck checks published lines one at a time, each on its
+// own, so lines can be checked on several cores (eachLineInParallel) and
+// streamed: the signature against pub, then the hash rule on the sealed
+// line within.
+func newSignedLineCheck(pub ed25519.PublicKey, id, form string) func() func(line []byte, complete bool) signedVerdict {
+	return func() func(line []byte, complete bool) signedVerdict {
+		check := newLineCheck()
+		return func(line []byte, complete bool) signedVerdict {
+			var sealed []byte
+			ok := false
+			if complete {
+				sealed, ok = signedBy(pub, id, form, line)
+			}
+			if !ok {
+				var k auditKeys
+				if complete && decodeAuditKeys(line, &k) != nil {
+					k.Seq = 0
+				}
+				return signedVerdict{seq: k.Seq}
+			}
+			v := signedVerdict{signed: true, lineVerdict: check(sealed, true), seq: 0}
+			if v.unreadable == "" && v.unsealed == "" {
+				v.parsed = json.Unmarshal(sealed, &v.sum) == nil
 			}
 			return v
 		}
-		sealed = append(append(sealed[:0], body...), '}')
-		v.signed, v.lineVerdict = true, check(sealed, true)
-		if v.unreadable == "" && v.unsealed == "" {
-			v.parsed = json.Unmarshal(sealed, &v.sum) == nil
-		}
-		return v
 	}
 }
 
-// checkSignedChain walks a device's published chain file, held to pub.
-// Every line is judged on its own first (the hash rule, cheaply, in
-// parallel); then, from the genesis hash, each stretch of well-formed
-// lines that chain on from the last line that counts is taken whole when
-// its last line is signed by pub (that signature covers the stretch
-// through the hash chain), else line by line backwards to the last one
-// that is. A well-formed line that does not chain on from what counts is
-// a forgery when it is not signed (left out, and the walk goes on) and a
-// break when it is (a line was removed or altered: nothing after it
-// counts). At most maxSignatureChecks signatures are checked.
+// checkSignedChain walks a device's published chain file, held to pub,
+// unbounded (sharedwalk.go has the walk).
 func checkSignedChain(data []byte, pub ed25519.PublicKey, id, form string) signedChain {
-	var c signedChain
-	var lines []signedVerdict
-	if err := eachLineInParallel(bytes.NewReader(data), newSignedLineCheck, func(v signedVerdict) { lines = append(lines, v) }); err != nil {
-		c.broken = err.Error()
-		return c
-	}
-	c.lines = len(lines)
-	starts := make([]int, len(lines)+1)
-	for i, v := range lines {
-		starts[i+1] = starts[i] + v.length + 1
-	}
-	signedAt := func(i int) bool {
-		c.checks++
-		_, ok := signedBy(pub, id, form, data[starts[i]:starts[i]+lines[i].length])
-		return ok
-	}
-	leftOut := func(i int) {
-		c.unsigned++
-		name := fmt.Sprintf("line %d", i+1)
-		if lines[i].keys.Seq > 0 {
-			name += fmt.Sprintf(" (seq %d)", lines[i].keys.Seq)
-		}
-		if c.firstUnsigned == "" {
-			c.firstUnsigned = name
-		}
-		if len(c.namedUnsigned) < maxNamedBad {
-			c.namedUnsigned = append(c.namedUnsigned, name)
-		}
-	}
-	tipSeq, tipHash := uint64(0), genesisHash
-	for i := 0; i < len(lines); {
-		if c.checks >= maxSignatureChecks {
-			c.unread = fmt.Sprintf("from line %d on it was not read: it holds so many lines not signed by its key that the %d signatures one copy may cost were spent", i+1, maxSignatureChecks)
-			return c
-		}
-		v := lines[i]
-		if !v.wellFormed() {
-			leftOut(i)
-			i++
-			continue
-		}
-		if !v.follows(tipSeq, tipHash) {
-			if signedAt(i) {
-				c.broken = fmt.Sprintf("line %d (seq %d), signed by its key, does not chain on from the lines before it that count (a line before it was removed, or altered): it and every line after it are left out", i+1, v.keys.Seq)
-				return c
-			}
-			leftOut(i)
-			i++
-			continue
-		}
-		// The stretch i..end chains on from what counts.
-		end := i
-		for end+1 < len(lines) && lines[end+1].wellFormed() && lines[end+1].follows(lines[end].keys.Seq, lines[end].keys.Hash) {
-			end++
-		}
-		found := -1
-		for j := end; j >= i && c.checks < maxSignatureChecks; j-- {
-			if signedAt(j) {
-				found = j
-				break
-			}
-		}
-		for j := i; j <= found; j++ {
-			if lines[j].parsed {
-				c.summaries = append(c.summaries, lines[j].sum)
-			}
-		}
-		if found >= 0 {
-			tipSeq, tipHash = lines[found].keys.Seq, lines[found].keys.Hash
-		}
-		for j := max(found+1, i); j <= end; j++ {
-			leftOut(j)
-		}
-		i = end + 1
-	}
-	return c
+	return checkSignedChainBounded(bytesSource(data), pub, id, form, nil, SeenHead{}).signedChain
 }
 
 // judgeSignedChain says what a device's walked chain file counts for:
@@ -405,10 +422,8 @@ func judgeSignedChain(who, file string, c signedChain) (problem string, entries 
 		sentences = append(sentences, fmt.Sprintf("%s: %d of the %d line(s) of its %s are not signed by its key: %s. They were forged or altered in sync_dir, and are left out of every figure",
 			who, c.unsigned, c.lines, file, named))
 	}
-	for _, why := range []string{c.broken, c.unread} {
-		if why != "" {
-			sentences = append(sentences, fmt.Sprintf("%s: in its %s, %s", who, file, why))
-		}
+	if !c.chain.OK {
+		sentences = append(sentences, fmt.Sprintf("%s: its %s does not verify: %s. Its sessions from there on are left out of every figure", who, file, c.chain.Problem))
 	}
 	if len(sentences) > 0 {
 		sentences = append(sentences, fmt.Sprintf("%d signed session(s) before that still count. Look at the copy on that machine (antidrift verify there); if its own chain is fine, its next seal publishes a good copy", len(c.summaries)))

@@ -155,7 +155,7 @@ func TestAForgedLineIsLeftOutAndTheRealRecordStays(t *testing.T) {
 			if len(devs) != 1 || !devs[0].OK || !containsAll(devs[0].Pinned, `"laptop"`, "first seen", "pinned") {
 				t.Fatalf("the first reading: got %+v, want laptop OK, its key said pinned", devs)
 			}
-			reader.RememberDevices(devs)
+			reader.RememberDevices(devs, nil)
 			if devs, _, _ := ReadShared(p.syncDir, LoadTrust(reader.dir)); devs[0].Pinned != "" {
 				t.Fatalf("the second reading: got pinned said again (%q), want it said only the first time", devs[0].Pinned)
 			}
@@ -178,7 +178,7 @@ func TestAForgedLineIsLeftOutAndTheRealRecordStays(t *testing.T) {
 					t.Fatal("the forged session: got it counted, want it left out")
 				}
 			}
-			reader.RememberDevices(devs)
+			reader.RememberDevices(devs, nil)
 			if seen, _ := NewReader(reader.dir).SeenHead(p.id, formTotals); seen.Seq != 3 {
 				t.Fatalf("the remembered head: got seq %d, want 3 (never the forged line)", seen.Seq)
 			}
@@ -488,34 +488,4 @@ func docHashed(sealed []byte) (prev, hash string, ok bool) {
 	}
 	sum := sha256.Sum256(append([]byte(k.PrevHash+string(sealed[:i])), `"hash":""}`...))
 	return k.PrevHash, k.Hash, hex.EncodeToString(sum[:]) == k.Hash
-}
-
-// An intact copy costs one signature check, a forged line appended one
-// more; a hostile copy of thousands of lines signed by another key costs
-// at most maxSignatureChecks, and the real lines before them still count.
-func TestSignatureChecksAreBounded(t *testing.T) {
-	st, p := publishedStore(t, 3, false)
-	key, _, _ := st.DeviceKey()
-	pub := key.Public().(ed25519.PublicKey)
-	real := readFile(t, filepath.Join(p.Folder(), PublishedTotals))
-	if c := checkSignedChain(real, pub, p.id, formTotals); c.checks != 1 || len(c.summaries) != 3 {
-		t.Fatalf("an intact copy: got %d checks, %d sessions; want 1 check, 3 sessions", c.checks, len(c.summaries))
-	}
-	forger := otherKey(t)
-	one := append(slicesClone(real), forgedLine(t, real, forger, p.id, formTotals)...)
-	if c := checkSignedChain(one, pub, p.id, formTotals); c.checks != 2 || len(c.summaries) != 3 || c.unsigned != 1 {
-		t.Fatalf("a forged line appended: got %d checks, %d sessions, %d left out; want 2, 3, 1", c.checks, len(c.summaries), c.unsigned)
-	}
-	hostile := slicesClone(real)
-	for range 2000 {
-		hostile = append(hostile, forgedLine(t, real, forger, p.id, formTotals)...) // each at seq 4, none chaining on
-	}
-	c := checkSignedChain(hostile, pub, p.id, formTotals)
-	if c.checks > maxSignatureChecks || len(c.summaries) != 3 || !strings.Contains(c.unread, "not read") {
-		t.Fatalf("a hostile copy: got %d checks, %d sessions, unread %q; want at most %d checks, the 3 real sessions, the rest said not read", c.checks, len(c.summaries), c.unread, maxSignatureChecks)
-	}
-	problem, _, _, _ := judgeSignedChain(`device "laptop"`, PublishedTotals, c)
-	if !containsAll(problem, "not read", "3 signed session(s)") {
-		t.Fatalf("the hostile copy's problem: got %q, want the rest said not read and the 3 real sessions counted", problem)
-	}
 }
