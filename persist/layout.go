@@ -3,6 +3,7 @@ package persist
 import (
 	"bytes"
 	"cmp"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,20 +13,22 @@ import (
 
 // The layout of sync_dir (docs/sync.md says it for other tools):
 //
-//	<sync_dir>/antidrift-v1/<device-id>/device.json   who publishes here, in what form
-//	<sync_dir>/antidrift-v1/<device-id>/chain.jsonl   sync_titles = true: audit.jsonl's sealed lines, byte for byte
-//	<sync_dir>/antidrift-v1/<device-id>/totals.jsonl  sync_titles = false: the same sessions with window titles
-//	                                                  taken out, a hash chain of its own
+//	<sync_dir>/antidrift-v2/<device-id>/device.json   who publishes here, in what form, with which key (signed)
+//	<sync_dir>/antidrift-v2/<device-id>/chain.jsonl   sync_titles = true: audit.jsonl's sealed lines, each signed
+//	<sync_dir>/antidrift-v2/<device-id>/totals.jsonl  sync_titles = false: the same sessions with window titles
+//	                                                  taken out, a hash chain of its own, each line signed
 //
 // The version is in two places: the folder's name (a later layout is a
-// new folder, antidrift-v2, which this reader never opens) and
+// new folder, antidrift-v3, which this reader never opens) and
 // device.json's "layout" (a folder of this name written by a later
 // version is said to be unreadable, never read as if it were this one).
+// Layout 1 (antidrift-v1) had no signatures: it is named, never read.
 // Each device writes only its own folder, and only one file of it at a
 // time, each atomically; nothing else from the state directory goes there.
 const (
-	LayoutVersion    = 1
-	LayoutFolder     = "antidrift-v1"
+	LayoutVersion    = 2
+	LayoutFolder     = "antidrift-v2"
+	unsignedLayout   = "antidrift-v1" // layout 1, before signatures
 	PublishedDevice  = "device.json"
 	PublishedChain   = "chain.jsonl"
 	PublishedTotals  = "totals.jsonl"
@@ -52,6 +55,10 @@ type publishedDevice struct {
 	// the publisher says it.
 	SourceOK      bool   `json:"source_ok"`
 	SourceProblem string `json:"source_problem"`
+	// PublicKey is the device's Ed25519 public key (base64); Sig, the last
+	// key, signs the file's own bytes with it (signed.go).
+	PublicKey string `json:"public_key"`
+	Sig       string `json:"sig"`
 }
 
 // totalsOf is sum as a totals copy holds it: each window class's time in
@@ -79,31 +86,40 @@ func totalsOf(sum service.Summary) service.Summary {
 }
 
 // publishedForm is what a device publishes of its chain (the complete
-// lines of audit.jsonl): with titles the lines themselves, else a totals
-// chain, one line per source line, sealed by the audit hash rule from the
-// genesis hash. It stops at the first source line that does not parse as
-// a summary, and says so in problem.
-func publishedForm(source []byte, titles bool) (out []byte, entries int, head service.AuditHead, problem string) {
+// lines of audit.jsonl), each line signed with key for device id: with
+// titles the lines themselves, else a totals chain, one line per source
+// line, sealed by the audit hash rule from the genesis hash. It stops at
+// the first source line that does not parse as a summary (totals) or
+// cannot carry a signature (chain), and says so in problem.
+func publishedForm(source []byte, titles bool, key ed25519.PrivateKey, id string) (out []byte, entries int, head service.AuditHead, problem string) {
 	if end := bytes.LastIndexByte(source, '\n'); end >= 0 {
 		source = source[:end+1]
 	} else {
 		source = nil
 	}
+	var b bytes.Buffer
 	if titles {
-		err := eachLine(bytes.NewReader(source), func(line []byte, complete bool) error {
+		n := 0
+		_ = eachLine(bytes.NewReader(source), func(line []byte, complete bool) error {
+			n++
+			if problem != "" {
+				return nil
+			}
+			if !bytes.HasSuffix(line, objectEnd) {
+				problem = fmt.Sprintf("line %d of %s is not a sealed line (it does not end in \"}), so the copy stops before it", n, auditFileName)
+				return nil
+			}
 			var k auditKeys
-			if complete && decodeAuditKeys(line, &k) == nil {
+			if decodeAuditKeys(line, &k) == nil {
 				head = service.AuditHead{Seq: k.Seq, Hash: k.Hash}
 			}
+			b.Write(maybeSign(key, id, formChain, line))
+			b.WriteByte('\n')
 			entries++
 			return nil
 		})
-		if err != nil {
-			problem = err.Error()
-		}
-		return source, entries, head, problem
+		return b.Bytes(), entries, head, problem
 	}
-	var b bytes.Buffer
 	prevSeq, prevHash := uint64(0), genesisHash
 	n := 0
 	_ = eachLine(bytes.NewReader(source), func(line []byte, complete bool) error {
@@ -121,11 +137,21 @@ func publishedForm(source []byte, titles bool) (out []byte, entries int, head se
 			problem = err.Error()
 			return nil
 		}
-		b.Write(sealedLine)
+		b.Write(maybeSign(key, id, formTotals, sealedLine[:len(sealedLine)-1]))
+		b.WriteByte('\n')
 		prevSeq, prevHash = sealed.Seq, sealed.Hash
 		head = service.AuditHead{Seq: sealed.Seq, Hash: sealed.Hash}
 		entries++
 		return nil
 	})
 	return b.Bytes(), entries, head, problem
+}
+
+// maybeSign is signLine, or the sealed line itself with no key (a reader
+// comparing hashes only).
+func maybeSign(key ed25519.PrivateKey, id, form string, sealed []byte) []byte {
+	if key == nil {
+		return sealed
+	}
+	return signLine(key, id, form, sealed)
 }

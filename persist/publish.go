@@ -2,12 +2,16 @@ package persist
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +40,13 @@ type Publisher struct {
 	// report hears the outcome of every pass: "" when the copy is up to
 	// date, else a sentence for Problems.
 	report func(problem string)
+	// log hears what a pass found worth saying once, that is no problem:
+	// another device's key pinned the first time it was read.
+	log func(news string)
+
+	// stamps are the other device folders' files as the last pass read
+	// them (rememberOthers); only the publisher's goroutine touches it.
+	stamps map[string]Stamp
 
 	wake chan struct{}
 	stop chan struct{}
@@ -47,8 +58,12 @@ type Publisher struct {
 // it where the person did not mean would publish to nowhere).
 func NewPublisher(store *Store, syncDir, id, name string, titles bool, report func(string)) *Publisher {
 	return &Publisher{store: store, syncDir: syncDir, id: id, name: name, titles: titles, now: time.Now, report: report,
-		wake: make(chan struct{}, 1), stop: make(chan struct{})}
+		log: func(string) {}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 }
+
+// SetLog has log hear what a pass found worth saying once (a device's key
+// pinned); call it before Start.
+func (p *Publisher) SetLog(log func(news string)) { p.log = log }
 
 // Start runs the publisher until Close, with a first pass right away.
 func (p *Publisher) Start() {
@@ -96,43 +111,76 @@ func (p *Publisher) SessionEnded(_ string, _ service.Outcome, hash string) {
 func (p *Publisher) Folder() string { return filepath.Join(p.syncDir, LayoutFolder, p.id) }
 
 // PublishNow brings the copy up to date and returns "" or what is wrong,
-// as a sentence for Problems.
+// as a sentence for Problems: that it could not, or what it found and
+// put right (a line in this machine's folder that it never signed, a
+// damaged device key replaced).
 func (p *Publisher) PublishNow() string {
-	if err := p.publish(); err != nil {
-		return fmt.Sprintf("This machine's record could not be published to sync_dir (%v); the record itself is safe in the state directory, and the copy is brought up to date after the next seal.", err)
+	notice, err := p.publish()
+	if err != nil {
+		return strings.TrimSpace(notice + fmt.Sprintf(" This machine's record could not be published to sync_dir (%v); the record itself is safe in the state directory, and the copy is brought up to date after the next seal.", err))
 	}
 	p.rememberOthers()
-	return ""
+	return notice
 }
 
 // rememberOthers records the furthest head of every other device's copy
-// that verifies (seen.go), so a copy that later falls behind it is
-// noticed. Only heads are kept: no other device's data enters the state
-// directory. A failure costs only that memory, and is logged by nobody:
-// the next pass tries again.
+// (seen.go): of its lines that count, signed by its pinned key (keys.go,
+// pinned here the first time, and logged), so a copy that later falls
+// behind it is noticed and a forged line never becomes the mark. Only
+// heads and keys are kept: no other device's data enters the state
+// directory. A folder whose files are as the last pass found them is not
+// read again (stamps), so a seal costs nothing for the machines that did
+// not change; the read is within DefaultReadBounds, and lines up to a
+// remembered head are checked by hash alone. Heads of devices whose folder
+// is gone are forgotten. A failure costs only that memory, and is logged
+// by nobody: the next pass tries again.
 func (p *Publisher) rememberOthers() {
-	devs, _, err := ReadShared(p.syncDir)
+	devs, _, err := ReadSharedWith(p.syncDir, LoadTrust(p.store.dir), ReadOptions{Unchanged: p.stamps})
 	if err != nil {
 		return
 	}
-	others := devs[:0]
+	if p.stamps == nil {
+		p.stamps = map[string]Stamp{}
+	}
+	var others []SharedDevice
 	for _, d := range devs {
-		if d.ID != p.id {
+		if d.Pinned != "" {
+			p.log(d.Pinned)
+		}
+		if d.Stamp.Chain != (fileStamp{}) {
+			p.stamps[d.Folder] = d.Stamp
+		}
+		if d.ID != p.id && !d.Unchanged {
 			others = append(others, d)
 		}
 	}
-	_ = p.store.RememberDevices(others)
+	present, complete := listDeviceFolders(p.syncDir)
+	if complete {
+		for f := range p.stamps {
+			if !present[f] {
+				delete(p.stamps, f)
+			}
+		}
+	} else {
+		present = nil
+	}
+	_ = p.store.RememberDevices(others, present)
 }
 
-func (p *Publisher) publish() error {
+func (p *Publisher) publish() (notice string, err error) {
+	key, keyProblem, err := p.store.DeviceKey()
+	if err != nil {
+		return "", err
+	}
+	pub := key.Public().(ed25519.PublicKey)
 	source, err := ReadStateFile(p.store.audit.path)
 	if errors.Is(err, os.ErrNotExist) {
 		source, err = nil, nil
 	}
 	if err != nil {
-		return err
+		return keyProblem, err
 	}
-	content, entries, head, problem := publishedForm(source, p.titles)
+	content, entries, head, problem := publishedForm(source, p.titles, key, p.id)
 	form, file, other := formTotals, PublishedTotals, PublishedChain
 	if p.titles {
 		form, file, other = formChain, PublishedChain, PublishedTotals
@@ -144,81 +192,142 @@ func (p *Publisher) publish() error {
 
 	dir, err := p.openFolder()
 	if err != nil {
-		return err
+		return keyProblem, err
 	}
 	defer dir.Close()
 	// Both forms are checked: a machine with this id that publishes the
 	// other form would otherwise have its file removed below.
 	var old []byte
+	var notices []string
+	if keyProblem != "" {
+		notices = append(notices, keyProblem)
+	}
 	for _, f := range []string{PublishedChain, PublishedTotals} {
 		there, err := readIn(dir, f)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return err
+			return strings.Join(notices, " "), err
 		}
-		ours := content
+		ours, fForm := content, form
 		if f != file {
-			ours, _, _, _ = publishedForm(source, f == PublishedChain)
+			fForm = formTotals
+			if f == PublishedChain {
+				fForm = formChain
+			}
+			ours, _, _, _ = publishedForm(source, f == PublishedChain, key, p.id)
 		} else {
 			old = there
 		}
-		if err := notAnotherWriter(there, ours, p.id, f); err != nil {
-			return err
+		replaced, err := notAnotherWriter(there, ours, pub, p.id, fForm, f)
+		if err != nil {
+			return strings.Join(notices, " "), err
+		}
+		if replaced != "" {
+			notices = append(notices, replaced)
 		}
 	}
-	if old != nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form) {
-		return nil
+	notice = strings.Join(notices, " ")
+	p.retireUnsignedFolder()
+	if old != nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form, pub) {
+		return notice, nil
 	}
 	if err := replaceIn(dir, file, content); err != nil {
-		return fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), file), err)
+		return notice, fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), file), err)
 	}
 	meta, _ := json.Marshal(publishedDevice{
 		Layout: LayoutVersion, DeviceID: p.id, DeviceName: p.name, Form: form, File: file,
 		Entries: entries, HeadSeq: head.Seq, HeadHash: head.Hash, PublishedUnix: p.now().Unix(),
-		SourceOK: v.OK, SourceProblem: v.Problem,
+		SourceOK: v.OK, SourceProblem: v.Problem, PublicKey: base64.StdEncoding.EncodeToString(pub),
 	})
-	if err := replaceIn(dir, PublishedDevice, append(meta, '\n')); err != nil {
-		return fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), PublishedDevice), err)
+	if err := replaceIn(dir, PublishedDevice, append(signDeviceFile(key, meta), '\n')); err != nil {
+		return notice, fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), PublishedDevice), err)
 	}
 	// The other form, from before sync_titles changed, would read as a
 	// second chain of this device.
 	if err := unix.Unlinkat(int(dir.Fd()), other, 0); err != nil && !errors.Is(err, unix.ENOENT) {
-		return fmt.Errorf("removing the old %s: %w", other, err)
+		return notice, fmt.Errorf("removing the old %s: %w", other, err)
 	}
-	return nil
+	return notice, nil
+}
+
+// retireUnsignedFolder removes this device's folder of layout 1
+// (antidrift-v1/<id>, unsigned), which an earlier antidrift published:
+// its three files and the folder, nothing else, never through a link. A
+// failure leaves it; readers name it and do not read it.
+func (p *Publisher) retireUnsignedFolder() {
+	root, err := os.Open(p.syncDir)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	layout, err := openIn(root, unsignedLayout, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return
+	}
+	defer layout.Close()
+	dir, err := openIn(layout, p.id, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return
+	}
+	for _, f := range []string{PublishedDevice, PublishedChain, PublishedTotals} {
+		_ = unix.Unlinkat(int(dir.Fd()), f, 0)
+	}
+	dir.Close()
+	if unix.Unlinkat(int(layout.Fd()), p.id, unix.AT_REMOVEDIR) == nil {
+		// The layout folder goes too once no machine is left in it.
+		if names, err := layout.Readdirnames(-1); err == nil && !slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, ".") }) {
+			for _, n := range names {
+				_ = unix.Unlinkat(int(layout.Fd()), n, 0)
+				_ = unix.Unlinkat(int(layout.Fd()), n, unix.AT_REMOVEDIR)
+			}
+			_ = unix.Unlinkat(int(root.Fd()), unsignedLayout, unix.AT_REMOVEDIR)
+		}
+	}
 }
 
 // deviceFileCurrent reports whether the folder's device.json already says
-// what this publisher would (its name and form): then an unchanged chain
-// needs no write at all, and a restart touches nothing.
-func (p *Publisher) deviceFileCurrent(dir *os.File, form string) bool {
+// what this publisher would (its name, form and key, signed): then an
+// unchanged chain needs no write at all, and a restart touches nothing.
+func (p *Publisher) deviceFileCurrent(dir *os.File, form string, pub ed25519.PublicKey) bool {
 	data, err := readIn(dir, PublishedDevice)
 	if err != nil {
 		return false
 	}
 	var d publishedDevice
-	return json.Unmarshal(data, &d) == nil && d.Layout == LayoutVersion && d.DeviceID == p.id && d.DeviceName == p.name && d.Form == form
+	return json.Unmarshal(data, &d) == nil && d.Layout == LayoutVersion && d.DeviceID == p.id && d.DeviceName == p.name && d.Form == form &&
+		d.PublicKey == base64.StdEncoding.EncodeToString(pub) && deviceFileSignedBy(pub, data)
 }
 
 // notAnotherWriter refuses to overwrite a copy this machine did not
 // write. This device's copy is a prefix of what it publishes now (the
-// chain only grows); a copy that is not — that holds another line at some
+// chain only grows); a copy that is not, yet every line of which is signed
+// with this machine's own key and chains — it holds another line at some
 // seq, or more lines than this chain has — was written by another machine
-// using the same device id (a cloned state directory), and overwriting it
-// would make two writers of one file, each undoing the other.
+// with the same device id and the same key (a copied state directory),
+// and overwriting it would make two writers of one file, each undoing the
+// other.
 //
-// A copy that does not verify at all was damaged (or edited) after it was
-// written, not sealed by anyone: it is repaired, since this machine is
-// its one writer.
-func notAnotherWriter(old, now []byte, id, file string) error {
-	if len(old) == 0 || bytes.HasPrefix(now, old) || !verifyChainBytes(old).OK {
-		return nil
+// Lines not signed with this machine's key were never written by it: a
+// forgery, or damage after it was written. The copy is repaired, since
+// this machine is its one writer, and replaced says so when a line was
+// forged rather than the file cut short.
+func notAnotherWriter(old, now []byte, pub ed25519.PublicKey, id, form, file string) (replaced string, err error) {
+	if len(old) == 0 || bytes.HasPrefix(now, old) {
+		return "", nil
 	}
-	return fmt.Errorf("the copy in %s/%s/%s holds sessions this machine never sealed: another machine publishes under the same device id %s (a copied state directory), or this machine's audit.jsonl was rewritten. "+
-		"Nothing was overwritten. Fix: on one of the two machines, stop antidriftd, move %s out of its state directory and start it again (it makes a new id), then delete the folder it used to publish in",
-		LayoutFolder, id, file, id, deviceFileName)
+	c := checkSignedChain(old, pub, id, form)
+	if c.unsigned == 0 && c.chain.OK {
+		return "", fmt.Errorf("the copy in %s/%s/%s holds sessions this machine never sealed, signed with this machine's own key: another machine publishes under the same device id %s with a copy of this machine's key (a copied state directory), or this machine's audit.jsonl was rewritten. "+
+			"Nothing was overwritten. Fix: on one of the two machines, stop antidriftd, move %s and %s out of its state directory and start it again (it makes a new id and key), then delete the folder it used to publish in",
+			LayoutFolder, id, file, id, deviceFileName, deviceKeyFileName)
+	}
+	if c.unsigned == 0 {
+		return "", nil // damaged, not forged: repaired without a word, as before
+	}
+	return fmt.Sprintf("This machine's copy in sync_dir (%s/%s/%s) held %d line(s) not signed with this machine's key (%s); they were never this machine's, and the copy was replaced with its own record. Something wrote into this machine's folder in sync_dir: see docs/sync.md.",
+		LayoutFolder, id, file, c.unsigned, c.firstUnsigned), nil
 }
 
 // openFolder opens <sync_dir>/antidrift-v1/<id>, creating the two levels

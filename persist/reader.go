@@ -11,10 +11,12 @@ import (
 )
 
 // Reader reads a state directory without owning it: no lock, no repair, no
-// write of any kind. It exists for `antidrift report`, which must work
-// while the daemon runs (the daemon holds the directory's lock) and must
-// never change what it reports on. It shares the Store's readers, so the
-// files are parsed and verified by one code path.
+// write of any kind (the one write beside it is LoadTrust's: appending the
+// key of a device seen for the first time to device-keys.jsonl, which any
+// reader may do, see keys.go). It exists for `antidrift report`, which
+// must work while the daemon runs (the daemon holds the directory's lock)
+// and must never change what it reports on. It shares the Store's
+// readers, so the files are parsed and verified by one code path.
 type Reader struct{ s *Store }
 
 // NewReader reads dir. A directory that does not exist reads as empty.

@@ -1,9 +1,13 @@
 package persist
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -28,6 +32,12 @@ type seenFile struct {
 
 func seenKey(id, form string) string { return id + "/" + form }
 
+// SeenKey is the key of SeenHeads' map for a device's copy in form.
+func SeenKey(id, form string) string { return seenKey(id, form) }
+
+// SeenHeads is every head remembered, read once, by SeenKey.
+func (r *Reader) SeenHeads() map[string]SeenHead { return readSeen(r.s.dir).Heads }
+
 // SeenHead is the head remembered for a device's copy in form (false when
 // none is).
 func (r *Reader) SeenHead(id, form string) (SeenHead, bool) {
@@ -46,16 +56,25 @@ func readSeen(dir string) seenFile {
 	return f
 }
 
-// RememberDevices records, for each copy that verified, its head when it
-// reaches past the one remembered (a copy that falls behind is reported by
-// the reader, and must not lower the mark). Only the daemon calls it.
-func (s *Store) RememberDevices(devices []SharedDevice) error {
+// maxSeenHeads bounds devices-seen.json: far more machines than a person
+// has; past it the heads seen longest ago are let go.
+const maxSeenHeads = 64
+
+// RememberDevices records, for each copy, the head of the lines that
+// count (signed by the device's pinned key and chaining: a forged line is
+// never among them, so it never becomes a mark) when it reaches past the
+// one remembered (a copy that falls behind is reported by the reader, and
+// must not lower the mark). present, when not nil, is every device folder
+// in sync_dir: the heads of devices no longer there are let go, so the
+// file keeps only devices that still exist (and at most maxSeenHeads).
+// Only the daemon calls it.
+func (s *Store) RememberDevices(devices []SharedDevice, present map[string]bool) error {
 	s.snapshotMu.Lock()
 	defer s.snapshotMu.Unlock()
 	f := readSeen(s.dir)
 	changed := false
 	for _, d := range devices {
-		if !d.OK || d.Head.Seq == 0 {
+		if d.Head.Seq == 0 {
 			continue
 		}
 		k := seenKey(d.ID, d.Form)
@@ -65,6 +84,23 @@ func (s *Store) RememberDevices(devices []SharedDevice) error {
 			}
 		}
 		f.Heads[k] = SeenHead{Seq: d.Head.Seq, Hash: d.Head.Hash, SeenUnix: s.now().Unix()}
+		changed = true
+	}
+	if present != nil {
+		for k := range f.Heads {
+			if id, _, _ := strings.Cut(k, "/"); !present[id] {
+				delete(f.Heads, k)
+				changed = true
+			}
+		}
+	}
+	if len(f.Heads) > maxSeenHeads {
+		keys := slices.SortedFunc(maps.Keys(f.Heads), func(a, b string) int {
+			return cmp.Or(cmp.Compare(f.Heads[b].SeenUnix, f.Heads[a].SeenUnix), cmp.Compare(a, b))
+		})
+		for _, k := range keys[maxSeenHeads:] {
+			delete(f.Heads, k)
+		}
 		changed = true
 	}
 	if !changed {
@@ -78,12 +114,12 @@ func (s *Store) RememberDevices(devices []SharedDevice) error {
 	return nil
 }
 
-// Behind says, for a copy that verified, whether it ends before the head
-// remembered for it (truncated: what is left still counts) or holds
-// another line at that seq (rewritten: nothing of it can be trusted);
-// "" when neither.
+// Behind says, for the lines of a copy that count, whether they end
+// before the head remembered for it (truncated: what is left still
+// counts) or hold another line at that seq (rewritten: nothing of it can
+// be trusted); "" when neither.
 func Behind(d SharedDevice, seen SeenHead) (problem string, rewritten bool) {
-	if !d.OK || seen.Seq == 0 {
+	if seen.Seq == 0 || (!d.OK && len(d.Summaries) == 0) {
 		return "", false
 	}
 	when := time.Unix(seen.SeenUnix, 0).UTC().Format("2006-01-02 15:04 UTC")

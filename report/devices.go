@@ -53,15 +53,15 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 		}
 		return rep, nil
 	}
-	thisID := local.DeviceID()
-	shared, problems, err := persist.ReadShared(d.SyncDir)
+	choice, err := ChooseDevices(local, d)
 	if err != nil {
-		rep.Problems = append(rep.Problems, err.Error())
+		return nil, err
 	}
-	rep.Problems = append(rep.Problems, problems...)
+	thisID := choice.ThisID
+	rep.Problems = append(rep.Problems, choice.Problems...)
 
 	this := DeviceTotals{DeviceID: thisID, Name: d.ThisName, ThisDevice: true, Form: StateForm,
-		OK: rep.Chain.OK, Entries: rep.Chain.Entries, Problem: rep.Chain.Problem, Totals: rep.Totals}
+		OK: rep.Chain.OK, Entries: rep.Chain.Entries, Problem: rep.Chain.Problem, Totals: rep.Totals, Key: choice.ThisKey}
 	sessions := slices.Clone(rep.Sessions)
 	for i := range sessions {
 		sessions[i].Device, sessions[i].DeviceID = d.ThisName, thisID
@@ -72,38 +72,14 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 	for _, w := range rep.Windows {
 		windows.addWindowTime(w)
 	}
-	include := func(id, name string) bool { return d.Only == "" || d.Only == id || d.Only == name }
-	if !include(thisID, d.ThisName) {
+	if !choice.ThisShown {
 		rep.Devices[0].Totals = Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}
 		sessions, previous, windows = nil, Totals{SinceUnix: rep.Previous.SinceUnix, UntilUnix: rep.Previous.UntilUnix}, newWindowTally(o)
 	}
-	for _, dev := range shared {
-		if thisID != "" && dev.ID == thisID {
-			// This machine: counted from its state directory, once.
-			if !local.CopyIsOurs(dev) {
-				rep.Problems = append(rep.Problems, persist.SameIDProblem(dev))
-			}
-			continue
-		}
+	for _, dev := range choice.Others {
 		dt := DeviceTotals{DeviceID: dev.ID, Name: dev.Label(), Form: dev.Form, OK: dev.OK, Entries: dev.Entries, Problem: dev.Problem,
-			Totals: Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}}
-		if dev.OK {
-			if seen, ok := local.SeenHead(dev.ID, dev.Form); ok {
-				if behind, rewritten := persist.Behind(dev, seen); behind != "" {
-					rep.Problems = append(rep.Problems, behind)
-					if rewritten {
-						dev.OK, dt.OK, dt.Problem = false, false, behind
-					}
-				}
-			}
-			if off := clockOff(dev, d.Now); off != "" {
-				rep.Problems = append(rep.Problems, off)
-			}
-		}
-		if !dev.OK || !include(dev.ID, dev.Label()) {
-			if !dev.OK && dt.Problem == dev.Problem {
-				rep.Problems = append(rep.Problems, dev.Problem)
-			}
+			Key: dev.Key, Pinned: dev.Pinned, Totals: Totals{SinceUnix: rep.Totals.SinceUnix, UntilUnix: rep.Totals.UntilUnix}}
+		if !dev.Counts || !dev.Shown {
 			dt.Totals.finish()
 			rep.Devices = append(rep.Devices, dt)
 			continue
@@ -123,13 +99,6 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 		}
 		dt.Totals.finish()
 		rep.Devices = append(rep.Devices, dt)
-	}
-	if d.Only != "" && !slices.ContainsFunc(rep.Devices, func(x DeviceTotals) bool { return include(x.DeviceID, x.Name) }) {
-		names := make([]string, len(rep.Devices))
-		for i, x := range rep.Devices {
-			names[i] = x.Name
-		}
-		return nil, &service.NoSuchDevice{Device: d.Only, Devices: names}
 	}
 	// Ties in the second go by session id (a UUIDv7: finer time, then
 	// random), so every machine lists the same sessions in the same order.
@@ -237,7 +206,10 @@ func deviceRows(r *Report) []deviceRow {
 	out := make([]deviceRow, 0, len(r.Devices))
 	for _, d := range r.Devices {
 		chain := fmt.Sprintf("%s, %d verified", d.Form, d.Entries)
-		if !d.OK {
+		switch {
+		case !d.OK && d.Entries > 0:
+			chain = fmt.Sprintf("%s, %d verified, the rest left out", d.Form, d.Entries)
+		case !d.OK:
 			chain = "broken: left out"
 		}
 		out = append(out, deviceRow{Name: d.Name, Active: dur(d.Totals.ActiveSeconds), OnTask: dur(d.Totals.OnTaskSeconds),
@@ -265,6 +237,12 @@ func (t *textWriter) devices(r *Report) {
 	}
 	if r.Totals.OverlapSeconds > 0 {
 		t.line("  time active counts %s once: sessions ran on two machines at the same time", dur(r.Totals.OverlapSeconds))
+	}
+	for _, d := range r.Devices {
+		if d.Pinned != "" {
+			// The whole sentence is in the JSON's devices[].pinned.
+			t.line("  %s", clip(inert.Terminal(d.Name)+": first seen, its key pinned: "+d.Key, textWidth-2))
+		}
 	}
 	t.line("")
 }

@@ -1,9 +1,14 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,11 +163,24 @@ func TestTheSameDeviceIDOnTwoMachines(t *testing.T) {
 	sync := t.TempDir()
 	at := func(h int) time.Time { return time.Date(2026, 11, 30, h, 0, 0, 0, time.Local) }
 	desk, _ := machine(t, sync, "desk", true, [2]time.Time{at(9), at(10)})
-	clone, _ := machine(t, t.TempDir(), "clone", true, [2]time.Time{at(11), at(12)})
 	id := persist.NewReader(desk.Dir()).DeviceID()
-	// The clone, with desk's device.json, publishes into desk's folder
-	// (its publisher would refuse; a copy from before the clone would not).
-	data, _ := os.ReadFile(filepath.Join(clone.Dir(), "audit.jsonl"))
+	// The clone, with desk's device.json and key (a copied state
+	// directory), publishes into desk's folder (its publisher would
+	// refuse; a copy from before the clone would not).
+	cloneDir, cloneSync := filepath.Join(t.TempDir(), "state"), t.TempDir()
+	os.MkdirAll(cloneDir, 0o700)
+	for _, f := range []string{"device.json", "device-key.json"} {
+		data, _ := os.ReadFile(filepath.Join(desk.Dir(), f))
+		os.WriteFile(filepath.Join(cloneDir, f), data, 0o600)
+	}
+	clone, _, err := persist.Open(cloneDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clone.Close()
+	clone.AppendAudit(service.Summary{SessionID: "clone-a", NextAction: "on the clone", StartedUnix: at(11).Unix(), EndedUnix: at(12).Unix()})
+	persist.NewPublisher(clone, cloneSync, id, "clone", true, func(string) {}).PublishNow()
+	data, _ := os.ReadFile(filepath.Join(cloneSync, persist.LayoutFolder, id, persist.PublishedChain))
 	os.WriteFile(filepath.Join(sync, persist.LayoutFolder, id, persist.PublishedChain), data, 0o600)
 	r, err := BuildAll(persist.NewReader(desk.Dir()), LastDays(at(20), 1, 0), Options{}, Devices{SyncDir: sync, ThisName: "desk"})
 	if err != nil {
@@ -216,5 +234,79 @@ func TestTextAndHTMLNameTheDevices(t *testing.T) {
 	HTML(&alone, one, time.Local)
 	if strings.Contains(alone.String(), "<th>device</th>") || one.Devices != nil {
 		t.Errorf("a report of one machine: got devices %+v (or a device column), want none", one.Devices)
+	}
+}
+
+// appendForgedLine appends to a published copy a line chained to its last
+// one by the hash rule, with a signature by no key of that machine's: what
+// a synced machine gone bad can write into another's folder.
+func appendForgedLine(t *testing.T, path string, at time.Time) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var last struct {
+		Seq  uint64 `json:"seq"`
+		Hash string `json:"hash"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"seq":%d,"prev_hash":"%s","session_id":"forged","next_action":"deep work on the thesis","success_condition":"","outcome":"completed","enforcement":"warn","started_unix":%d,"ended_unix":%d,"timebox_secs":21600,"switch_count":0,"drift_seconds":0,"away_seconds":0,"minimize_count":0,"break_glass":false,"buckets":[],"hash":"`,
+		last.Seq+1, last.Hash, at.Unix(), at.Add(6*time.Hour).Unix())
+	sum := sha256.Sum256([]byte(last.Hash + body + `"}`))
+	line := body + hex.EncodeToString(sum[:]) + `","sig":"` + strings.Repeat("A", 86) + `"}` + "\n"
+	if err := os.WriteFile(path, append(data, line...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A forged line appended to another machine's copy is named and left out
+// of every figure; that machine's real sessions still count; once it
+// republishes, everything counts and nothing is said. The same for this
+// machine's own folder.
+func TestAForgedLineCostsTheRealRecordNothing(t *testing.T) {
+	sync := t.TempDir()
+	at := func(h int) time.Time { return time.Date(2026, 11, 30, h, 0, 0, 0, time.Local) }
+	desk, deskPub := machine(t, sync, "desk", true, [2]time.Time{at(9), at(10)})
+	laptop, laptopPub := machine(t, sync, "laptop", false, [2]time.Time{at(11), at(12)})
+	build := func() *Report {
+		t.Helper()
+		r, err := BuildAll(persist.NewReader(desk.Dir()), LastDays(at(23), 1, 0), Options{}, Devices{SyncDir: sync, ThisName: "desk", Now: at(23)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := build(); r.Totals.Sessions != 2 || len(r.Problems) != 0 || !strings.Contains(r.Devices[1].Pinned, "first seen") {
+		t.Fatalf("the first report: got %d sessions, problems %q, laptop %+v; want 2, none, the laptop's key said pinned", r.Totals.Sessions, r.Problems, r.Devices[1])
+	}
+	for _, c := range []struct {
+		name, path string
+		pub        *persist.Publisher
+		st         *persist.Store
+	}{
+		{"the other machine's copy", filepath.Join(laptopPub.Folder(), persist.PublishedTotals), laptopPub, laptop},
+		{"this machine's own copy", filepath.Join(deskPub.Folder(), persist.PublishedChain), deskPub, desk},
+	} {
+		appendForgedLine(t, c.path, at(13))
+		r := build()
+		if r.Totals.Sessions != 2 || r.Totals.ActiveSeconds != 2*3600 || !slices.ContainsFunc(r.Problems, func(p string) bool {
+			return strings.Contains(p, "line 2 (seq 2)") && strings.Contains(p, "not signed by its key") && strings.Contains(p, "left out")
+		}) {
+			t.Fatalf("%s with a forged line: got %d sessions, %d s active, problems %q; want the 2 real ones, 7200 s, line 2 (seq 2) named not signed and left out",
+				c.name, r.Totals.Sessions, r.Totals.ActiveSeconds, r.Problems)
+		}
+		for _, s := range r.Sessions {
+			if s.SessionID == "forged" {
+				t.Fatalf("%s: got the forged session counted, want it left out", c.name)
+			}
+		}
+		c.pub.PublishNow() // the real machine's next pass
+		if r := build(); r.Totals.Sessions != 2 || len(r.Problems) != 0 {
+			t.Fatalf("%s after its machine republished: got %d sessions, problems %q; want the 2 real ones and nothing said", c.name, r.Totals.Sessions, r.Problems)
+		}
 	}
 }

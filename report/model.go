@@ -141,6 +141,11 @@ type DeviceTotals struct {
 	Entries uint32 `json:"entries"`
 	Problem string `json:"problem"`
 	Totals  Totals `json:"totals"`
+	// Key is the fingerprint of the key the machine's copy is held to
+	// (its pinned key; this machine's own for this one); Pinned says, the
+	// first time this machine read the copy, that its key was pinned then.
+	Key    string `json:"key,omitempty"`
+	Pinned string `json:"pinned,omitempty"`
 }
 
 // Stretch is a span of a session's active time in one kind and window

@@ -43,7 +43,8 @@ func (c deviceChoice) pick(cfg config.Config) (report.Devices, error) {
 		}
 		return report.Devices{}, nil
 	}
-	return report.Devices{SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(), Only: *c.only}, nil
+	// Now: history and verify say a clock far off as report does.
+	return report.Devices{SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(), Only: *c.only, Now: reportNow()}, nil
 }
 
 // syncConfig is the config file's sync settings for history and verify;
@@ -57,43 +58,27 @@ func syncConfig() config.Config {
 	return cfg
 }
 
-// otherDevices reads every other machine's copy under sync_dir (this
-// machine's comes from the daemon), narrowed to only when it is set.
-// stateDir is the daemon's state directory ("" for the default,
-// $XDG_STATE_HOME/antidrift): its device id says which copy is this
-// machine's, and its audit.jsonl that the copy is this machine's own.
-func otherDevices(which report.Devices, stateDir string) (devices []persist.SharedDevice, problems []string, err error) {
-	all, problems, err := persist.ReadShared(which.SyncDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	var local *persist.Reader
-	thisID := ""
+// otherDevices is every other machine under sync_dir as
+// report.ChooseDevices takes it for report and the daemon's Report (this
+// machine's own comes from the daemon), those which.Only names, and every
+// problem sync_dir shows. stateDir is the daemon's state directory ("" for
+// the default, $XDG_STATE_HOME/antidrift): its device id says which copy
+// is this machine's, its audit.jsonl that the copy is this machine's own,
+// its remembered heads which copies were rewritten.
+func otherDevices(which report.Devices, stateDir string) (devices []report.Chosen, problems []string, err error) {
 	if stateDir == "" {
 		stateDir, _ = persist.DefaultDir()
 	}
-	if stateDir != "" {
-		local = persist.NewReader(stateDir)
-		thisID = local.DeviceID()
+	choice, err := report.ChooseDevices(persist.NewReader(stateDir), which)
+	if err != nil {
+		return nil, nil, err
 	}
-	names := []string{which.ThisName}
-	for _, d := range all {
-		if d.ID != "" && d.ID == thisID {
-			// This machine comes from the daemon; its copy is only checked.
-			if !local.CopyIsOurs(d) {
-				problems = append(problems, persist.SameIDProblem(d))
-			}
-			continue
-		}
-		names = append(names, d.Label())
-		if which.Only == "" || which.Only == d.ID || which.Only == d.Label() {
+	for _, d := range choice.Others {
+		if d.Shown {
 			devices = append(devices, d)
 		}
 	}
-	if which.Only != "" && which.Only != which.ThisName && which.Only != thisID && len(devices) == 0 {
-		return nil, nil, &service.NoSuchDevice{Device: which.Only, Devices: names}
-	}
-	return devices, problems, nil
+	return devices, choice.Problems, nil
 }
 
 // deviceError is what a command says when it could not cover the
@@ -108,12 +93,13 @@ func deviceError(c *command, err error) error {
 
 // withOtherDevices merges other machines' verified sessions into the
 // daemon's History entries, newest first, each named with its machine,
-// and keeps the newest limit. Copies that do not verify add no entry;
-// their problems are returned to be said.
-func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, stateDir string, limit int) ([]map[string]dbus.Variant, []string, error) {
+// and keeps the newest limit. Lines that do not verify add no entry;
+// their problems are returned to be said, and so are notes (a machine's
+// key pinned the first time it was read).
+func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, stateDir string, limit int) (_ []map[string]dbus.Variant, problems, notes []string, _ error) {
 	others, problems, err := otherDevices(which, stateDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if which.Only != "" && which.Only != which.ThisName {
 		entries = nil
@@ -122,8 +108,13 @@ func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, s
 		e["device"] = dbus.MakeVariant(which.ThisName)
 	}
 	for _, d := range others {
-		if !d.OK {
-			problems = append(problems, d.Problem)
+		// The lines that count (signed by its pinned key, chaining, with
+		// good figures) are listed even when a forged line beside them was
+		// left out; its problems are among problems already.
+		if d.Pinned != "" {
+			notes = append(notes, d.Pinned)
+		}
+		if !d.Counts {
 			continue
 		}
 		for _, s := range d.Summaries {
@@ -143,7 +134,7 @@ func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, s
 	if limit > 0 && len(entries) > limit {
 		entries = entries[:limit]
 	}
-	return entries, problems, nil
+	return entries, problems, notes, nil
 }
 
 // verifyOtherDevices verifies every other machine's copy under sync_dir,
@@ -160,14 +151,19 @@ func verifyOtherDevices(which report.Devices, stateDir string, out map[string]an
 	var b strings.Builder
 	list := make([]map[string]any, 0, len(others))
 	for _, d := range others {
-		list = append(list, map[string]any{"device_id": d.ID, "name": d.Label(), "form": d.Form, "ok": d.OK, "entries": d.Entries, "problem": d.Problem})
+		list = append(list, map[string]any{"device_id": d.ID, "name": d.Label(), "form": d.Form, "ok": d.OK, "counts": d.Counts, "entries": d.Entries, "problem": d.Problem, "key": d.Key, "pinned": d.Pinned})
+		if d.Pinned != "" {
+			fmt.Fprintf(&b, "%s\n", d.Pinned)
+		}
 		if d.OK {
-			fmt.Fprintf(&b, "Device %s (%s copy): intact, %d %s.\n", service.Quote(d.Label()), d.Form, d.Entries, plural(int(d.Entries), "entry", "entries"))
+			fmt.Fprintf(&b, "Device %s (%s copy): intact, %d %s, signed by its key %s.\n", service.Quote(d.Label()), d.Form, d.Entries, plural(int(d.Entries), "entry", "entries"), d.Key)
 		} else {
 			ok = false
-			fmt.Fprintf(&b, "! %s\n", d.Problem)
+			fmt.Fprintf(&b, "Device %s (%s copy): %d %s count, the rest left out (see below).\n", service.Quote(d.Label()), d.Form, d.Entries, plural(int(d.Entries), "entry", "entries"))
 		}
 	}
+	// Each device's problem is among problems (report.ChooseDevices), so
+	// verify, history and report say the same sentences.
 	for _, p := range problems {
 		fmt.Fprintf(&b, "! %s\n", p)
 	}

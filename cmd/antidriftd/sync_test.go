@@ -64,6 +64,13 @@ func (m *syncMachine) session(t *testing.T, what string, secs int) {
 // cli runs antidrift as this machine's person would.
 func (m *syncMachine) cli(t *testing.T, args ...string) (string, int) {
 	t.Helper()
+	stdout, stderr, code := m.cliApart(t, args...)
+	return stdout + stderr, code
+}
+
+// cliApart is cli with what it printed on stdout and on stderr apart.
+func (m *syncMachine) cliApart(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(testenv.Binary(t, "antidrift"), args...)
 	cmd.Env = append(append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS="+m.d.Bus.Address, "NO_COLOR=1"), m.env()...)
 	var stdout, stderr bytes.Buffer
@@ -77,7 +84,7 @@ func (m *syncMachine) cli(t *testing.T, args ...string) (string, int) {
 		}
 		code = ee.ExitCode()
 	}
-	return stdout.String() + stderr.String(), code
+	return stdout.String(), stderr.String(), code
 }
 
 type syncReport struct {
@@ -97,6 +104,7 @@ type syncReport struct {
 		Name       string `json:"name"`
 		ThisDevice bool   `json:"this_device"`
 		OK         bool   `json:"ok"`
+		Pinned     string `json:"pinned"`
 		Totals     struct {
 			Sessions      int    `json:"sessions"`
 			ActiveSeconds uint64 `json:"active_seconds"`
@@ -239,7 +247,7 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 	if out, code := desk.cli(t, "history"); code != 0 || !containsEvery(out, "DEVICE", "laptop", "answer mail on the train", "desk", "plan tomorrow") {
 		t.Errorf("history on the desk: got exit %d\n%s\nwant exit 0 and both machines' sessions, named", code, out)
 	}
-	if out, code := desk.cli(t, "verify"); code != 0 || !containsEvery(out, "The audit log is intact: 2 entries", `Device "laptop" (totals copy): intact, 2 entries.`) {
+	if out, code := desk.cli(t, "verify"); code != 0 || !containsEvery(out, "The audit log is intact: 2 entries", `Device "laptop" (totals copy): intact, 2 entries, signed by its key SHA256:`) {
 		t.Errorf("verify on the desk: got exit %d\n%s\nwant exit 0, the log and the laptop's copy intact", code, out)
 	}
 	// --this-device is the machine alone; --device narrows to one.
@@ -319,15 +327,19 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		}
 		os.Remove(conflict)
 	})
+	signedFaults(t, desk, laptop, deskID, laptopID, logs)
+
 	t.Run("the same device id on two machines", func(t *testing.T) {
-		// The laptop gets the desk's device.json, as a copied state
-		// directory would give it, and seals a session.
+		// The laptop gets the desk's device.json and key, as a copied
+		// state directory would give it, and seals a session.
 		laptop.d.Stop(t)
-		data, err := os.ReadFile(filepath.Join(desk.stateDir(), "device.json"))
-		if err != nil {
-			t.Fatal(err)
+		for _, f := range []string{"device.json", "device-key.json"} {
+			data, err := os.ReadFile(filepath.Join(desk.stateDir(), f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(laptop.stateDir(), f), data, 0o600)
 		}
-		os.WriteFile(filepath.Join(laptop.stateDir(), "device.json"), data, 0o600)
 		deskCopy := filepath.Join(laptop.syncDir, persist.LayoutFolder, deskID, persist.PublishedChain)
 		before, _ := os.ReadFile(deskCopy)
 		laptop.d.Start(t)

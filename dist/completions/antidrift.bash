@@ -8,7 +8,7 @@ _antidrift() {
     prev=${COMP_WORDS[COMP_CWORD-1]}
     COMPREPLY=()
 
-    local commands="plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history report verify help"
+    local commands="plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history report verify forget-key help"
     local levels="observe warn block locked"
     local formats="text json waybar polybar"
     local durations="15m 25m 30m 45m 50m 1h 90m"
@@ -44,6 +44,7 @@ _antidrift() {
         history) flags+=" --limit --device --this-device --state-dir" ;;
         report)  flags+=" --today --week --month --since --until --html --open --state-dir --config --device --this-device --daemon" ;;
         verify)  flags+=" --journal --state-dir --device --this-device" ;;
+        forget-key) flags+=" --state-dir" ;;
         enforce) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$levels" -- "$cur")); return; } ;;
         extend)  [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "5m 10m 15m 25m 30m 1h" -- "$cur")); return; } ;;
         help)    COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;

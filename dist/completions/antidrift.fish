@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/antidrift.fish (or
 # /usr/share/fish/vendor_completions.d/).
 
-set -l commands plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history report verify help
+set -l commands plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass history report verify forget-key help
 set -l levels observe warn block locked
 
 # No file names anywhere.
@@ -25,6 +25,7 @@ complete -c antidrift -n $none -a break-glass -d 'At level locked: start the hol
 complete -c antidrift -n $none -a history -d 'List sealed sessions, newest first'
 complete -c antidrift -n $none -a report -d 'See the week as text, JSON or an HTML page'
 complete -c antidrift -n $none -a verify -d 'Check the audit log hash chain'
+complete -c antidrift -n $none -a forget-key -d 'Re-pair a reinstalled machine (forget its pinned key)'
 complete -c antidrift -n $none -a help -d 'Show help'
 complete -c antidrift -n $none -l version -d 'Show the version'
 
@@ -62,6 +63,9 @@ complete -c antidrift -n '__fish_seen_subcommand_from report' -l open -d 'Open t
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l state-dir -r -a '(__fish_complete_directories)' -d 'Read this state directory'
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l config -r -F -d 'Take the privacy settings from this file'
 complete -c antidrift -n '__fish_seen_subcommand_from report' -l daemon -d 'Ask the running daemon'
+# forget-key
+complete -c antidrift -n '__fish_seen_subcommand_from forget-key' -l state-dir -r -a '(__fish_complete_directories)' -d "The daemon's state directory"
+
 # verify
 complete -c antidrift -n '__fish_seen_subcommand_from verify' -l journal -d 'Also check the heads the journal recorded'
 complete -c antidrift -n '__fish_seen_subcommand_from verify' -l state-dir -r -a '(__fish_complete_directories)' -d "The daemon's state directory"
