@@ -49,12 +49,14 @@ const maxDeviceFile = 64 << 10
 // are taken by the workers of eachLineInParallel, so they are atomic.
 type readBudget struct {
 	b      ReadBounds
+	// deviceChecks and deviceBytes are a device's share (share).
+	deviceChecks, deviceBytes int64
 	bytes  int64        // total bytes left
 	checks atomic.Int64 // total checks left
 }
 
 func newReadBudget(b ReadBounds) *readBudget {
-	r := &readBudget{b: b, bytes: b.TotalBytes}
+	r := &readBudget{b: b, bytes: b.TotalBytes, deviceChecks: b.DeviceChecks, deviceBytes: b.DeviceBytes}
 	r.checks.Store(b.TotalChecks)
 	return r
 }
@@ -72,8 +74,17 @@ func (r *readBudget) forDevice() *deviceChecks {
 		return nil
 	}
 	d := &deviceChecks{b: r.b, total: &r.checks}
-	d.left.Store(r.b.DeviceChecks)
+	d.left.Store(r.deviceChecks)
 	return d
+}
+
+// share splits the totals fairly between the n folders a read opens: no
+// device may take more than its share, so the devices read first cannot
+// leave nothing for the ones read after.
+func (r *readBudget) share(n int) {
+	n = max(n, 1)
+	r.deviceChecks = min(r.b.DeviceChecks, r.b.TotalChecks/int64(n))
+	r.deviceBytes = min(r.b.DeviceBytes, r.b.TotalBytes/int64(n))
 }
 
 func (d *deviceChecks) take() bool {

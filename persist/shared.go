@@ -149,6 +149,7 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 	}
 	seen := readSeen(trust.dir)
 	folders, left := orderFolders(folders, trust, seen, o.Bounds.Devices)
+	budget.share(len(folders))
 	if p := leftOutFolders(left, o.Bounds.Devices, moreListed); p != "" {
 		problems = append(problems, p)
 	}
@@ -226,7 +227,7 @@ type chainSource struct {
 // fileSource reads f from its start, at most the device's share of bytes
 // and what is left of the total.
 func fileSource(f *os.File, budget *readBudget) chainSource {
-	limit := min(budget.b.DeviceBytes, budget.bytes)
+	limit := min(budget.deviceBytes, budget.bytes)
 	size := fileSize(f)
 	var cr *countingReader
 	return chainSource{

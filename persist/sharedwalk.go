@@ -185,10 +185,10 @@ func boundsProblem(who, file string, c boundedChain) string {
 	if c.unchecked > 0 || c.cutBytes > 0 {
 		what := []string{}
 		if c.unchecked > 0 {
-			what = append(what, fmt.Sprintf("%d line(s) past the signature checks one reading makes (%d a device, %d in all)", c.unchecked, c.bounds.DeviceChecks, c.bounds.TotalChecks))
+			what = append(what, fmt.Sprintf("%d line(s) past the signature checks one reading makes (%d a device, %d in all, shared between the devices read)", c.unchecked, c.bounds.DeviceChecks, c.bounds.TotalChecks))
 		}
 		if c.cutBytes > 0 {
-			what = append(what, fmt.Sprintf("%s past the bound on bytes read (%s a device, %s in all)", sizeOf(c.cutBytes), sizeOf(c.bounds.DeviceBytes), sizeOf(c.bounds.TotalBytes)))
+			what = append(what, fmt.Sprintf("%s past the bound on bytes read (%s a device, %s in all, shared between the devices read)", sizeOf(c.cutBytes), sizeOf(c.bounds.DeviceBytes), sizeOf(c.bounds.TotalBytes)))
 		}
 		out = append(out, fmt.Sprintf("%s: its %s is larger than this machine reads at once: %s are left out (the sessions before them count). A real record this large is decades of sessions: look at that machine's folder",
 			who, file, strings.Join(what, " and ")))
