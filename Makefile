@@ -373,9 +373,8 @@ package: package-panels
 #             from the .src.rpm), from dist/rpm/antidrift.spec by rpmbuild -ba,
 #             then checked with rpmlint (RPMLINT= skips it)
 # make arch   bin/antidrift-<version>-1-<arch>.pkg.tar.zst, from
-#             dist/arch/PKGBUILD by makepkg (which refuses to run as root),
-#             staged in bin/arch/ with the tarball: `cd bin/arch && makepkg -si`
-#             builds and installs it on Arch
+#             dist/arch/PKGBUILD by makepkg, staged in bin/arch/ with the
+#             tarball: `cd bin/arch && makepkg -si` builds and installs it on Arch
 #
 # Both build with `make install` as the .deb does, and ship the same files
 # (installed/distros_test.go compares the three). The version written into
@@ -396,7 +395,10 @@ RPMLINT      ?= rpmlint
 # manual page: there it is run with bash.
 RPM_DISTRO      = $(shell rpm -q rpm >/dev/null 2>&1 && echo yes)
 RPMBUILD_FLAGS ?= $(if $(RPM_DISTRO),,--nodeps --define '__brp_compress /bin/bash %{_rpmconfigdir}/brp-compress %{?_prefix}')
-MAKEPKG_FLAGS  ?= -f $(shell command -v pacman >/dev/null 2>&1 || echo --nodeps)
+# (makepkg also looks pacman up before anything else: off Arch, PACMAN=true
+# stands in for the dependency checks --nodeps skips.)
+PACMAN_FOUND    = $(shell command -v pacman >/dev/null 2>&1 && echo yes)
+MAKEPKG_FLAGS  ?= -f $(if $(PACMAN_FOUND),,--nodeps)
 # The tarball's dates, for the same bytes from the same tree.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
 
@@ -437,16 +439,27 @@ rpm: dist
 	cp $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm $(BUILDDIR)/
 	@echo "built" $(notdir $(wildcard $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm)) "in $(BUILDDIR)"
 
+# (make's BUILDDIR, in the environment, is unset for makepkg: it reads
+# BUILDDIR as where to build.) makepkg refuses to run as root: as root, make arch runs it as
+# MAKEPKG_USER, in a stage directory given to that user, with its Go build
+# cache there too unless MAKEPKG_GOCACHE names one the user may write.
+MAKEPKG_USER    ?= nobody
+MAKEPKG_GOCACHE ?= $(abspath $(ARCH_STAGE))/.gocache
+
 arch: dist
 	@command -v makepkg >/dev/null || { echo "make arch needs makepkg (pacman; Debian: apt-get install makepkg)" >&2; exit 1; }
-	@[ "$$(id -u)" != 0 ] || { echo "makepkg refuses to run as root: run make arch as a user" >&2; exit 1; }
 	rm -rf $(ARCH_STAGE)
 	mkdir -p $(ARCH_STAGE)
 	cp $(DIST_TAR) $(ARCH_STAGE)/
 	sed -e 's|^pkgver=.*|pkgver=$(ARCH_VERSION)|' -e 's|^_describe=.*|_describe=$(VERSION)|' \
 		-e "s|^sha256sums=.*|sha256sums=('$$(sha256sum $(DIST_TAR) | cut -d' ' -f1)')|" \
 		dist/arch/PKGBUILD > $(ARCH_STAGE)/PKGBUILD
+	if [ "$$(id -u)" = 0 ]; then \
+		chown -R $(MAKEPKG_USER) $(ARCH_STAGE) && \
+		as="setpriv --reuid=$(MAKEPKG_USER) --regid=$$(id -g $(MAKEPKG_USER)) --clear-groups \
+			env HOME=$(abspath $(ARCH_STAGE)) GOCACHE=$(MAKEPKG_GOCACHE)"; \
+	fi; \
 	cd $(ARCH_STAGE) && PATH="$$(dirname "$$(command -v $(GO))"):$$PATH" PKGEXT=.pkg.tar.zst \
-		makepkg $(MAKEPKG_FLAGS)
+		env -u BUILDDIR $(if $(PACMAN_FOUND),,PACMAN=true) $$as makepkg $(MAKEPKG_FLAGS)
 	cp $(ARCH_STAGE)/antidrift-$(ARCH_VERSION)-*.pkg.tar.zst $(BUILDDIR)/
 	@echo "built $(BUILDDIR)/$$(cd $(ARCH_STAGE) && ls antidrift-$(ARCH_VERSION)-*.pkg.tar.zst)"

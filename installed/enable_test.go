@@ -62,7 +62,7 @@ func enablingPackage(t *testing.T, deb string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw = regexp.MustCompile(`(?m)^Version: .*$`).ReplaceAll(raw, []byte("Version: 0~0.enabling"))
+	raw = regexp.MustCompile(`(?m)^Version: .*$`).ReplaceAll(raw, []byte("Version: 0~0.old"))
 	if err := os.WriteFile(control, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestUpgradeKeepsEnablementAsItWas(t *testing.T) {
 	}
 
 	out := aptInstall(t, m, deb)
-	if v := must(t, m, "dpkg-query", "-W", "-f", "${Version}", "antidrift"); v == "0~0.enabling" {
+	if v := must(t, m, "dpkg-query", "-W", "-f", "${Version}", "antidrift"); v == "0~0.old" {
 		t.Fatalf("the installed version after the upgrade: got %s, want the current package's", v)
 	}
 	saidNothingOfEnabling(t, "upgrading to the package", out)
