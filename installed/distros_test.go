@@ -257,15 +257,15 @@ func TestPackagesShipTheSameFiles(t *testing.T) {
 	own := map[string][]string{
 		".deb": {"-rw-r--r-- /usr/share/doc/antidrift/changelog.gz", "-rw-r--r-- /usr/share/doc/antidrift/copyright"},
 		"RPM":  {"-rw-r--r-- /usr/share/licenses/antidrift/LICENSE"},
-		"Arch": {"-rw-r--r-- /usr/share/licenses/antidrift/LICENSE"},
+		"Arch package": {"-rw-r--r-- /usr/share/licenses/antidrift/LICENSE"},
 	}
-	lists := map[string]fileList{".deb": debFiles(t, deb), "RPM": rpmFiles(t, rpm), "Arch": archFiles(t, arch)}
+	lists := map[string]fileList{".deb": debFiles(t, deb), "RPM": rpmFiles(t, rpm), "Arch package": archFiles(t, arch)}
 	for name, l := range lists {
 		var kept fileList
 		for _, e := range l {
 			switch {
 			case slices.Contains(own[name], e):
-			case name == "Arch" && strings.HasPrefix(e, "."): // .PKGINFO, .MTREE, .BUILDINFO
+			case name == "Arch package" && strings.HasPrefix(e, "."): // .PKGINFO, .MTREE, .BUILDINFO
 			default:
 				kept = append(kept, e)
 			}
@@ -281,7 +281,7 @@ func TestPackagesShipTheSameFiles(t *testing.T) {
 	if len(want) < 30 {
 		t.Fatalf("the .deb's files: got %d, want the whole install (binaries, unit, extension, applet, ...):\n%s", len(want), strings.Join(want, "\n"))
 	}
-	for _, name := range []string{"RPM", "Arch"} {
+	for _, name := range []string{"RPM", "Arch package"} {
 		got := lists[name]
 		var missing, extra []string
 		for _, e := range want {
