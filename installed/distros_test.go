@@ -46,8 +46,7 @@ func repoRoot() string {
 
 // offline runs the build with no network as root (a network namespace of
 // its own, with only a loopback that is down): the packages must build
-// from the vendored modules alone. The Go module cache make dist vendors
-// from is filled by building the tests themselves.
+// from the vendored modules alone.
 func offline(argv ...string) *exec.Cmd {
 	if os.Getuid() == 0 {
 		if _, err := exec.LookPath("unshare"); err == nil {
@@ -85,6 +84,14 @@ func (b *distroBuild) build(t *testing.T, target, glob string, vars ...string) (
 		argv := append([]string{"make", "-C", repoRoot(), target, "BUILDDIR=" + dir,
 			"VERSION=" + strings.TrimSpace(string(describe))}, vars...)
 		start := time.Now()
+		// make dist vendors the modules from Go's module cache, which it
+		// may fill from the network first; the package build is then
+		// offline (and makes dist again, from the cache alone).
+		dist := append([]string{argv[0], argv[1], argv[2], "dist"}, argv[4:]...)
+		if raw, err := exec.Command(dist[0], dist[1:]...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("%s: %v\n%s", strings.Join(dist, " "), err, raw)
+			return
+		}
 		raw, err := offline(argv...).CombinedOutput()
 		b.took, b.out = time.Since(start), string(raw)
 		if err != nil {
@@ -255,8 +262,8 @@ func TestPackagesShipTheSameFiles(t *testing.T) {
 	rpm, _ := rpmPackage(t)
 	arch, _ := archPackage(t)
 	own := map[string][]string{
-		".deb": {"-rw-r--r-- /usr/share/doc/antidrift/changelog.gz", "-rw-r--r-- /usr/share/doc/antidrift/copyright"},
-		"RPM":  {"-rw-r--r-- /usr/share/licenses/antidrift/LICENSE"},
+		".deb":         {"-rw-r--r-- /usr/share/doc/antidrift/changelog.gz", "-rw-r--r-- /usr/share/doc/antidrift/copyright"},
+		"RPM":          {"-rw-r--r-- /usr/share/licenses/antidrift/LICENSE"},
 		"Arch package": {"-rw-r--r-- /usr/share/licenses/antidrift/LICENSE"},
 	}
 	lists := map[string]fileList{".deb": debFiles(t, deb), "RPM": rpmFiles(t, rpm), "Arch package": archFiles(t, arch)}
