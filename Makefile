@@ -339,11 +339,9 @@ DEB_STAGE   := $(BUILDDIR)/deb
 DEB_SRC     := $(DEB_STAGE)/antidrift-$(DEB_VERSION)
 DEB_FILE    := antidrift_$(DEB_VERSION)_$(DEB_ARCH).deb
 
-package: package-panels
+package: check-go-package package-panels
 	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
 		{ echo "make package needs dpkg-dev and debhelper: apt-get install dpkg-dev debhelper" >&2; exit 1; }
-	@v=$$($(GO) env GOVERSION) && [ "$$(printf 'go1.24\n%s\n' "$$v" | sort -V | head -1)" = go1.24 ] || \
-		{ echo "make package needs Go 1.24 or newer first on PATH, found $$v" >&2; exit 1; }
 	rm -rf $(DEB_STAGE)
 	mkdir -p $(DEB_SRC)
 	git ls-files -z --cached --others --exclude-standard | \
@@ -374,7 +372,8 @@ package: package-panels
 #             then checked with rpmlint (RPMLINT= skips it)
 # make arch   bin/antidrift-<version>-1-<arch>.pkg.tar.zst, from
 #             dist/arch/PKGBUILD by makepkg, staged in bin/arch/ with the
-#             tarball: `cd bin/arch && makepkg -si` builds and installs it on Arch
+#             tarball; on Arch `make arch MAKEPKG_FLAGS=-si` also installs it
+#             (makepkg -si)
 #
 # Both build with `make install` as the .deb does, and ship the same files
 # (installed/distros_test.go compares the three). The version written into
@@ -404,9 +403,11 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 9466848
 
 .PHONY: dist rpm arch check-go-package
 
+# The packages are built with the Go first on PATH, whatever the
+# distribution's build dependencies say (make package, rpm, arch).
 check-go-package:
 	@v=$$($(GO) env GOVERSION) && [ "$$(printf 'go1.24\n%s\n' "$$v" | sort -V | head -1)" = go1.24 ] || \
-		{ echo "packaging needs Go 1.24 or newer first on PATH, found $$v" >&2; exit 1; }
+		{ echo "make $(MAKECMDGOALS) needs Go 1.24 or newer first on PATH, found $$v" >&2; exit 1; }
 
 dist: check-go-package
 	rm -rf $(BUILDDIR)/dist-stage
@@ -437,12 +438,13 @@ rpm: dist
 		$(RPMLINT) -c dist/rpm/rpmlint.toml -r dist/rpm/antidrift.rpmlintrc $(RPM_STAGE)/SPECS/antidrift.spec $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm || exit 1; \
 	else echo "rpmlint is not installed: the package is not checked" >&2; fi
 	cp $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm $(BUILDDIR)/
-	@echo "built" $(notdir $(wildcard $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm)) "in $(BUILDDIR)"
+	@cd $(RPM_STAGE) && for f in RPMS/*/*.rpm SRPMS/*.rpm; do echo "built $(BUILDDIR)/$${f##*/}"; done
 
-# (make's BUILDDIR, in the environment, is unset for makepkg: it reads
-# BUILDDIR as where to build.) makepkg refuses to run as root: as root, make arch runs it as
+# makepkg refuses to run as root: as root, make arch runs it as
 # MAKEPKG_USER, in a stage directory given to that user, with its Go build
 # cache there too unless MAKEPKG_GOCACHE names one the user may write.
+# make's BUILDDIR, in the environment, is unset for makepkg, which would
+# read it as where to build.
 MAKEPKG_USER    ?= nobody
 MAKEPKG_GOCACHE ?= $(abspath $(ARCH_STAGE))/.gocache
 
