@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,22 +122,41 @@ func rpmPackage(t *testing.T) (rpm, out string) {
 
 // archPackage is the package make arch builds with makepkg. As root, make
 // arch runs makepkg as nobody, whose Go build cache is kept between runs
-// in the system's temp directory.
+// in the system's temp directory (makepkgCache).
 func archPackage(t *testing.T) (pkg, out string) {
 	t.Helper()
 	testenv.Need(t, "make", "git", "makepkg", "fakeroot", "bsdtar", "setpriv")
 	var vars []string
 	if os.Getuid() == 0 {
-		cache := filepath.Join(os.TempDir(), "antidrift-makepkg-gocache")
-		if err := os.MkdirAll(cache, 0o700); err != nil {
-			t.Fatal(err)
+		vars = append(vars, "MAKEPKG_USER=nobody")
+		if cache := makepkgCache(); cache != "" {
+			vars = append(vars, "MAKEPKG_GOCACHE="+cache)
 		}
-		if err := os.Chown(cache, 65534, 65534); err != nil {
-			t.Fatal(err)
-		}
-		vars = append(vars, "MAKEPKG_USER=nobody", "MAKEPKG_GOCACHE="+cache)
 	}
 	return archBuild.build(t, "arch", "antidrift-*.pkg.tar.zst", vars...)
+}
+
+// nobodyUID is the user make arch runs makepkg as, when the tests are root.
+const nobodyUID = 65534
+
+// makepkgCache is nobody's Go build cache for make arch, kept in the
+// shared temp directory: a directory root or nobody owns there, given to
+// nobody without following any link; "" (make arch then uses a cache in
+// its stage, compiling afresh) if the name is taken by anything else.
+func makepkgCache() string {
+	cache := filepath.Join(os.TempDir(), "antidrift-makepkg-gocache")
+	os.Mkdir(cache, 0o700) // or it is there already: checked below
+	fi, err := os.Lstat(cache)
+	if err != nil || !fi.IsDir() {
+		return ""
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 && st.Uid != nobodyUID {
+		return ""
+	}
+	if os.Lchown(cache, nobodyUID, nobodyUID) != nil {
+		return ""
+	}
+	return cache
 }
 
 // make rpm builds the binary and source RPMs from dist/rpm/antidrift.spec
