@@ -438,6 +438,9 @@ rpm: dist
 		$(RPMLINT) -c dist/rpm/rpmlint.toml -r dist/rpm/antidrift.rpmlintrc $(RPM_STAGE)/SPECS/antidrift.spec $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm || exit 1; \
 	else echo "rpmlint is not installed: the package is not checked" >&2; fi
 	cp $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm $(BUILDDIR)/
+	@# The unpacked tree, with its vendored modules, is in the .src.rpm; left
+	@# here it would be walked by gofmt and grep (as make package says).
+	rm -rf $(RPM_STAGE)/BUILD $(RPM_STAGE)/BUILDROOT
 	@cd $(RPM_STAGE) && for f in RPMS/*/*.rpm SRPMS/*.rpm; do echo "built $(BUILDDIR)/$${f##*/}"; done
 
 # makepkg refuses to run as root: as root, make arch runs it as
@@ -464,4 +467,5 @@ arch: dist
 	cd $(ARCH_STAGE) && PATH="$$(dirname "$$(command -v $(GO))"):$$PATH" PKGEXT=.pkg.tar.zst \
 		env -u BUILDDIR $(if $(PACMAN_FOUND),,PACMAN=true) $$as makepkg $(MAKEPKG_FLAGS)
 	cp $(ARCH_STAGE)/antidrift-$(ARCH_VERSION)-*.pkg.tar.zst $(BUILDDIR)/
+	rm -rf $(ARCH_STAGE)/src $(ARCH_STAGE)/pkg
 	@echo "built $(BUILDDIR)/$$(cd $(ARCH_STAGE) && ls antidrift-$(ARCH_VERSION)-*.pkg.tar.zst)"
