@@ -103,11 +103,33 @@ func saidNothingOfEnabling(t *testing.T, what, out string) {
 	}
 }
 
+// startGraphicalSession starts user 1000's graphical-session.target as a
+// desktop session does (its session target binds to it; the target itself
+// refuses a manual start), and returns antidrift.service's ActiveState
+// once the manager has no job left.
+func startGraphicalSession(t *testing.T, m *testenv.Machine) string {
+	t.Helper()
+	m.WriteFile(t, testenv.MachineHome+"/.config/systemd/user/test-desktop-session.target",
+		[]byte("[Unit]\nDescription=a desktop session, as gnome-session's target\nBindsTo=graphical-session.target\nBefore=graphical-session.target\n"),
+		0o644, testenv.MachineUID)
+	must(t, m, "systemctl", "--user", "daemon-reload")
+	must(t, m, "systemctl", "--user", "start", "test-desktop-session.target")
+	testenv.WaitForValue(t, wait, "graphical-session.target active, and no job left in user 1000's manager", "active", func() string {
+		jobs, _ := m.User(cmdWait, "systemctl", "--user", "list-jobs", "--no-legend")
+		state, _ := m.User(cmdWait, "systemctl", "--user", "is-active", "graphical-session.target")
+		if strings.TrimSpace(jobs) != "" {
+			return "jobs pending: " + strings.TrimSpace(jobs)
+		}
+		return strings.TrimSpace(state)
+	})
+	return unitProp(t, m, "ActiveState")
+}
+
 // Installing the package starts nothing for anyone: no link under
-// /etc/systemd/user, the unit disabled for every user, and the user
-// manager seeing nothing that would pull it in (a graphical session's
-// start pulls in what graphical-session.target wants). Activation and
-// systemctl --user enable still work: TestActivationThroughSystemd.
+// /etc/systemd/user, the unit disabled for every user, the user manager
+// seeing nothing that would pull it in, and a graphical session that
+// starts leaves it inactive. Activation and systemctl --user enable still
+// work: TestActivationThroughSystemd.
 func TestPackageEnablesNothing(t *testing.T) {
 	m := testenv.BootMachine(t, testenv.DBusDaemon)
 	deb, _ := debPackage(t)
@@ -120,6 +142,9 @@ func TestPackageEnablesNothing(t *testing.T) {
 	// is-enabled says so with its exit status too: 1.
 	if got, _ := m.User(cmdWait, "systemctl", "--user", "is-enabled", "antidrift"); strings.TrimSpace(got) != "disabled" {
 		t.Fatalf("systemctl --user is-enabled antidrift after installing: got %s, want disabled", got)
+	}
+	if got := startGraphicalSession(t, m); got != "inactive" {
+		t.Fatalf("antidrift.service once a graphical session started: got %s, want inactive (nothing enabled it)", got)
 	}
 }
 
@@ -147,6 +172,10 @@ func TestUpgradeKeepsEnablementAsItWas(t *testing.T) {
 		t.Fatalf("after the upgrade: got links %q, is-enabled %q, WantedBy %q; want them as before: %q, %q, %q",
 			got.links, got.global, got.wantedBy, was.links, was.global, was.wantedBy)
 	}
+	if got := startGraphicalSession(t, m); got != "active" {
+		t.Fatalf("antidrift.service once a graphical session started, after the upgrade: got %s, want active (still enabled)", got)
+	}
+	must(t, m, "systemctl", "--user", "stop", "test-desktop-session.target", "graphical-session.target")
 
 	if out, err := m.Root(cmdWait, "systemctl", "--global", "disable", "antidrift.service"); err != nil {
 		t.Fatalf("systemctl --global disable: %v\n%s", err, out)
