@@ -1,6 +1,8 @@
 package installed
 
 import (
+	"bytes"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -332,4 +334,51 @@ func TestPackagesShipTheSameFiles(t *testing.T) {
 		}
 	}
 	t.Logf("%d files in each package, besides its own documentation", len(want))
+}
+
+// packagedFile is the contents of path (absolute) inside a package: the
+// .deb through dpkg-deb's data tarball, the RPM and the Arch package read
+// by bsdtar (libarchive reads both).
+func packagedFile(t *testing.T, pkg, path string) []byte {
+	t.Helper()
+	var cmd *exec.Cmd
+	switch {
+	case strings.HasSuffix(pkg, ".deb"):
+		cmd = exec.Command("sh", "-c", `dpkg-deb --fsys-tarfile "$1" | tar -xOf - ".$2"`, "sh", pkg, path)
+	case strings.HasSuffix(pkg, ".rpm"):
+		cmd = exec.Command("bsdtar", "-xOf", pkg, "."+path)
+	default:
+		cmd = exec.Command("bsdtar", "-xOf", pkg, strings.TrimPrefix(path, "/"))
+	}
+	out, err := cmd.Output()
+	if err != nil || len(out) == 0 {
+		t.Fatalf("%s from %s: %v (%d bytes)", path, filepath.Base(pkg), err, len(out))
+	}
+	return out
+}
+
+// Every package's programs are static binaries, as the .deb's are: no
+// program interpreter (the dynamic loader) and no shared library needed.
+func TestPackagedBinariesAreStatic(t *testing.T) {
+	testenv.Need(t, "dpkg-deb", "bsdtar")
+	deb, _ := debPackage(t)
+	rpm, _ := rpmPackage(t)
+	arch, _ := archPackage(t)
+	for _, pkg := range []string{deb, rpm, arch} {
+		for _, bin := range []string{"/usr/bin/antidriftd", "/usr/bin/antidrift", "/usr/bin/antidrift-native-host"} {
+			f, err := elf.NewFile(bytes.NewReader(packagedFile(t, pkg, bin)))
+			if err != nil {
+				t.Fatalf("%s in %s: %v", bin, filepath.Base(pkg), err)
+			}
+			for _, p := range f.Progs {
+				if p.Type == elf.PT_INTERP {
+					t.Errorf("%s in %s: got a program interpreter, want a static binary", bin, filepath.Base(pkg))
+				}
+			}
+			if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+				t.Errorf("%s in %s: got shared libraries %v, want none", bin, filepath.Base(pkg), libs)
+			}
+			f.Close()
+		}
+	}
 }
