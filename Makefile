@@ -41,6 +41,11 @@ COMPLETION_FISH := dist/completions/antidrift.fish
 # its uuid under share/gnome-shell/extensions, at login.
 GNOME_EXT        := antidrift@antidrift.github.io
 GNOME_EXT_DIR    := dist/gnome-shell/$(GNOME_EXT)
+GSCHEMA          := org.gnome.shell.extensions.antidrift.gschema.xml
+# Packagers: GSCHEMADIR=$(DATADIR)/glib-2.0/schemas installs the extension's
+# settings schema there, uncompiled, for the system's trigger to compile
+# (see install_ext). Empty: compiled into the extension's own schemas/.
+GSCHEMADIR       ?=
 
 # The browser extension's native messaging host manifests (docs/browsers.md):
 # where Firefox and Chromium look for them system-wide (fixed paths, whatever
@@ -197,12 +202,17 @@ endef
 # install_ext puts the extension into the extensions directory $(1), as
 # packed, with its settings schema compiled (GNOME Shell reads only the
 # compiled form; gnome-extensions install compiles it the same way).
+# With $(2), a system's schema directory, the schema goes there instead,
+# uncompiled: the distribution's package trigger (dpkg's, rpm's, pacman's
+# glib2 hook) compiles that directory, and a compiled file in the package
+# would go stale.
 define install_ext
 	rm -rf $(1)/$(GNOME_EXT)
 	install -d -m 0755 $(1)
 	cp -R $(PANELS_STAGE)/$(GNOME_EXT) $(1)/$(GNOME_EXT)
+	$(if $(2),install -D -m 0644 $(1)/$(GNOME_EXT)/schemas/$(GSCHEMA) $(2)/$(GSCHEMA) && rm -rf $(1)/$(GNOME_EXT)/schemas,\
 	if command -v glib-compile-schemas >/dev/null 2>&1; then glib-compile-schemas $(1)/$(GNOME_EXT)/schemas; \
-	else echo "glib-compile-schemas (libglib2.0-bin) is missing: the GNOME indicator needs $(1)/$(GNOME_EXT)/schemas compiled" >&2; fi
+	else echo "glib-compile-schemas (libglib2.0-bin) is missing: the GNOME indicator needs $(1)/$(GNOME_EXT)/schemas compiled" >&2; fi)
 endef
 
 # uninstall_ext removes the extension's directory (named by its uuid:
@@ -249,7 +259,7 @@ install: build package-panels
 	install -D -m 0644 $(COMPLETION_FISH) $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish
 	install -d -m 0755 $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1
-	$(call install_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
+	$(call install_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions,$(if $(GSCHEMADIR),$(DESTDIR)$(GSCHEMADIR)))
 	$(call install_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
 	$(call install_browser_ext,$(DESTDIR)$(DATADIR)/antidrift)
 	$(call fill_in,dist/native-messaging/firefox.json.in,$(DESTDIR)$(MOZILLA_NMH_DIR)/$(NMH_NAME),$(BINDIR))
@@ -269,6 +279,7 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/antidrift.fish \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 	$(call uninstall_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
+	$(if $(GSCHEMADIR),rm -f $(DESTDIR)$(GSCHEMADIR)/$(GSCHEMA))
 	$(call uninstall_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
 	$(call uninstall_browser_ext,$(DESTDIR)$(DATADIR)/antidrift)
 
@@ -359,11 +370,9 @@ DEB_STAGE   := $(BUILDDIR)/deb
 DEB_SRC     := $(DEB_STAGE)/antidrift-$(DEB_VERSION)
 DEB_FILE    := antidrift_$(DEB_VERSION)_$(DEB_ARCH).deb
 
-package: package-panels
+package: check-go-package package-panels
 	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
 		{ echo "make package needs dpkg-dev and debhelper: apt-get install dpkg-dev debhelper" >&2; exit 1; }
-	@v=$$($(GO) env GOVERSION) && [ "$$(printf 'go1.24\n%s\n' "$$v" | sort -V | head -1)" = go1.24 ] || \
-		{ echo "make package needs Go 1.24 or newer first on PATH, found $$v" >&2; exit 1; }
 	rm -rf $(DEB_STAGE)
 	mkdir -p $(DEB_SRC)
 	git ls-files -z --cached --others --exclude-standard | \
@@ -385,3 +394,109 @@ package: package-panels
 	@# modules would be walked by gofmt and grep.
 	rm -rf $(DEB_SRC)
 	@echo "built $(BUILDDIR)/$(DEB_FILE)"
+
+# --- Fedora and Arch packages -------------------------------------------------
+# make dist   bin/antidrift-<git describe>.tar.gz: the source with its Go
+#             modules vendored, from which both packages build offline
+# make rpm    bin/antidrift-<version>-1.<arch>.rpm and .src.rpm (Copr builds
+#             from the .src.rpm), from dist/rpm/antidrift.spec by rpmbuild -ba,
+#             then checked with rpmlint (RPMLINT= skips it)
+# make arch   bin/antidrift-<version>-1-<arch>.pkg.tar.zst, from
+#             dist/arch/PKGBUILD by makepkg, staged in bin/arch/ with the
+#             tarball; on Arch `make arch MAKEPKG_FLAGS=-si` also installs it
+#             (makepkg -si)
+#
+# Both build with `make install` as the .deb does, and ship the same files
+# (installed/distros_test.go compares the three). The version written into
+# the spec and the PKGBUILD is the .deb's, in each format's spelling: RPM
+# takes Debian's (~ sorts before, as in dpkg); pacman has no ~, so
+# 0~565.gabc1234 is 0.r565.gabc1234 and 1.2.0+5.gabc1234 is 1.2.0.r5.gabc1234.
+DIST_NAME    := antidrift-$(VERSION)
+DIST_TAR      = $(BUILDDIR)/$(DIST_NAME).tar.gz
+RPM_VERSION   = $(DEB_VERSION)
+ARCH_VERSION  = $(subst ~,.r,$(subst +,.r,$(DEB_VERSION)))
+RPM_STAGE    := $(BUILDDIR)/rpm
+ARCH_STAGE   := $(BUILDDIR)/arch
+RPMLINT      ?= rpmlint
+# Off an RPM distribution (rpm does not own itself there) rpmbuild cannot
+# check BuildRequires, and without pacman makepkg cannot check makedepends:
+# the Go check below stands in, as for make package. Debian's rpm also
+# runs its brp-compress, a bash script, with dash, where it compresses no
+# manual page: there it is run with bash.
+RPM_DISTRO      = $(shell rpm -q rpm >/dev/null 2>&1 && echo yes)
+RPMBUILD_FLAGS ?= $(if $(RPM_DISTRO),,--nodeps --define '__brp_compress /bin/bash %{_rpmconfigdir}/brp-compress %{?_prefix}')
+# (makepkg also looks pacman up before anything else: off Arch, PACMAN=true
+# stands in for the dependency checks --nodeps skips.)
+PACMAN_FOUND    = $(shell command -v pacman >/dev/null 2>&1 && echo yes)
+MAKEPKG_FLAGS  ?= -f $(if $(PACMAN_FOUND),,--nodeps)
+# The tarball's dates, for the same bytes from the same tree.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 946684800)
+
+.PHONY: dist rpm arch check-go-package
+
+# The packages are built with the Go first on PATH, whatever the
+# distribution's build dependencies say (make package, rpm, arch).
+check-go-package:
+	@v=$$($(GO) env GOVERSION) && [ "$$(printf 'go1.24\n%s\n' "$$v" | sort -V | head -1)" = go1.24 ] || \
+		{ echo "make $(MAKECMDGOALS) needs Go 1.24 or newer first on PATH, found $$v" >&2; exit 1; }
+
+dist: check-go-package
+	rm -rf $(BUILDDIR)/dist-stage
+	mkdir -p $(BUILDDIR)/dist-stage/$(DIST_NAME)
+	git ls-files -z --cached --others --exclude-standard | \
+		tar --null --files-from=- --ignore-failed-read -cf - | tar -xf - -C $(BUILDDIR)/dist-stage/$(DIST_NAME)
+	cd $(BUILDDIR)/dist-stage/$(DIST_NAME) && GOFLAGS=-mod=mod $(GO) mod vendor
+	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) \
+		-C $(BUILDDIR)/dist-stage -cf - $(DIST_NAME) | gzip -n > $(DIST_TAR)
+	rm -rf $(BUILDDIR)/dist-stage
+	@echo "built $(DIST_TAR)"
+
+rpm: dist
+	@command -v rpmbuild >/dev/null || { echo "make rpm needs rpmbuild: dnf install rpm-build (Debian: apt-get install rpm)" >&2; exit 1; }
+	rm -rf $(RPM_STAGE)
+	mkdir -p $(RPM_STAGE)/SOURCES $(RPM_STAGE)/SPECS
+	cp $(DIST_TAR) $(RPM_STAGE)/SOURCES/
+	@# The versions filled in, and a changelog entry for this build (as
+	@# make package adds to debian/changelog).
+	sed -e 's|^Version:\( *\).*|Version:\1$(RPM_VERSION)|' -e 's|^%global describe .*|%global describe $(VERSION)|' \
+		-e "s|^%changelog\$$|%changelog\n* $$(LC_ALL=C date -u '+%a %b %d %Y') $$(sed -n 's/^Maintainer: //p' debian/control) - $(RPM_VERSION)-1\n- Built from git $(VERSION).\n|" \
+		dist/rpm/antidrift.spec > $(RPM_STAGE)/SPECS/antidrift.spec
+	@# _buildshell: the spec's scripts are bash, as on Fedora.
+	PATH="$$(dirname "$$(command -v $(GO))"):$$PATH" GOCACHE="$$($(GO) env GOCACHE)" \
+		rpmbuild -ba $(RPMBUILD_FLAGS) --define '_buildshell /bin/bash' --define '_topdir $(abspath $(RPM_STAGE))' $(RPM_STAGE)/SPECS/antidrift.spec
+	@if [ -z "$(RPMLINT)" ]; then :; elif command -v $(RPMLINT) >/dev/null; then \
+		echo $(RPMLINT) -c dist/rpm/rpmlint.toml -r dist/rpm/antidrift.rpmlintrc $(RPM_STAGE)/SPECS/antidrift.spec $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm; \
+		$(RPMLINT) -c dist/rpm/rpmlint.toml -r dist/rpm/antidrift.rpmlintrc $(RPM_STAGE)/SPECS/antidrift.spec $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm || exit 1; \
+	else echo "rpmlint is not installed: the package is not checked" >&2; fi
+	cp $(RPM_STAGE)/RPMS/*/*.rpm $(RPM_STAGE)/SRPMS/*.rpm $(BUILDDIR)/
+	@# The unpacked tree, with its vendored modules, is in the .src.rpm; left
+	@# here it would be walked by gofmt and grep (as make package says).
+	rm -rf $(RPM_STAGE)/BUILD $(RPM_STAGE)/BUILDROOT
+	@cd $(RPM_STAGE) && for f in RPMS/*/*.rpm SRPMS/*.rpm; do echo "built $(BUILDDIR)/$${f##*/}"; done
+
+# makepkg refuses to run as root: as root, make arch runs it as
+# MAKEPKG_USER, in a stage directory given to that user, with its Go build
+# cache there too unless MAKEPKG_GOCACHE names one the user may write.
+# make's BUILDDIR, in the environment, is unset for makepkg, which would
+# read it as where to build.
+MAKEPKG_USER    ?= nobody
+MAKEPKG_GOCACHE ?= $(abspath $(ARCH_STAGE))/.gocache
+
+arch: dist
+	@command -v makepkg >/dev/null || { echo "make arch needs makepkg (pacman; Debian: apt-get install makepkg)" >&2; exit 1; }
+	rm -rf $(ARCH_STAGE)
+	mkdir -p $(ARCH_STAGE)
+	cp $(DIST_TAR) $(ARCH_STAGE)/
+	sed -e 's|^pkgver=.*|pkgver=$(ARCH_VERSION)|' -e 's|^_describe=.*|_describe=$(VERSION)|' \
+		-e "s|^sha256sums=.*|sha256sums=('$$(sha256sum $(DIST_TAR) | cut -d' ' -f1)')|" \
+		dist/arch/PKGBUILD > $(ARCH_STAGE)/PKGBUILD
+	if [ "$$(id -u)" = 0 ]; then \
+		chown -R $(MAKEPKG_USER) $(ARCH_STAGE) && \
+		as="setpriv --reuid=$(MAKEPKG_USER) --regid=$$(id -g $(MAKEPKG_USER)) --clear-groups \
+			env HOME=$(abspath $(ARCH_STAGE)) GOCACHE=$(MAKEPKG_GOCACHE)"; \
+	fi; \
+	cd $(ARCH_STAGE) && PATH="$$(dirname "$$(command -v $(GO))"):$$PATH" PKGEXT=.pkg.tar.zst \
+		env -u BUILDDIR $(if $(PACMAN_FOUND),,PACMAN=true) $$as makepkg $(MAKEPKG_FLAGS)
+	cp $(ARCH_STAGE)/antidrift-$(ARCH_VERSION)-*.pkg.tar.zst $(BUILDDIR)/
+	rm -rf $(ARCH_STAGE)/src $(ARCH_STAGE)/pkg
+	@echo "built $(BUILDDIR)/$$(cd $(ARCH_STAGE) && ls antidrift-$(ARCH_VERSION)-*.pkg.tar.zst)"

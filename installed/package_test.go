@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
+	for _, dir := range cleanups.dirs {
+		os.RemoveAll(dir)
+	}
 	os.Exit(code)
 }
 

@@ -14,6 +14,7 @@ here=$(dirname "$0")
 	zip:zip msgfmt:gettext xgettext:gettext locale-gen:locales \
 	/usr/libexec/at-spi-bus-launcher:at-spi2-core \
 	dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian mmdebstrap:mmdebstrap \
+	rpmbuild:rpm rpmlint:rpmlint makepkg:makepkg fakeroot:fakeroot bsdtar:libarchive-tools \
 	man:man-db nroff:groff-base || [ "$(id -u)" != 0 ]
 
 # Two real Syncthing instances carry the sync_dir tests' copies between two

@@ -79,6 +79,13 @@ var aptPackages = map[string]string{
 	"dh":                "debhelper",
 	"man":               "man-db",
 	"lexgrog":           "man-db",
+	"git":               "git",
+	"rpm":               "rpm",
+	"rpmbuild":          "rpm",
+	"rpmlint":           "rpmlint",
+	"makepkg":           "makepkg",
+	"fakeroot":          "fakeroot",
+	"bsdtar":            "libarchive-tools",
 }
 
 // Need skips the test unless every tool is in PATH. With ANTIDRIFT_E2E=require
