@@ -103,7 +103,10 @@ func versionOf(data []byte) (v int, ok bool) {
 	if !bytes.Contains(data, versionKey) {
 		// No "version" key anywhere (inside a string its quotes would be
 		// escaped): version 1, without decoding a line of a long file.
-		return 1, len(bytes.TrimSpace(data)) > 0
+		if len(bytes.TrimSpace(data)) == 0 {
+			return 0, false
+		}
+		return 1, true
 	}
 	var o struct {
 		Version *int `json:"version"`
