@@ -191,25 +191,45 @@ func checkFileVersion(path string, vf versionedFile) error {
 
 // checkLineVersions checks the version of every complete line of r (a line
 // file named name). An unfinished last line was never acknowledged and is
-// not checked.
+// not checked. Only lines that hold a "version" key are decoded, and they
+// are found by one search through each megabyte read, not line by line:
+// the active session's log may hold a million lines, read at every start.
 func checkLineVersions(r io.Reader, name string, known int) error {
-	n := 0
-	err := eachLine(r, func(line []byte, complete bool) error {
-		n++
-		if !complete {
-			return nil
+	buf := make([]byte, 0, 1<<20)
+	lines := 0 // complete lines before buf
+	for {
+		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		end := bytes.LastIndexByte(buf, '\n') + 1 // buf[:end] is whole lines
+		for off := 0; ; {
+			i := bytes.Index(buf[off:end], versionKey)
+			if i < 0 {
+				break
+			}
+			at := off + i
+			start := bytes.LastIndexByte(buf[:at], '\n') + 1
+			stop := at + bytes.IndexByte(buf[at:end], '\n')
+			if v, ok := versionOf(buf[start:stop]); ok {
+				if err := checkVersion(name, lines+bytes.Count(buf[:start], newline)+1, v, known); err != nil {
+					return err
+				}
+			}
+			off = stop + 1
 		}
-		if v, ok := versionOf(line); ok {
-			return checkVersion(name, n, v, known)
+		if err != nil {
+			return nil // the end (what follows the last newline is unfinished), or unreadable: not this check's to say
 		}
-		return nil
-	})
-	var newer *NewerFormatError
-	if errors.As(err, &newer) {
-		return err
+		lines += bytes.Count(buf[:end], newline)
+		rest := copy(buf, buf[end:])
+		buf = buf[:rest]
+		if rest == cap(buf) {
+			// One line longer than the buffer: make room for the rest of it.
+			buf = append(buf, make([]byte, cap(buf))...)[:rest]
+		}
 	}
-	return nil
 }
+
+var newline = []byte{'\n'}
 
 // checkRawLogVersions checks every line of the raw log of the session
 // state.json names (it is replayed at start, and appended to), and the

@@ -237,3 +237,30 @@ func TestMigrateFileKeepsTheOld(t *testing.T) {
 	}
 	assertMode(t, path, privateFileMode)
 }
+
+// checkLineVersions finds a later line wherever it is: past the first
+// megabyte it reads at a time, in a line longer than that, and names its
+// line; an unfinished last line is not checked.
+func TestCheckLineVersionsAcrossReads(t *testing.T) {
+	short := `{"at_unix_millis":1,"class":"A","title":"version","available":true,"reason":""}` + "\n"
+	many := strings.Repeat(short, 30_000) // about 2.4 MB
+	long := `{"title":"` + strings.Repeat("x", 3<<20) + `","version":2}` + "\n"
+	for _, c := range []struct {
+		name, data string
+		line       int
+	}{
+		{"after two megabytes", many + `{"version":2}` + "\n", 30_001},
+		{"a line longer than a read", many + long + short, 30_001},
+		{"none", many + short, 0},
+		{"only in the unfinished last line", many + `{"version":2}`, 0},
+	} {
+		err := checkLineVersions(strings.NewReader(c.data), "x.jsonl", 1)
+		var newer *NewerFormatError
+		switch {
+		case c.line == 0 && err != nil:
+			t.Errorf("%s: got %v, want no error", c.name, err)
+		case c.line != 0 && (!errors.As(err, &newer) || newer.Line != c.line || newer.Got != 2):
+			t.Errorf("%s: got %v, want version 2 found on line %d", c.name, err, c.line)
+		}
+	}
+}
