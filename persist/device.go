@@ -24,6 +24,7 @@ var deviceIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[
 func IsDeviceID(s string) bool { return deviceIDPattern.MatchString(s) }
 
 type deviceFile struct {
+	Version     int    `json:"version"` // DeviceFileVersion (absent in files made before it: 1)
 	DeviceID    string `json:"device_id"`
 	CreatedUnix int64  `json:"created_unix"`
 }
@@ -49,7 +50,7 @@ func (s *Store) DeviceID() (id, problem string, err error) {
 	case !errors.Is(err, os.ErrNotExist):
 		return "", "", err
 	}
-	d := deviceFile{DeviceID: uuid.New().String(), CreatedUnix: s.now().Unix()}
+	d := deviceFile{Version: DeviceFileVersion, DeviceID: uuid.New().String(), CreatedUnix: s.now().Unix()}
 	data, _ = json.Marshal(d)
 	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
 		return "", problem, fmt.Errorf("saving %s: %w", deviceFileName, err)

@@ -6,6 +6,10 @@
 //	audit.jsonl             hash-chained summaries of ended sessions (append + fsync)
 //	pending.spare           pending summaries when state.json cannot be saved (pendingspare.go)
 //
+// Every file and line carries a format version, and a directory holding a
+// later version than this build knows is refused before anything in it
+// changes (version.go).
+//
 // Every write is either atomic (temp file, fsync, rename, directory fsync) or
 // an fsynced append, so a crash leaves either the old bytes or the new ones.
 // Damaged files are set aside under a new name and reported, never deleted:

@@ -36,6 +36,7 @@ type spareFile struct {
 
 // spareSlot is one slot's JSON; the rest of the slot is spaces.
 type spareSlot struct {
+	Version int               `json:"version"` // SpareSlotVersion (absent in slots written before it: 1)
 	Gen     uint64            `json:"gen"`
 	Pending []service.Summary `json:"pending"`
 }
@@ -71,7 +72,7 @@ func (sp *spareFile) keep(pending []service.Summary) (kept int, err error) {
 	}
 	var data []byte
 	for kept = len(pending); kept >= 0; kept-- {
-		data, err = json.Marshal(spareSlot{Gen: sp.gen + 1, Pending: pending[:kept]})
+		data, err = json.Marshal(spareSlot{Version: SpareSlotVersion, Gen: sp.gen + 1, Pending: pending[:kept]})
 		if err != nil {
 			return 0, err
 		}
@@ -94,7 +95,7 @@ func (sp *spareFile) clear() error {
 	if !sp.dirty {
 		return nil
 	}
-	data, _ := json.Marshal(spareSlot{Gen: sp.gen + 1, Pending: []service.Summary{}})
+	data, _ := json.Marshal(spareSlot{Version: SpareSlotVersion, Gen: sp.gen + 1, Pending: []service.Summary{}})
 	if err := sp.writeSlot(sp.gen+1, data); err != nil {
 		return err
 	}
@@ -139,7 +140,9 @@ func (sp *spareFile) load() []service.Summary {
 	for start := 0; start+spareSlotSize <= len(data); start += spareSlotSize {
 		var slot spareSlot
 		dec := json.NewDecoder(bytes.NewReader(data[start : start+spareSlotSize]))
-		if dec.Decode(&slot) == nil && slot.Gen >= newest.Gen {
+		// A slot of a later version is not this build's to read (the
+		// daemon refuses to open such a directory; a reader passes it by).
+		if dec.Decode(&slot) == nil && slot.Version <= SpareSlotVersion && slot.Gen >= newest.Gen {
 			newest = slot
 		}
 	}

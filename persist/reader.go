@@ -46,6 +46,11 @@ func (r *Reader) VerifyAudit() service.AuditReport {
 	return r.s.VerifyAudit()
 }
 
+// LaterVersion is a *NewerFormatError when a file of the directory (or a
+// line of one) was written by a later version of antidrift, as the daemon
+// checks at start (version.go); nil when every version is known.
+func (r *Reader) LaterVersion() error { return r.s.refuseNewer() }
+
 // History returns every sealed summary that parses, oldest first.
 func (r *Reader) History() ([]service.Summary, error) {
 	sums, err := r.s.History(0)

@@ -106,7 +106,7 @@ func (s *Store) RememberDevices(devices []SharedDevice, present map[string]bool)
 	if !changed {
 		return nil
 	}
-	f.Version = 1
+	f.Version = SeenFileVersion
 	data, _ := json.Marshal(f)
 	if err := writeFileAtomic(filepath.Join(s.dir, seenFileName), append(data, '\n')); err != nil {
 		return fmt.Errorf("saving %s: %w", seenFileName, err)

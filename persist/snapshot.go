@@ -65,8 +65,10 @@ func (s *Store) keepPendingElsewhere(pending []service.Summary, saveErr error) e
 }
 
 // LoadSnapshot reads state.json. A missing file is a first start: found is
-// false and nothing is wrong. A file that cannot be used (not JSON,
-// truncated, empty, an unknown version or state) is set aside as
+// false and nothing is wrong. A file of a later version than this build
+// knows is left as it is, and err is a *NewerFormatError. A file that
+// cannot be used (not JSON, truncated, empty, a version below 1, an
+// unknown state) is set aside as
 // state.json.damaged-<unix> and named in problem, so the daemon can start
 // fresh without destroying what may be the only record of a session. err is
 // only for I/O failures, which say nothing about the file's contents.
@@ -99,6 +101,13 @@ func (s *Store) LoadSnapshot() (snap service.Snapshot, found bool, problem strin
 		data, err := ReadStateFile(path)
 		if err != nil {
 			return snap, false, "", fmt.Errorf("reading %s: %w", stateFileName, err)
+		}
+		// A later version's file is not damaged: it is refused, untouched
+		// (Open already refused it; this holds for a file put there since).
+		if v, ok := versionOf(data); ok {
+			if err := checkVersion(stateFileName, 0, v, StateFileVersion); err != nil {
+				return snap, false, "", err
+			}
 		}
 		if snap, why = decodeSnapshot(data); why == "" {
 			s.adoptHead(snap.AuditHead)

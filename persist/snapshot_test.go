@@ -1,6 +1,8 @@
 package persist
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -125,7 +127,7 @@ func TestDamagedSnapshotIsSetAsideByteForByte(t *testing.T) {
 		"garbage":         "\x00\x01 this is not json \xff",
 		"truncated JSON":  `{"version":1,"state":"active","session_id":"0197`,
 		"empty file":      "",
-		"unknown version": `{"version":99,"state":"locked"}`,
+		"version below 1": `{"version":0,"state":"locked"}`,
 		"unknown state":   `{"version":1,"state":"sleeping"}`,
 		"trailing bytes":  `{"version":1,"state":"locked"} {}`,
 	}
@@ -156,6 +158,21 @@ func TestDamagedSnapshotIsSetAsideByteForByte(t *testing.T) {
 				t.Errorf("the next load: got found %v, problem %q, err %v; want a clean first start", found, problem, err)
 			}
 		})
+	}
+}
+
+// A state.json a later version wrote, put there while the store is open,
+// is not damage: LoadSnapshot leaves it where it is and says why.
+func TestLaterSnapshotIsLeftAsItIs(t *testing.T) {
+	s := openStore(t, newStateDir(t))
+	later := fmt.Sprintf(`{"version":%d,"state":"locked"}`, StateFileVersion+1)
+	writeFile(t, s.statePath(), []byte(later))
+	_, found, problem, err := s.LoadSnapshot()
+	if !errors.Is(err, ErrNewerFormat) || found || problem != "" {
+		t.Fatalf("LoadSnapshot of a later version: got found %v, problem %q, err %v, want a *NewerFormatError", found, problem, err)
+	}
+	if got := string(readFile(t, s.statePath())); got != later {
+		t.Errorf("state.json after the load: got %q, want it as it was, %q", got, later)
 	}
 }
 

@@ -53,7 +53,8 @@ func DefaultDir() (string, error) {
 }
 
 // Open prepares dir and takes ownership of it. It creates dir 0700, locks it
-// against a second daemon, tightens any path in it that is looser than
+// against a second daemon, refuses it (a *NewerFormatError, nothing changed)
+// when a file in it was written by a later version of antidrift, tightens any path in it that is looser than
 // 0700/0600, and sets aside an unfinished last line of audit.jsonl so the
 // chain can continue. Each such repair is described by one sentence in
 // problems; the store is usable regardless. err means the store could not
@@ -79,10 +80,6 @@ func Open(dir string) (st *Store, problems []string, err error) {
 	if err := checkPrivateDirs(dir, lock); err != nil {
 		return nil, nil, err
 	}
-	problems, err = tightenModes(dir, lock)
-	if err != nil {
-		return nil, problems, err
-	}
 	s := &Store{
 		dir:   dir,
 		lock:  lock,
@@ -90,6 +87,15 @@ func Open(dir string) (st *Store, problems []string, err error) {
 		raw:   rawLogs{dir: filepath.Join(dir, sessionsDirName), open: map[string]*rawLog{}},
 		audit: auditChain{path: filepath.Join(dir, auditFileName)},
 		spare: spareFile{path: filepath.Join(dir, spareFileName)},
+	}
+	// Before anything below changes the directory: a file a later version
+	// wrote is refused untouched (version.go).
+	if err := s.refuseNewer(); err != nil {
+		return nil, nil, err
+	}
+	problems, err = tightenModes(dir, lock)
+	if err != nil {
+		return nil, problems, err
 	}
 	problems = append(problems, s.setAsideLinks()...)
 	problem, err := s.loadAuditChain()

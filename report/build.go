@@ -43,6 +43,11 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 		Windows:  []WindowTime{},
 		Sites:    []SiteTime{},
 	}
+	if err := r.LaterVersion(); err != nil {
+		// Read anyway (nothing is written), but what this build does not
+		// know of that file is not in the report: say so first.
+		rep.Problems = append(rep.Problems, err.Error()+"; this report may leave out what that version added")
+	}
 	sums, err := r.History()
 	if err != nil {
 		return nil, err

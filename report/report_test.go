@@ -249,3 +249,42 @@ func TestNothingToCompareWithSaysSo(t *testing.T) {
 		t.Errorf("the text: got\n%s\nwant \"no sessions in the previous period\"", text.String())
 	}
 }
+
+// A chain line a later version of antidrift wrote is read as far as this
+// build can, and the report says first that the directory holds a later
+// version, naming the line, and that the report may leave out what that
+// version added; nothing is written.
+func TestALaterVersionsLineIsNamed(t *testing.T) {
+	dir := fixture(t)
+	intact := build(t, dir, LastDays(fixtureNow, 7, 0))
+	audit := filepath.Join(dir, "audit.jsonl")
+	raw, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	lines[1] = strings.Replace(lines[1], "{", `{"version":2,`, 1)
+	changed := strings.Join(lines, "")
+	if err := os.WriteFile(audit, []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := build(t, dir, LastDays(fixtureNow, 7, 0))
+	if len(r.Problems) == 0 || !containsAll(r.Problems[0], "line 2 of audit.jsonl has format version 2", "later version of antidrift", "may leave out") {
+		t.Errorf("problems: got %q, want the later version's line named first", r.Problems)
+	}
+	if r.Totals.Sessions != intact.Totals.Sessions {
+		t.Errorf("sessions: got %d, want the %d of the report before", r.Totals.Sessions, intact.Totals.Sessions)
+	}
+	if after, _ := os.ReadFile(audit); string(after) != changed {
+		t.Errorf("audit.jsonl after the report: got it changed, want it as it was")
+	}
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}

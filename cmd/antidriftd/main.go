@@ -14,7 +14,14 @@ import (
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/internal/memlimit"
+	"github.com/antidrift/antidrift/persist"
 )
+
+// exitLaterState is the exit status of a daemon that will not start
+// because a later version of antidrift wrote its state directory: nothing
+// a restart could fix, so the unit does not restart on it
+// (RestartPreventExitStatus=).
+const exitLaterState = 3
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
@@ -52,9 +59,13 @@ func run(args []string) int {
 	defer stop()
 	m := &Main{StateDir: *stateDir, ConfigPath: *configPath, Display: os.Getenv("DISPLAY"), Wayland: os.Getenv("WAYLAND_DISPLAY"), Version: version}
 	if err := m.Run(ctx); err != nil {
-		if errors.Is(err, dbusapi.ErrNameTaken) {
+		switch {
+		case errors.Is(err, dbusapi.ErrNameTaken):
 			fmt.Fprintln(os.Stderr, "antidriftd:", err, "(stop it first, e.g. systemctl --user stop antidrift)")
-		} else {
+		case errors.Is(err, persist.ErrNewerFormat):
+			fmt.Fprintln(os.Stderr, "antidriftd:", err)
+			return exitLaterState
+		default:
 			fmt.Fprintln(os.Stderr, "antidriftd:", err)
 		}
 		return 1

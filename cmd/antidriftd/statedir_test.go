@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+	"github.com/antidrift/antidrift/persist"
 )
 
 // The issue's attack, against the real daemon: links planted where its
@@ -111,4 +115,55 @@ func TestAStateDirOthersControlIsRefusedAtStart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A state directory a later version of antidrift wrote (here state.json
+// of a version above this build's) is refused at start with exit status 3
+// and a message naming the file and the versions, and nothing in it
+// changes: not even the mode of a file readable by others, which any other
+// start tightens.
+func TestALaterVersionsStateDirIsRefusedUntouched(t *testing.T) {
+	testenv.Need(t, "dbus-daemon")
+	bin := testenv.Binary(t, "antidriftd")
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	later := fmt.Sprintf(`{"version": %d, "state": "locked", "what_v2_adds": true}`+"\n", persist.StateFileVersion+1)
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(later), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := listDir(t, dir)
+	bus := testenv.StartBus(t)
+	out, err := bus.Run(t, bin, "--state-dir", dir)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Fatalf("antidriftd on a later version's state: got %v\n%s\nwant exit status 3", err, out)
+	}
+	want := fmt.Sprintf("state.json has format version %d, but this antidrift reads only up to version %d", persist.StateFileVersion+1, persist.StateFileVersion)
+	if !strings.Contains(out+err.Error(), want) || !strings.Contains(out+err.Error(), "Nothing in the state directory was changed") {
+		t.Fatalf("antidriftd's refusal: got %s, want it to say %q and that nothing was changed", out, want)
+	}
+	if after := listDir(t, dir); after != before {
+		t.Fatalf("the state directory after the refusal: got\n%s\nwant it unchanged:\n%s", after, before)
+	}
+}
+
+// listDir is every entry of dir with its mode and contents.
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		fmt.Fprintf(&b, "%s %v %q\n", e.Name(), info.Mode(), data)
+	}
+	return b.String()
 }
