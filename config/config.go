@@ -55,6 +55,9 @@ type Config struct {
 	// DeviceName is device_name: this machine's label in reports of many
 	// machines; "" means the hostname.
 	DeviceName string
+	// Quiet is quiet: every session is quiet (Do Not Disturb while it is
+	// active) unless its Start says otherwise (antidrift start --no-quiet).
+	Quiet bool
 }
 
 // Judge is the [judge] table: "rules" (a window no rule decides is off
@@ -258,6 +261,17 @@ var fields = map[string]field{
 	"sync_dir":         syncDir,
 	"sync_titles":      syncTitles,
 	"device_name":      deviceName,
+	"quiet":            quiet,
+}
+
+// quiet is quiet: true makes every session quiet.
+func quiet(c *Config, v any) error {
+	b, ok := v.(bool)
+	if !ok {
+		return fmt.Errorf("want true or false, got %s", describe(v))
+	}
+	c.Quiet = b
+	return nil
 }
 
 // dayStarts is a time of day, "HH:MM": a report's days begin then rather

@@ -61,6 +61,10 @@ func (m *methods) SetEnforcement(msg dbus.Message, level string) *dbus.Error {
 	return m.do(msg, func() error { return m.s.svc.SetEnforcement(level) })
 }
 
+func (m *methods) SetQuiet(msg dbus.Message, quiet bool) *dbus.Error {
+	return m.do(msg, func() error { return m.s.svc.SetQuiet(quiet) })
+}
+
 func (m *methods) BreakGlass(msg dbus.Message, reason string) (uint64, *dbus.Error) {
 	if err := m.s.gate(&msg); err != nil {
 		return 0, err

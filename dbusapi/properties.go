@@ -51,6 +51,8 @@ var propertyList = []struct {
 	{"Problems", func(v *service.View) any { return nonNil(v.Problems) }},
 	{"Permitted", func(v *service.View) any { return nonNil(v.Permitted) }},
 	{"Version", func(v *service.View) any { return v.Version }},
+	{"Quiet", func(v *service.View) any { return v.Quiet }},
+	{"QuietNote", func(v *service.View) any { return v.QuietNote }},
 }
 
 func buckets(in []service.Bucket) []bucket {

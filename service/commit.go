@@ -44,6 +44,7 @@ func (w *writes) merge(o writes) {
 func (s *Service) commit(w writes) (hash string) {
 	s.io.Lock()
 	listeners := s.listeners
+	quiet := s.quietWantedLocked()
 	s.mu.Unlock()
 
 	for _, e := range w.events {
@@ -70,6 +71,7 @@ func (s *Service) commit(w writes) (hash string) {
 	for _, effect := range w.effects {
 		effect()
 	}
+	s.tellQuieter(quiet)
 	s.io.Unlock()
 
 	for _, l := range listeners {
@@ -169,5 +171,6 @@ func (s *Service) snapshotLocked() *Snapshot {
 		ClockBootMillis:     s.lastBoot.Milliseconds(),
 		BootID:              s.bootID,
 		ClockSetBackMillis:  s.clockSetBack.Milliseconds(),
+		Quiet:               s.quiet,
 	}
 }

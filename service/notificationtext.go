@@ -14,7 +14,7 @@ func (s *Service) driftNotification(w Window) Notification {
 		Summary:  "Drifting: " + class,
 		Body:     s.commitmentText(),
 		Category: "x-antidrift.drift",
-		Urgency:  1,
+		Urgency:  s.nudgeUrgency(),
 		Actions:  []Action{{Key: "refocus", Label: "Back to work"}},
 	}
 	hint := "Run `antidrift refocus` to go back to work"
@@ -35,7 +35,7 @@ func (s *Service) deadlineNotification() Notification {
 		Summary:       "Time's up",
 		Body:          s.commitmentText(),
 		Category:      "x-antidrift.deadline",
-		Urgency:       1,
+		Urgency:       s.nudgeUrgency(),
 		Actions:       []Action{{Key: "complete", Label: "Done"}, {Key: "extend", Label: "+10 min"}},
 		NoActionsHint: "Run `antidrift end` to seal the session, or `antidrift extend 10m` for more time.",
 	}
@@ -43,4 +43,15 @@ func (s *Service) deadlineNotification() Notification {
 
 func (s *Service) commitmentText() string {
 	return fmt.Sprintf("Next: %s\nDone when: %s", s.nextAction, s.successCond)
+}
+
+// nudgeUrgency is normal, or critical in a quiet session: the servers that
+// hold other apps' notifications back under Do Not Disturb still show
+// critical ones (GNOME Shell's banners), so antidrift's own nudges reach
+// the person the quiet session is for.
+func (s *Service) nudgeUrgency() byte {
+	if s.quiet {
+		return 2
+	}
+	return 1
 }

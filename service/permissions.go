@@ -20,6 +20,7 @@ const (
 	MethodRefocus        Method = "Refocus"
 	MethodAllow          Method = "Allow"
 	MethodSetEnforcement Method = "SetEnforcement"
+	MethodSetQuiet       Method = "SetQuiet"
 	MethodBreakGlass     Method = "BreakGlass"
 	MethodVerifyAudit    Method = "VerifyAudit"
 	MethodHistory        Method = "History"
@@ -102,6 +103,11 @@ var permissions = []struct {
 	// which locked forbids. In planning nothing is committed yet, so the
 	// planned level may go up and down freely.
 	{method: MethodSetEnforcement, states: []State{StateActive, StatePlanning}, only: setEnforcementAllowed},
+	// Quiet keeps other apps from interrupting; it is no part of the
+	// commitment (nothing is enforced by it), so the person may choose it
+	// before Start (locked too: Start works straight from locked) and turn
+	// it on or off while active.
+	{method: MethodSetQuiet, states: []State{StateLocked, StatePlanning, StateActive}},
 
 	// ── Reads of the sealed past. Change nothing, so every state. ───────
 	{method: MethodVerifyAudit, states: States},

@@ -82,6 +82,7 @@ var calls = map[Method]func(h *harness) error{
 	MethodRefocus:        func(h *harness) error { return h.Refocus() },
 	MethodAllow:          func(h *harness) error { return h.Allow("Terminal") },
 	MethodSetEnforcement: func(h *harness) error { return h.SetEnforcement("warn") },
+	MethodSetQuiet:       func(h *harness) error { return h.SetQuiet(true) },
 	MethodBreakGlass: func(h *harness) error {
 		_, err := h.BreakGlass("why")
 		return err
@@ -120,6 +121,8 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
+	case MethodSetQuiet:
+		return st != StateReview
 	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus, MethodReportTab, MethodForgetTabs:
 		return true
 	}
@@ -174,7 +177,7 @@ func TestUnclassifiedMethodIsRefusedEverywhere(t *testing.T) {
 func TestRefusalListsWhatWorksNow(t *testing.T) {
 	h := enter(t, situation{state: StateActive, level: LevelLocked})
 	err := h.Abandon("")
-	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, VerifyAudit, History, Report, ReportDevice."
+	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, SetQuiet, VerifyAudit, History, Report, ReportDevice."
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("refusal %q\nwant suffix %q", err, want)
 	}

@@ -88,6 +88,7 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.rules = s.compileRules("allowed_classes", s.allowed)
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
 	s.clockSetBack = time.Duration(snap.ClockSetBackMillis) * time.Millisecond
+	s.quiet = live && snap.Quiet
 	s.resetDriftLocked()
 	for _, e := range exempt {
 		s.drift.exempt[exemptKey(e.Class, e.Title)] = true

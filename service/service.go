@@ -48,6 +48,12 @@ type Options struct {
 	Guard    Guard    // nil: nothing is enforced
 	Notifier Notifier // nil: no notifications
 	Reporter Reporter // nil: Report answers that reports are unavailable
+	Quieter  Quieter  // nil: quiet sessions silence nothing
+
+	// Quiet makes every session quiet unless Start is told otherwise
+	// (SetQuiet): other apps' notifications do not pop up while it is
+	// active (config's quiet).
+	Quiet bool
 
 	// Problems found before the core started (damaged files set aside,
 	// loosened permissions), shown in the Problems property.
@@ -83,6 +89,8 @@ type Service struct {
 	idleAfter       time.Duration
 	privacy         privacy
 	nudges          *nudger        // nil without a notifier
+	quieter         Quieter        // nil: nothing is silenced
+	quietDefault    bool           // config's quiet
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
 	bgStopped       bool
@@ -113,9 +121,15 @@ type Service struct {
 	lastMono     time.Duration
 	lastBoot     time.Duration
 	clockSetBack time.Duration // how far the date was set back this session
+	quiet        bool          // the session is quiet (Do Not Disturb)
+	plannedQuiet *bool         // in locked and planning: SetQuiet's choice for the next Start
+	quietNote    string        // the Quieter's sentence for the person
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
+	// Guarded by io: what the Quieter was last told, so it hears each
+	// change once and in order.
+	quietTold, quietSent bool
 
 	// Published by the io side for View, which must not wait for io.
 	auditHead    atomic.Value // string
@@ -140,6 +154,8 @@ func New(o Options) *Service {
 		judgeHearsPaths: o.JudgeSitePaths,
 		guard:           o.Guard,
 		reporter:        o.Reporter,
+		quieter:         o.Quieter,
+		quietDefault:    o.Quiet,
 		idleAfter:       o.IdleAfter,
 		privacy:         privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
 		presence:        map[string]AwayReason{},
@@ -223,7 +239,7 @@ func (s *Service) planTransition(m Method, to State) error {
 		s.mu.Unlock()
 		return err
 	}
-	s.state, s.level = to, ""
+	s.state, s.level, s.plannedQuiet = to, "", nil
 	s.commit(writes{snapshot: s.snapshotLocked()})
 	return nil
 }
@@ -266,6 +282,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	if level == "" {
 		level = s.level // planned in planning; "" when straight from locked
 	}
+	quiet := s.plannedQuiet // SetQuiet's choice before Start; nil: the configured one
 	if level == "" {
 		level = s.defaultLevel
 	}
@@ -284,10 +301,14 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.armTimerLocked()
 	s.lastWall, s.lastMono, s.lastBoot, s.awayMarked = now, s.clock.Mono(), s.clock.Boot(), ""
 	s.clockSetBack = 0
+	s.quiet, s.plannedQuiet = s.quietDefault, nil
+	if quiet != nil {
+		s.quiet = *quiet
+	}
 	w := writes{snapshot: s.snapshotLocked()}
 	s.syncAwayLocked(&w, now) // away before the first verdict: no drift while away
 	s.observeLocked(&w, now)
-	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level)
+	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level, "quiet", s.quiet)
 	s.commit(w)
 	return id.String(), nil
 }
@@ -423,6 +444,7 @@ func (s *Service) clearSessionLocked() {
 	s.level, s.allowed, s.rules, s.outcome, s.breakGlassAt = "", nil, nil, OutcomeNone, time.Time{}
 	s.stats = nil
 	s.awayMarked = ""
+	s.quiet, s.plannedQuiet = false, nil
 	s.resetDriftLocked()
 }
 

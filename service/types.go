@@ -277,6 +277,8 @@ type Snapshot struct {
 	// ClockSetBackMillis sums how far the date was set back during the
 	// session: replay accepts raw-log lines that much outside its span.
 	ClockSetBackMillis int64 `json:"clock_set_back_millis,omitempty"`
+	// Quiet says the session is quiet (Do Not Disturb while active).
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // SnapshotVersion is the state.json format this build writes.

@@ -59,6 +59,10 @@ type View struct {
 	// panel greys out exactly what the daemon would refuse.
 	Permitted []string
 	Version   string
+	// Quiet says the session is quiet (in locked and planning: whether the
+	// next Start's will be); QuietNote is what the Quieter said about it.
+	Quiet     bool
+	QuietNote string
 	// ChangesIn, when not 0, is how long after this view was read its
 	// Buckets will read differently with no change announced in between
 	// (the current window's seconds tick). 0: nothing in it moves with
@@ -98,6 +102,8 @@ func (s *Service) viewLocked() View {
 		AuditPending:      s.pendingCount.Load(),
 		Problems:          s.problems.list(),
 		Version:           s.version,
+		Quiet:             s.quietShownLocked(),
+		QuietNote:         s.quietNote,
 	}
 	if s.state == StatePlanning && v.Enforcement == "" {
 		v.Enforcement = s.defaultLevel // what Start will use unless told otherwise

@@ -181,7 +181,7 @@ func (x *invocation) showChange(method string) error {
 
 var cmdStart = &command{
 	name: "start", method: "Start",
-	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL]",
+	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet]",
 	summary:  "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)",
 	maxArgs:  -1,
 	setup:    setupStart,
@@ -193,6 +193,8 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 	var allow listFlag
 	fs.Var(&allow, "allow", "a window `CLASS` (or CLASS:TITLE-GLOB, e.g. firefox:*GitHub*) that counts as on task; repeat for more (default: the configured classes)")
 	level := fs.String("enforce", "", "the enforcement `LEVEL`: "+strings.Join(levels, ", ")+" (default: the planned or configured level)")
+	quiet := fs.Bool("quiet", false, "Do Not Disturb: other apps' notifications do not pop up while the session is active (default: the configured quiet)")
+	noQuiet := fs.Bool("no-quiet", false, "leave other apps' notifications alone for this session, whatever quiet is in config.toml")
 	return func(x *invocation) error {
 		// Everything missing is named at once: one try to get it right.
 		var missing []string
@@ -215,6 +217,16 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 		if *level != "" {
 			if err := checkLevel(*level); err != nil {
 				return x.cmd.usageError("--enforce: %v", err)
+			}
+		}
+		if *quiet && *noQuiet {
+			return x.cmd.usageError("--quiet and --no-quiet: choose one")
+		}
+		// Start's signature has no room for it: the choice is told first,
+		// for the Start that follows (SetQuiet before Start).
+		if *quiet || *noQuiet {
+			if err := x.call("SetQuiet", []any{*quiet}); err != nil {
+				return err
 			}
 		}
 		var id string

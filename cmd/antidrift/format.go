@@ -33,6 +33,9 @@ type status struct {
 	Buckets                                                        []bucket
 	// The page in front of a browser window, or why there is none.
 	CurrentSite, SiteReason string
+	// Do Not Disturb: the session is quiet, and what antidrift could do.
+	Quiet     bool
+	QuietNote string
 
 	raw map[string]dbus.Variant // every property, for --json
 }
@@ -57,6 +60,7 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 		"SwitchCount": &s.SwitchCount, "MinimizeCount": &s.MinimizeCount, "AuditPending": &s.AuditPending,
 		"Buckets":     &s.Buckets,
 		"CurrentSite": &s.CurrentSite, "SiteReason": &s.SiteReason,
+		"Quiet": &s.Quiet, "QuietNote": &s.QuietNote,
 	} {
 		if v, ok := m[name]; ok {
 			_ = v.Store(dst)
@@ -198,6 +202,13 @@ func statusText(s *status, now time.Time, o textOpts) string {
 		row("enforcement", "%s", enf)
 		if s.BreakGlassAt != 0 {
 			row("break-glass", "hold started %s", time.Unix(s.BreakGlassAt, 0).Format("15:04:05"))
+		}
+		if s.Quiet && s.is(service.StateActive) {
+			quiet := "other apps' notifications held back while you are here"
+			if s.QuietNote != "" {
+				quiet = inert.Terminal(s.QuietNote) // it may name the notification server, as it calls itself
+			}
+			row("quiet", "%s", quiet)
 		}
 	}
 	row("window", "%s", windowText(s))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
+	"github.com/antidrift/antidrift/dnd"
 	"github.com/antidrift/antidrift/internal/busconn"
 	"github.com/antidrift/antidrift/internal/nativehost"
 	"github.com/antidrift/antidrift/llmjudge"
@@ -43,8 +44,9 @@ type Main struct {
 	src      source
 	stopPush func() // ends Evidence1 reports reaching the source
 	notes    *notifications.Client
-	system   *dbus.Conn // the system bus, for logind; nil where unreachable
-	watchers []func()   // stop funcs of the presence watchers
+	quiet    *dnd.Manager // Do Not Disturb for quiet sessions
+	system   *dbus.Conn   // the system bus, for logind; nil where unreachable
+	watchers []func()     // stop funcs of the presence watchers
 	store    *persist.Store
 	judge    *llmjudge.Judge // nil: the rules alone decide
 	svc      *service.Service
@@ -151,6 +153,23 @@ func (m *Main) openAdapters(cfg config.Config, problems []string) (_ []string, e
 		}
 	}
 	if m.notes, err = notifications.New(m.conn, m.log, onAction); err != nil {
+		return nil, err
+	}
+	// Do Not Disturb speaks to the core the same way: the closures read
+	// m.svc when there is something to say. A record a crash left behind
+	// is read now and put back at the core's first decision.
+	m.quiet, err = dnd.New(dnd.Options{Conn: m.conn, Log: m.log, Dir: m.store.Dir(),
+		Note: func(note string) {
+			if m.svc != nil {
+				m.svc.SetQuietNote(note)
+			}
+		},
+		Problem: func(p string) {
+			if m.svc != nil {
+				m.svc.NoteProblem("quiet", p)
+			}
+		}})
+	if err != nil {
 		return nil, err
 	}
 	m.src = m.openSource(cfg.Evidence, cfg.IdleAfter)
@@ -312,6 +331,9 @@ func (m *Main) Close() error {
 	}
 	if m.publish != nil {
 		m.publish.Close() // after the last seal; before the store goes
+	}
+	if m.quiet != nil {
+		m.quiet.Close() // after the core's last decision: the setting goes back as the daemon stops
 	}
 	if m.notes != nil {
 		m.notes.Shutdown()

@@ -569,7 +569,7 @@ var busCalls = []struct {
 	{"Plan", nil}, {"CancelPlan", nil}, {"Start", []any{"next", "done", uint64(60), "", []string{}}},
 	{"Complete", nil}, {"Abandon", []any{""}}, {"Extend", []any{uint64(60)}}, {"End", nil},
 	{"Refocus", nil}, {"Allow", []any{"Terminal"}}, {"SetEnforcement", []any{"warn"}},
-	{"BreakGlass", []any{"why"}}, {"VerifyAudit", nil}, {"History", []any{uint32(0)}},
+	{"SetQuiet", []any{false}}, {"BreakGlass", []any{"why"}}, {"VerifyAudit", nil}, {"History", []any{uint32(0)}},
 	{"Report", []any{int64(0), int64(3600)}}, {"ReportDevice", []any{int64(0), int64(3600), ""}},
 }
 
@@ -597,6 +597,8 @@ func permitted(method string, s cell) bool {
 		return st == "planning" || (st == "active" && lv != "locked")
 	case "BreakGlass":
 		return st == "active" && lv == "locked"
+	case "SetQuiet":
+		return st != "review"
 	case "VerifyAudit", "History", "Report", "ReportDevice":
 		return true
 	}

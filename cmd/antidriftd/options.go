@@ -29,6 +29,7 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 		PrivateClasses: cfg.PrivateClasses,
 		RedactTitles:   cfg.RedactTitles,
 		JudgeSitePaths: cfg.Judge.SitePaths,
+		Quiet:          cfg.Quiet,
 		Reporter: report.DirReporter{Dir: m.store.Dir(), DayStart: cfg.DayStarts, SyncDir: cfg.SyncDir, ThisName: cfg.DeviceLabel(),
 			Options: report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}},
 	}
@@ -39,6 +40,9 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	}
 	if m.judge != nil {
 		opts.Judge = m.judge
+	}
+	if m.quiet != nil {
+		opts.Quieter = m.quiet
 	}
 	return opts
 }

@@ -39,7 +39,7 @@ _antidrift() {
 
     local flags="--json --help"
     case $cmd in
-        start)   flags+=" --done-when --for --allow --enforce" ;;
+        start)   flags+=" --done-when --for --allow --enforce --quiet --no-quiet" ;;
         status)  flags+=" --follow --format --wait-change" ;;
         history) flags+=" --limit --device --this-device --state-dir" ;;
         report)  flags+=" --today --week --month --since --until --html --open --state-dir --config --device --this-device --daemon" ;;

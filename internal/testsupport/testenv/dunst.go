@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -170,6 +171,19 @@ func (u *Dunst) Menus() string {
 
 // Kill stops dunst and waits for it to exit.
 func (u *Dunst) Kill() { u.proc.stop() }
+
+// Kill9 kills dunst with SIGKILL, as a crash would, and waits for it.
+func (u *Dunst) Kill9() {
+	syscall.Kill(u.proc.pid(), syscall.SIGKILL)
+	<-u.proc.done
+}
+
+// Launch starts dunst again after Kill or Kill9, with the same config,
+// and waits until it owns org.freedesktop.Notifications.
+func (u *Dunst) Launch(t testing.TB) {
+	t.Helper()
+	u.launch(t)
+}
 
 // Restart kills dunst if it is running, starts it again with the same config
 // and waits until the new process owns org.freedesktop.Notifications.

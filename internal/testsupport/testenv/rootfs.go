@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -106,6 +107,13 @@ type Process struct{ p *proc }
 
 // Stop ends it and everything it started (idempotent; also done at cleanup).
 func (p *Process) Stop() { p.p.stop() }
+
+// Kill9 kills it and everything it started with SIGKILL, as a crash
+// would, and waits for it.
+func (p *Process) Kill9() {
+	syscall.Kill(-p.p.pid(), syscall.SIGKILL)
+	<-p.p.done
+}
 
 // Exited says whether it has exited.
 func (p *Process) Exited() bool { return p.p.exited() }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/antidrift/antidrift/internal/testsupport/testenv"
+)
+
+// Do Not Disturb on KDE Plasma 6.3 and 6.7: Plasma's notification server
+// (its notifications applet) on a real KWin; a quiet session inhibits notifications
+// (Inhibited reads true) while it is active, releases the inhibition after
+// it, and kill -9 of the daemon releases it too (Plasma drops the
+// inhibitions of a caller that left the bus).
+func TestPlasmaQuietSession(t *testing.T) {
+	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaQuietSession)
+}
+
+func testPlasmaQuietSession(t *testing.T, rel testenv.Release) {
+	r := testenv.NeedKWinRootfs(t, rel)
+	testenv.Need(t, "dbus-daemon", "busctl")
+	bus := testenv.StartBus(t)
+	k := testenv.StartKWin(t, r, bus)
+	home := r.TempDir(t)
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
+		"XDG_RUNTIME_DIR=" + k.RuntimeDir, "DBUS_SESSION_BUS_ADDRESS=" + bus.Address, "WAYLAND_DISPLAY=" + k.Socket,
+		"QT_QPA_PLATFORM=wayland", "QT_QUICK_BACKEND=software", "XDG_CURRENT_DESKTOP=KDE", "LANG=C.UTF-8", "PATH=/usr/bin:/bin"}
+	// Plasma's notification server is its notifications applet's
+	// (libnotificationmanager): plasmawindowed runs it as plasmashell's
+	// system tray would, without a desktop shell package.
+	shell := r.Start(t, home, 0, env, "plasmawindowed", "org.kde.plasma.notifications")
+	testenv.WaitUntil(t, 2*time.Minute, "Plasma's notifications applet to own org.freedesktop.Notifications", func() bool {
+		if shell.Exited() {
+			t.Fatalf("plasmawindowed exited\n%s", shell.Output())
+		}
+		return bus.OwnerPID(t, testenv.NotificationsName) != 0
+	})
+	conn := bus.Dial(t)
+	inhibited := func() bool {
+		v, err := conn.Object(testenv.NotificationsName, "/org/freedesktop/Notifications").GetProperty("org.freedesktop.Notifications.Inhibited")
+		if err != nil {
+			t.Fatalf("reading Inhibited: %v", err)
+		}
+		b, _ := v.Value().(bool)
+		return b
+	}
+	waitInhibited := func(want bool) {
+		t.Helper()
+		testenv.WaitForValue(t, wait, "org.freedesktop.Notifications Inhibited", want, inhibited)
+	}
+	waitInhibited(false)
+
+	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "XDG_CONFIG_HOME="+configHome(t, "quiet = true\nidle_after = \"1h\"\n"))
+	s := d.Session(t)
+	startSession(t, s, "write code", "tests pass", 3600, "warn")
+	waitInhibited(true)
+	if note := s.String(t, "QuietNote"); note != "" {
+		t.Fatalf("QuietNote on Plasma: got %q, want none", note)
+	}
+	s.Call(t, "Complete", nil)
+	waitInhibited(false)
+	var hash string
+	s.Call(t, "End", nil, &hash)
+
+	startSession(t, s, "write more", "tests pass", 3600, "warn")
+	waitInhibited(true)
+	d.Kill9(t)
+	waitInhibited(false)
+	// The next daemon recovers the quiet session and inhibits again.
+	d.Start(t)
+	waitInhibited(true)
+}

@@ -1,0 +1,243 @@
+package dnd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/internal/busname"
+)
+
+// The notification server, as the freedesktop specification names it.
+const (
+	notificationsName  = "org.freedesktop.Notifications"
+	notificationsPath  = dbus.ObjectPath("/org/freedesktop/Notifications")
+	notificationsIface = "org.freedesktop.Notifications"
+)
+
+// setting is one server's own Do Not Disturb switch, read and written its
+// way. Values are the server's words ("true", "false", "absent"), kept as
+// they are in the record.
+type setting interface {
+	// kind names the server in the record.
+	kind() string
+	// get reads the person's value now.
+	get(ctx context.Context) (string, error)
+	// set writes a value get returned, or quiet.
+	set(ctx context.Context, v string) error
+	// quiet is the value that silences the server.
+	quiet() string
+	// already is the sentence for a person who had silenced it already.
+	already() string
+}
+
+// settingOf is the switch of a kind of server, for putting back a record
+// whatever server runs now.
+func settingOf(conn *dbus.Conn, gsettings, kind string) setting {
+	switch kind {
+	case kindGnome:
+		return gnomeBanners{gsettings: gsettings}
+	case kindDunst:
+		return dunstPaused{conn: conn}
+	case kindXfce:
+		return xfceDND{conn: conn}
+	}
+	return nil
+}
+
+const (
+	kindGnome = "gnome-shell"
+	kindDunst = "dunst"
+	kindXfce  = "xfce4-notifyd"
+)
+
+// gnomeBanners is GNOME Shell's org.gnome.desktop.notifications
+// show-banners, through gsettings (the desktop's own settings backend:
+// dconf in a session, whatever GSETTINGS_BACKEND names otherwise). The
+// Shell still shows critical notifications with banners off.
+type gnomeBanners struct{ gsettings string }
+
+const gnomeSchema, gnomeKey = "org.gnome.desktop.notifications", "show-banners"
+
+func (gnomeBanners) kind() string  { return kindGnome }
+func (gnomeBanners) quiet() string { return "false" }
+func (gnomeBanners) already() string {
+	return "Notification banners were already off in GNOME: antidrift leaves them off, and off they stay after the session."
+}
+
+func (g gnomeBanners) get(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, g.gsettings, "get", gnomeSchema, gnomeKey).Output()
+	if err != nil {
+		return "", fmt.Errorf("gsettings get %s %s: %w%s", gnomeSchema, gnomeKey, err, stderrOf(err))
+	}
+	switch v := strings.TrimSpace(string(out)); v {
+	case "true", "false":
+		return v, nil
+	default:
+		return "", fmt.Errorf("gsettings get %s %s: got %q, want true or false", gnomeSchema, gnomeKey, v)
+	}
+}
+
+func (g gnomeBanners) set(ctx context.Context, v string) error {
+	if v != "true" && v != "false" {
+		return fmt.Errorf("show-banners: %q is not a boolean", v)
+	}
+	if err := exec.CommandContext(ctx, g.gsettings, "set", gnomeSchema, gnomeKey, v).Run(); err != nil {
+		return fmt.Errorf("gsettings set %s %s %s: %w%s", gnomeSchema, gnomeKey, v, err, stderrOf(err))
+	}
+	return nil
+}
+
+func stderrOf(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return ": " + strings.TrimSpace(string(ee.Stderr))
+	}
+	return ""
+}
+
+// dunstPaused is dunst's org.dunstproject.cmd0 paused property, as
+// dunstctl set-paused sets it.
+type dunstPaused struct{ conn *dbus.Conn }
+
+const dunstIface = "org.dunstproject.cmd0"
+
+func (dunstPaused) kind() string  { return kindDunst }
+func (dunstPaused) quiet() string { return "true" }
+func (dunstPaused) already() string {
+	return "dunst was already paused: antidrift leaves it paused, and paused it stays after the session."
+}
+
+func (d dunstPaused) get(ctx context.Context) (string, error) {
+	var paused bool
+	err := d.conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", dbus.FlagNoAutoStart, dunstIface, "paused").Store(&paused)
+	if err != nil {
+		return "", fmt.Errorf("reading dunst's paused: %w", err)
+	}
+	return fmt.Sprint(paused), nil
+}
+
+func (d dunstPaused) set(ctx context.Context, v string) error {
+	if v != "true" && v != "false" {
+		return fmt.Errorf("paused: %q is not a boolean", v)
+	}
+	err := d.conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", dbus.FlagNoAutoStart, dunstIface, "paused", dbus.MakeVariant(v == "true")).Err
+	if v != d.quiet() && (busname.IsError(err, "org.freedesktop.DBus.Error.ServiceUnknown") || busname.IsError(err, "org.freedesktop.DBus.Error.NameHasNoOwner")) {
+		return nil // dunst is gone, and its pause with it: the next one starts unpaused
+	}
+	if err != nil {
+		return fmt.Errorf("setting dunst's paused to %s: %w", v, err)
+	}
+	return nil
+}
+
+// xfceDND is xfce4-notifyd's do-not-disturb setting, in xfconf's channel
+// xfce4-notifyd ("absent" when the person never set it).
+type xfceDND struct{ conn *dbus.Conn }
+
+const (
+	xfconfName    = "org.xfce.Xfconf"
+	xfconfPath    = dbus.ObjectPath("/org/xfce/Xfconf")
+	xfconfIface   = "org.xfce.Xfconf"
+	xfceChannel   = "xfce4-notifyd"
+	xfceProperty  = "/do-not-disturb"
+	xfconfMissing = "org.xfce.Xfconf.Error.PropertyNotFound"
+)
+
+func (xfceDND) kind() string  { return kindXfce }
+func (xfceDND) quiet() string { return "true" }
+func (xfceDND) already() string {
+	return "xfce4-notifyd's Do Not Disturb was already on: antidrift leaves it on, and on it stays after the session."
+}
+
+func (x xfceDND) get(ctx context.Context) (string, error) {
+	var v dbus.Variant
+	err := x.conn.Object(xfconfName, xfconfPath).CallWithContext(ctx, xfconfIface+".GetProperty", 0, xfceChannel, xfceProperty).Store(&v)
+	if busname.IsError(err, xfconfMissing) {
+		return "absent", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading xfce4-notifyd's do-not-disturb: %w", err)
+	}
+	b, ok := v.Value().(bool)
+	if !ok {
+		return "", fmt.Errorf("xfce4-notifyd's do-not-disturb: got %s, want a boolean", v.Signature())
+	}
+	return fmt.Sprint(b), nil
+}
+
+func (x xfceDND) set(ctx context.Context, v string) error {
+	obj := x.conn.Object(xfconfName, xfconfPath)
+	var err error
+	switch v {
+	case "absent":
+		err = obj.CallWithContext(ctx, xfconfIface+".ResetProperty", 0, xfceChannel, xfceProperty, false).Err
+	case "true", "false":
+		err = obj.CallWithContext(ctx, xfconfIface+".SetProperty", 0, xfceChannel, xfceProperty, dbus.MakeVariant(v == "true")).Err
+	default:
+		return fmt.Errorf("do-not-disturb: %q is not a value", v)
+	}
+	if err != nil {
+		return fmt.Errorf("setting xfce4-notifyd's do-not-disturb to %s: %w", v, err)
+	}
+	return nil
+}
+
+// plasmaInhibit is Plasma's extension of the specification: Inhibit
+// holds other notifications back until UnInhibit, or until the caller
+// leaves the bus (so a crash releases it by itself).
+const (
+	plasmaInhibitReason = "A quiet focus session is running"
+)
+
+func inhibit(ctx context.Context, conn *dbus.Conn) (uint32, error) {
+	var cookie uint32
+	err := conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, notificationsIface+".Inhibit", dbus.FlagNoAutoStart,
+		"antidrift", plasmaInhibitReason, map[string]dbus.Variant{}).Store(&cookie)
+	if err != nil {
+		return 0, fmt.Errorf("Inhibit: %w", err)
+	}
+	return cookie, nil
+}
+
+func uninhibit(ctx context.Context, conn *dbus.Conn, cookie uint32) error {
+	err := conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, notificationsIface+".UnInhibit", dbus.FlagNoAutoStart, cookie).Err
+	if err != nil {
+		return fmt.Errorf("UnInhibit: %w", err)
+	}
+	return nil
+}
+
+// serverInfo asks the notification server its name and vendor
+// (GetServerInformation), starting it when the bus can.
+func serverInfo(ctx context.Context, conn *dbus.Conn) (name, vendor string, err error) {
+	var version, spec string
+	err = conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, notificationsIface+".GetServerInformation", 0).Store(&name, &vendor, &version, &spec)
+	return name, vendor, err
+}
+
+// The server kinds that are not a setting.
+const (
+	kindPlasma  = "plasma"
+	kindUnknown = ""
+)
+
+// kindOf says which server answered GetServerInformation with name and
+// vendor.
+func kindOf(name, vendor string) string {
+	switch {
+	case name == "gnome-shell":
+		return kindGnome
+	case name == "dunst":
+		return kindDunst
+	case name == "Xfce Notify Daemon" || name == "xfce4-notifyd":
+		return kindXfce
+	case name == "Plasma" || vendor == "KDE":
+		return kindPlasma
+	}
+	return kindUnknown
+}
