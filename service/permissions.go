@@ -38,6 +38,9 @@ const (
 	// tab of the browser's focused window, or that the browser is gone.
 	MethodReportTab  Method = "ReportTab"
 	MethodForgetTabs Method = "ForgetTabs"
+	// MethodTabBlocked is Evidence1.TabBlocked: a native host relaying its
+	// extension's confirmation of a tab block.
+	MethodTabBlocked Method = "TabBlocked"
 )
 
 // What each state permits, and at which enforcement level.
@@ -120,6 +123,7 @@ var permissions = []struct {
 	// fits (docs/evidence.md), so who sends it decides nothing.
 	{method: MethodReportTab, states: States, source: true},
 	{method: MethodForgetTabs, states: States, source: true},
+	{method: MethodTabBlocked, states: States, source: true},
 }
 
 // Classified reports whether the permission table has an entry for name.

@@ -91,8 +91,9 @@ var calls = map[Method]func(h *harness) error{
 	MethodReport:       func(h *harness) error { _, err := h.Report(0, 3600); return err },
 	MethodReportDevice: func(h *harness) error { _, err := h.ReportDevice(0, 3600, "laptop"); return err },
 	MethodReportFocus:  func(h *harness) error { return h.Permitted(MethodReportFocus) },
-	MethodReportTab:    func(h *harness) error { return h.RecordTab(BrowserFirefox, "https://example.com/", "Example", false) },
+	MethodReportTab:    func(h *harness) error { return h.tab(BrowserFirefox, "https://example.com/", "Example", false) },
 	MethodForgetTabs:   func(h *harness) error { return h.ForgetTabs(BrowserFirefox) },
+	MethodTabBlocked:   func(h *harness) error { return h.TabBlocked(BrowserFirefox, 1) },
 }
 
 // want is the permission table, written out independently of the
@@ -120,7 +121,7 @@ func want(m Method, s situation) bool {
 		return st == StatePlanning || (st == StateActive && lv != LevelLocked)
 	case MethodBreakGlass:
 		return st == StateActive && lv == LevelLocked
-	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus, MethodReportTab, MethodForgetTabs:
+	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus, MethodReportTab, MethodForgetTabs, MethodTabBlocked:
 		return true
 	}
 	return false
@@ -201,7 +202,7 @@ func TestViewPermittedIsWhatSucceeds(t *testing.T) {
 		h := enter(t, sit)
 		permitted := h.View().Permitted
 		for m := range calls {
-			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs {
+			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs || m == MethodTabBlocked {
 				if slices.Contains(permitted, string(m)) {
 					t.Errorf("%s: Permitted: got %v, want it without %s, the compositor's call", sit.name, permitted, m)
 				}

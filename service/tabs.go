@@ -61,13 +61,13 @@ func (t *tabs) stopTimer() {
 }
 
 // RecordTab is a browser's report of the active tab of its focused window
-// (through the native host): rawURL, title and whether it is private. The
-// address is reduced to host and path at once (SiteOf). An empty rawURL,
-// not private, says the browser has no focused window. The report changes
-// the verdict only of the focused window, and only when it fits it
-// (TabFits).
-func (s *Service) RecordTab(browser, rawURL, title string, private bool) error {
-	t, err := cleanTab(browser, rawURL, title, private)
+// (through the native host): the tab's id, its address as the browser
+// parsed it, its title and whether it is private. The site is made at once
+// (SiteFromParts). An empty scheme, not private, says the browser has no
+// focused window. The report changes the verdict only of the focused
+// window, and only when it fits it (TabFits).
+func (s *Service) RecordTab(browser string, r TabReport) error {
+	t, err := cleanTab(browser, r)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"hash/fnv"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -22,27 +24,30 @@ const (
 	ytTitle = "Cats - YouTube"
 )
 
-func TestSiteOfKeepsHostAndPathOnly(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{prURL, prSite},
-		{"https://user:hunter2@GitHub.com:8443/a/b/?q=1", "github.com/a/b/"},
-		{"https://example.com/", "example.com"},
-		{"https://example.com", "example.com"},
-		{"http://Example.COM./x", "example.com/x"},
-		{"file:///home/me/taxes-2026.pdf", "file:"},
-		{"about:newtab", "about:"},
-		{"moz-extension://1234/blocked.html?site=x", "moz-extension:"},
-	} {
-		got, ok := SiteOf(c.in)
-		if !ok || got != c.want {
-			t.Errorf("SiteOf(%q) = %q, %v; want %q", c.in, got, ok, c.want)
-		}
+// tab reports a tab as a browser's extension would: rawURL split as the
+// browser's parser splits it (Go's parser stands in for it here, on these
+// tests' plain addresses; testdata/site-vectors.json holds the hard ones),
+// the tab's id made of the address.
+func (h *harness) tab(browser, rawURL, title string, private bool) error {
+	return h.RecordTab(browser, reportOf(rawURL, title, private))
+}
+
+func reportOf(rawURL, title string, private bool) TabReport {
+	r := TabReport{TabID: NoTabID, Title: title, Private: private}
+	if rawURL == "" {
+		return r
 	}
-	for _, bad := range []string{"", "not a url", "https://", "//host/path"} {
-		if got, ok := SiteOf(bad); ok {
-			t.Errorf("SiteOf(%q) = %q, want refused", bad, got)
-		}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		panic(err)
 	}
+	f := fnv.New32a()
+	f.Write([]byte(rawURL))
+	r.TabID, r.Scheme = int64(f.Sum32()&0xffff), u.Scheme
+	if u.Scheme == "http" || u.Scheme == "https" {
+		r.Host, r.Path = u.Hostname(), u.EscapedPath()
+	}
+	return r
 }
 
 func TestTabFitsOnlyItsBrowsersWindowWithItsTitle(t *testing.T) {
@@ -77,7 +82,7 @@ func TestATabReportGivesTheFocusedBrowserWindowItsSite(t *testing.T) {
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
 		t.Fatalf("before any report: CurrentSite, SiteReason: got %q %q, want %q and a reason naming no antidrift extension", v.CurrentSite, v.SiteReason, "")
 	}
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.SiteReason != "" {
 		t.Fatalf("CurrentSite, SiteReason: got %q %q, want %q %q", v.CurrentSite, v.SiteReason, prSite, "")
 	}
@@ -89,13 +94,13 @@ func TestATabReportGivesTheFocusedBrowserWindowItsSite(t *testing.T) {
 func TestAURLRuleTellsTabsOfOneWindowApart(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	id := h.start(t, LevelBlock, "url:github.com/antidrift/*")
 	if v := h.View(); v.Drift != DriftOnTask || v.DriftReason != "matches allowed url:github.com/antidrift/*" {
 		t.Fatalf("on the pull request: got %s (%q), want %s (%q)", v.Drift, v.DriftReason, DriftOnTask, "matches allowed url:github.com/antidrift/*")
 	}
 	// The tab switch: the report first, then the window's title.
-	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
 		t.Fatalf("a report before the title changed: CurrentSite, Drift: got %q %s, want %q %s (the window unmoved)", v.CurrentSite, v.Drift, prSite, DriftOnTask)
 	}
@@ -110,7 +115,7 @@ func TestAURLRuleTellsTabsOfOneWindowApart(t *testing.T) {
 	if v := h.View(); v.CurrentSite != "" || v.SiteReason != "waiting for Firefox's tab report" {
 		t.Fatalf("between title and report: CurrentSite, SiteReason: got %q (%q), want %q (%q)", v.CurrentSite, v.SiteReason, "", "waiting for Firefox's tab report")
 	}
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
 		t.Fatalf("back on the pull request: CurrentSite, Drift: got %q %s, want %q %s", v.CurrentSite, v.Drift, prSite, DriftOnTask)
 	}
@@ -145,12 +150,12 @@ func TestAURLRuleTellsTabsOfOneWindowApart(t *testing.T) {
 func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 	h, g, n := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	h.start(t, LevelBlock, "url:github.com/*")
 	before := h.View()
 	// Another client claims the browser shows YouTube, in a tab whose
 	// title is not the one in front.
-	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 	h.clock.Advance(time.Minute)
 	h.settle()
 	v := h.View()
@@ -161,7 +166,7 @@ func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 		t.Fatalf("after a forged report: got minimized %v, notes %v, want none", m, n.onScreen())
 	}
 	// A Chromium report naming the Firefox window's title is not its.
-	must(t, h.RecordTab(BrowserChromium, ytURL, prTitle, false))
+	must(t, h.tab(BrowserChromium, ytURL, prTitle, false))
 	if v := h.View(); v.CurrentSite != prSite {
 		t.Fatalf("after another browser's report: CurrentSite: got %q, want %q", v.CurrentSite, prSite)
 	}
@@ -170,10 +175,10 @@ func TestAForgedTabReportForAWindowNotInFrontChangesNothing(t *testing.T) {
 func TestAPrivateTabIsDecidedByTheWindowAndRecordsNoSite(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	id := h.start(t, LevelWarn, "firefox-esr")
 	h.RecordWindow(Window{ID: "8", Class: "firefox-esr", Title: "Mozilla Firefox Private Browsing", Available: true})
-	must(t, h.RecordTab(BrowserFirefox, "", "", true))
+	must(t, h.tab(BrowserFirefox, "", "", true))
 	v := h.View()
 	if v.CurrentSite != "" || !strings.Contains(v.SiteReason, "private") || v.Drift != DriftOnTask {
 		t.Fatalf("private window: CurrentSite, SiteReason, Drift: got %q %q %s, want %q, a reason naming private, %s", v.CurrentSite, v.SiteReason, v.Drift, "", DriftOnTask)
@@ -187,7 +192,7 @@ func TestAPrivateTabIsDecidedByTheWindowAndRecordsNoSite(t *testing.T) {
 func TestABrowserWindowThatFitsNoReportIsDecidedByItselfAfterTheSettle(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	h.start(t, LevelBlock, "url:github.com/*")
 	h.RecordWindow(ffWin("7", "Some page the extension never reports"))
 	if v := h.View(); v.Drift != DriftOnTask {
@@ -207,7 +212,7 @@ func TestABrowserWindowThatFitsNoReportIsDecidedByItselfAfterTheSettle(t *testin
 func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{grace: 5 * time.Second, distractions: []string{"url:*.youtube.com"}})
 	h.RecordWindow(ffWin("7", ytTitle))
-	must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+	must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 	h.start(t, LevelBlock, "firefox-esr")
 	h.clock.Advance(4 * time.Second)
 	h.RecordWindow(ffWin("7", prTitle)) // title first: the report is on its way
@@ -216,7 +221,7 @@ func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T)
 	if m, _ := g.calls(); len(m) != 0 {
 		t.Fatalf("while the browser was between pages: got minimized %v, want none", m)
 	}
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	h.settle()
 	if v := h.View(); v.Drift != DriftOnTask {
 		t.Fatalf("on the pull request: Drift: got %s (%q), want %s", v.Drift, v.DriftReason, DriftOnTask)
@@ -229,7 +234,7 @@ func TestGraceEndingWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T)
 func TestForgetTabsDecidesTheWindowAloneAgain(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	must(t, h.ForgetTabs(BrowserFirefox))
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
 		t.Fatalf("after the extension left: CurrentSite, SiteReason: got %q (%q), want %q and a reason naming no antidrift extension", v.CurrentSite, v.SiteReason, "")
@@ -238,18 +243,35 @@ func TestForgetTabsDecidesTheWindowAloneAgain(t *testing.T) {
 
 func TestTabReportsAreRefusedWhenMalformed(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
-	for _, c := range []struct{ browser, url, title, want string }{
-		{"opera", prURL, "", "browser must be"},
-		{BrowserFirefox, "not a url", "", "is not an address"},
-		{BrowserFirefox, "https://x/" + strings.Repeat("a", MaxURLLen), "", "at most"},
-		{BrowserFirefox, prURL, strings.Repeat("t", 5000), "at most"},
-		{BrowserFirefox, "https://x/\x1b[2J", "", "control characters"},
-		{BrowserFirefox, prURL, "\xff", "UTF-8"},
+	h.RecordWindow(ffWin("7", prTitle))
+	pr := reportOf(prURL, prTitle, false)
+	with := func(f func(r *TabReport)) TabReport { r := pr; f(&r); return r }
+	for _, c := range []struct {
+		browser string
+		r       TabReport
+		want    string
+	}{
+		{"opera", pr, "browser must be"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Scheme = "not a scheme" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Host = "" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/a?token=SECRET" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/a#frag" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Host = "me:pw@github.com" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Host = "github.com:8443" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "no-slash" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/" + strings.Repeat("a", MaxURLLen) }), "at most"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Title = strings.Repeat("t", 5000) }), "at most"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/\x1b[2J" }), "control characters"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Title = "\xff" }), "UTF-8"},
+		{BrowserFirefox, with(func(r *TabReport) { r.TabID = -2 }), "tab_id"},
 	} {
-		err := h.RecordTab(c.browser, c.url, c.title, false)
+		err := h.RecordTab(c.browser, c.r)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("RecordTab(%q, %.20q, %.20q) = %v, want %q", c.browser, c.url, c.title, err, c.want)
+			t.Errorf("RecordTab(%q, %+.40v) = %v, want an error saying %q", c.browser, c.r, err, c.want)
 		}
+	}
+	if v := h.View(); v.CurrentSite != "" {
+		t.Errorf("after refused reports: CurrentSite %q, want none", v.CurrentSite)
 	}
 	if err := h.ForgetTabs("opera"); err == nil {
 		t.Error("ForgetTabs(\"opera\"): got no error, want a refusal of an unknown browser")
@@ -263,7 +285,7 @@ func TestTheJudgeIsToldTheHostOnlyUnlessPathsAreOptedIn(t *testing.T) {
 		h.Service = New(Options{Store: h.store, Clock: h.clock, Logger: quiet, Judge: j, JudgeSitePaths: paths})
 		must(t, h.Recover(Snapshot{}))
 		h.RecordWindow(ffWin("7", prTitle))
-		must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+		must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 		h.start(t, LevelWarn, "emacs")
 		want := "github.com"
 		if paths {
@@ -333,7 +355,7 @@ func TestURLRulesMatchHostAndPath(t *testing.T) {
 func TestAReportThatNeverFitsSettlesAfterTheWindow(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle+" x"))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	if v := h.View(); v.SiteReason != "waiting for Firefox's tab report" {
 		t.Fatalf("SiteReason: got %q, want %q", v.SiteReason, "waiting for Firefox's tab report")
 	}
@@ -362,15 +384,22 @@ func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
 			tg := &tabGuard{}
 			h.AddListener(tg)
 			h.RecordWindow(ffWin("7", prTitle))
-			must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+			must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 			id := h.start(t, level, "firefox-esr")
-			must(t, h.RecordTab(BrowserFirefox, ytURL, ytTitle, false))
+			must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 			h.RecordWindow(ffWin("7", ytTitle))
 			h.settle()
-			want := TabOrder{Browser: BrowserFirefox, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
+			ytID := reportOf(ytURL, ytTitle, false).TabID
+			want := TabOrder{Browser: BrowserFirefox, TabID: ytID, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
 			if o := tg.got(); len(o) != 1 || o[0] != want {
 				t.Fatalf("tab orders %+v, want %+v", o, want)
 			}
+			if n := h.marks(id, MarkTabBlocked); n != 0 {
+				t.Fatalf("tab_blocked before the extension confirmed: got %d, want 0", n)
+			}
+			must(t, h.TabBlocked(BrowserFirefox, ytID))
+			h.clock.Advance(tabBlockWait)
+			h.settle()
 			if m, _ := g.calls(); len(m) != 0 {
 				t.Fatalf("the window: got minimized %v, want none (the tab is replaced)", m)
 			}
@@ -378,7 +407,7 @@ func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
 				t.Fatalf("Enforced, MinimizeCount: got %v %d, want true 0", v.Enforced, v.MinimizeCount)
 			}
 			// The extension's page stands in the tab's place: not drift, no new order.
-			must(t, h.RecordTab(BrowserFirefox, "antidrift:blocked", "antidrift: back to work", false))
+			must(t, h.tab(BrowserFirefox, "antidrift:blocked", "antidrift: back to work", false))
 			h.RecordWindow(ffWin("7", "antidrift: back to work"))
 			h.settle()
 			if v := h.View(); v.Drift == DriftDrifting || len(tg.got()) != 1 {
@@ -429,12 +458,12 @@ func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
 		return Window{ID: id, Class: "chromium", Title: title + " - Chromium", Available: true}
 	}
 	h.RecordWindow(chromium("1", "Cats"))
-	must(t, h.RecordTab(BrowserChromium, ytURL, "Cats", false))
+	must(t, h.tab(BrowserChromium, ytURL, "Cats", false))
 	if h.View().CurrentSite == "" {
 		t.Fatal("the normal window: CurrentSite: got none, want its site")
 	}
 	h.RecordWindow(chromium("2", "Cats"))                // the incognito window, in front
-	must(t, h.RecordTab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
+	must(t, h.tab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
 	h.clock.Advance(tabSettle)
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
 		t.Fatalf("the private window: CurrentSite, SiteReason: got %q (%q), want %q and a reason saying it sees none of its windows", v.CurrentSite, v.SiteReason, "")
@@ -446,7 +475,7 @@ func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
 func TestSitesSurviveARestart(t *testing.T) {
 	h := newHarness(t)
 	h.RecordWindow(ffWin("7", prTitle))
-	must(t, h.RecordTab(BrowserFirefox, prURL, prTitle, false))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
 	h.start(t, LevelWarn, "firefox-esr")
 	h.clock.Advance(90 * time.Second)
 	h = h.restart(t)

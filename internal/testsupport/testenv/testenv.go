@@ -64,6 +64,7 @@ var aptPackages = map[string]string{
 	"notify-send":  "libnotify-bin",
 	"xterm":        "xterm",
 	"chromium":     "chromium",
+	"node":         "nodejs",
 	atspiLauncher:  "at-spi2-core",
 
 	"systemd-analyze":   "systemd",
