@@ -462,7 +462,7 @@ func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
 	if h.View().CurrentSite == "" {
 		t.Fatal("the normal window: CurrentSite: got none, want its site")
 	}
-	h.RecordWindow(chromium("2", "Cats"))                // the incognito window, in front
+	h.RecordWindow(chromium("2", "Cats"))          // the incognito window, in front
 	must(t, h.tab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
 	h.clock.Advance(tabSettle)
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
