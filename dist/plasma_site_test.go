@@ -2,6 +2,7 @@ package dist
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,11 +64,15 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 		t.Errorf("before any tab report the popup: got a page %s %q, want none", n.Role, n.Name)
 	}
 
-	report := func(url, title string) {
+	report := func(rawURL, title string) {
 		t.Helper()
+		u, err := url.Parse(rawURL) // as the extension sends it: the browser's parse, split
+		if err != nil {
+			t.Fatal(err)
+		}
 		if out, err := bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
-			"--method", "org.antidrift.Evidence1.ReportTab", "firefox", url, title, "false"); err != nil {
-			t.Fatalf("ReportTab %s: %v\n%s", url, err, out)
+			"--method", "org.antidrift.Evidence1.ReportTab", "firefox", "1", u.Scheme, u.Hostname(), u.EscapedPath(), title, "false"); err != nil {
+			t.Fatalf("ReportTab %s: %v\n%s", rawURL, err, out)
 		}
 	}
 	const site = "github.com/antidrift/antidrift/pull/3"

@@ -224,7 +224,7 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 	// not in front: nothing changes.
 	family := map[string]string{"chromium": "chromium", "firefox-esr": "firefox"}[appID]
 	if err := s.bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Evidence1.ReportTab", 0,
-		family, "http://www.youtube.test/watch", "Cats", false).Err; err != nil {
+		family, int64(1), "http", "www.youtube.test", "/watch", "Cats", false).Err; err != nil {
 		t.Fatalf("the forged ReportTab: got %v, want it taken (and then ignored)", err)
 	}
 	time.Sleep(500 * time.Millisecond)

@@ -26,7 +26,7 @@ func testGnomeIndicatorShowsTheSite(t *testing.T, rel testenv.Release) {
 	if got := site(); got != "" {
 		t.Fatalf("the menu's site before any report: got %q, want none", got)
 	}
-	if _, err := k.gdbus(t, "org.antidrift.Evidence1.ReportTab", "firefox", "https://github.com/antidrift/antidrift/pull/3?token=SECRET", "Tabs, not windows #3", "false"); err != nil {
+	if _, err := k.gdbus(t, "org.antidrift.Evidence1.ReportTab", "firefox", "1", "https", "github.com", "/antidrift/antidrift/pull/3", "Tabs, not windows #3", "false"); err != nil {
 		t.Fatalf("ReportTab: %v", err)
 	}
 	gnomeWaitProp(t, k, "CurrentSite", "github.com/antidrift/antidrift/pull/3")
