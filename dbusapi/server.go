@@ -37,6 +37,7 @@ type Server struct {
 	signatures map[string]string   // "interface.Member" → the in-signature it takes
 	interfaces map[string][]string // "Member" → the interfaces that have it
 	evidence   evidenceGate
+	tabHosts   tabHosts
 	wantData   dataPeers // connections that asked for error data (ErrorData1)
 
 	emitMu  sync.Mutex
@@ -49,7 +50,7 @@ type Server struct {
 // registers the server as the core's listener. conn should come from
 // busconn.Connect, which no message can desynchronize.
 func Serve(conn *dbus.Conn, svc *service.Service, log *slog.Logger) (*Server, error) {
-	s := &Server{conn: conn, svc: svc, log: log, peers: peers{conn: conn, uid: uint32(os.Getuid())}, evidence: evidenceGate{conn: conn}, wantData: dataPeers{conn: conn}}
+	s := &Server{conn: conn, svc: svc, log: log, peers: peers{conn: conn, uid: uint32(os.Getuid())}, evidence: evidenceGate{conn: conn}, tabHosts: tabHosts{conn: conn, svc: svc}, wantData: dataPeers{conn: conn}}
 	s.emitted = properties(svc.View())
 	node, err := introspection()
 	if err != nil {

@@ -1,7 +1,9 @@
 package dbusapi
 
 import (
+	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,11 +35,26 @@ func siteProp(t *testing.T, conn *dbus.Conn) string {
 	return s
 }
 
-// A tab report from any client is believed only for the window the
-// compositor (here KWin's connection) says has focus, when its title is the
-// tab's: a forged report for a page that is not in front, from another
-// connection, changes nothing a client can read.
-func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
+// trustThisProcess makes the server believe its own process's connections
+// as native hosts Firefox started, and nobody else (gdbus): the
+// HostIdentifier is the daemon's port; the real one (/proc) is tested with
+// the real host in cmd/antidriftd.
+func trustThisProcess(srv *Server) {
+	srv.TrustTabHosts(func(pid int) (string, int, error) {
+		if pid != os.Getpid() {
+			return "", 0, fmt.Errorf("process %d is not the test's", pid)
+		}
+		return service.BrowserFirefox, 4242, nil
+	})
+}
+
+// A tab report is believed only from a native host (here: this process's
+// connections), and then only for the window the compositor (KWin's
+// connection) says has focus, when its title is the tab's. A report from
+// another client (gdbus) is refused, named, and changes nothing; so is its
+// ForgetTabs. Two hosts of one family keep their own claims: one leaving
+// the bus, or forgetting, ends its own only.
+func TestATabReportIsBelievedOnlyFromAHostForTheCompositorsFocusedWindow(t *testing.T) {
 	bus, svc, srv := serve(t)
 	windows := make(chan service.Window, 16)
 	go func() {
@@ -50,6 +67,7 @@ func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
 	})
 	defer stop()
 	defer close(windows)
+	trustThisProcess(srv)
 	kwin := compositorConn(t, bus, "org.kde.KWin")
 	if err := reportFocus(kwin, "{ff}", "firefox-esr", "Tabs, not windows #3 — Mozilla Firefox"); err != nil {
 		t.Fatal(err)
@@ -61,7 +79,7 @@ func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	host := bus.Dial(t) // the native host: a client like any other
+	host := bus.Dial(t)
 	if err := reportTab(host, "firefox", "https://github.com/antidrift/antidrift/pull/3?token=SECRET#x", "Tabs, not windows #3", false); err != nil {
 		t.Fatalf("ReportTab: got %v, want success", err)
 	}
@@ -72,30 +90,57 @@ func TestATabReportIsBelievedOnlyForTheCompositorsFocusedWindow(t *testing.T) {
 	if before.Drift != service.DriftOnTask {
 		t.Fatalf("on the pull request: got drift %s (%s), want on_task", before.Drift, before.DriftReason)
 	}
+	unchanged := func(after string) {
+		t.Helper()
+		time.Sleep(50 * time.Millisecond)
+		if v := svc.View(); v.CurrentSite != before.CurrentSite || v.Drift != before.Drift || v.DriftReason != before.DriftReason || v.MinimizeCount != 0 {
+			t.Fatalf("after %s: got %q %s (%s), minimized %d; want the judgement unchanged, %q %s (%s), none minimized", after, v.CurrentSite, v.Drift, v.DriftReason, v.MinimizeCount, before.CurrentSite, before.Drift, before.DriftReason)
+		}
+	}
 
-	// A forger (gdbus, another connection) names a page that is not in front.
-	if _, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
-		"--method", EvidenceInterface+".ReportTab", "firefox", "2", "https", "www.youtube.com", "/watch", "Cats - YouTube", "false"); err != nil {
-		t.Fatalf("forged ReportTab: got %v, want it answered (and then ignored)", err)
+	// A forger (gdbus, another process) names the page in front's title
+	// with a distraction's address: refused, and nothing changes.
+	_, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
+		"--method", EvidenceInterface+".ReportTab", "firefox", "2", "https", "www.youtube.com", "/watch", "Tabs, not windows #3", "false")
+	if err == nil || !strings.Contains(err.Error(), "AccessDenied") || !strings.Contains(err.Error(), "only from antidrift-native-host started by a browser") {
+		t.Fatalf("forged ReportTab: got %v, want AccessDenied saying tab reports are believed only from antidrift-native-host started by a browser", err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if v := svc.View(); v.CurrentSite != before.CurrentSite || v.Drift != before.Drift || v.DriftReason != before.DriftReason || v.MinimizeCount != 0 {
-		t.Fatalf("after a forged tab report: got %q %s (%s), minimized %d; want the judgement unchanged, %q %s (%s), none minimized", v.CurrentSite, v.Drift, v.DriftReason, v.MinimizeCount, before.CurrentSite, before.Drift, before.DriftReason)
+	unchanged("a forged tab report")
+	_, err = bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
+		"--method", EvidenceInterface+".ForgetTabs", "firefox")
+	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Fatalf("forged ForgetTabs: got %v, want AccessDenied", err)
 	}
+	unchanged("a forged ForgetTabs")
 	if strings.Contains(siteProp(t, host), "SECRET") {
 		t.Fatalf("CurrentSite: got %q, want no query (SECRET)", siteProp(t, host))
 	}
 
-	// Bad reports are refused with a named error a person reads.
-	err := reportTab(host, "opera", "https://example.com", "", false)
-	if errorName(err) != "org.antidrift.Error.InvalidArgument" || !strings.Contains(err.Error(), "browser must be firefox or chromium") {
-		t.Fatalf("ReportTab from an unknown browser: got %v, want InvalidArgument saying the browser must be firefox or chromium", err)
+	// A second host of the same family (another profile) comes and goes:
+	// its ForgetTabs and its leaving the bus end its own claims only.
+	second := bus.Dial(t)
+	if err := reportTab(second, "firefox", "https://www.youtube.com/watch", "Cats - YouTube", false); err != nil {
+		t.Fatalf("the second host's ReportTab: got %v, want success", err)
 	}
-	err = host.Object(BusName, ObjectPath).Call(EvidenceInterface+".ForgetTabs", 0, "firefox").Err
-	if err != nil {
-		t.Fatalf("ForgetTabs: got %v, want success", err)
+	if err := second.Object(BusName, ObjectPath).Call(EvidenceInterface+".ForgetTabs", 0, "firefox").Err; err != nil {
+		t.Fatalf("the second host's ForgetTabs: got %v, want success", err)
 	}
-	if v := svc.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
-		t.Fatalf("after ForgetTabs: got %q (%s), want no site and a reason saying there is no antidrift extension", v.CurrentSite, v.SiteReason)
+	unchanged("a second host's ForgetTabs")
+	if err := reportTab(second, "firefox", "https://www.youtube.com/watch", "Cats - YouTube", false); err != nil {
+		t.Fatalf("the second host's ReportTab: got %v, want success", err)
 	}
+	second.Close()
+	unchanged("a second host leaving the bus")
+
+	// A host reports only its own browser's tabs.
+	err = reportTab(host, "chromium", "https://example.com", "", false)
+	if errorName(err) != "org.freedesktop.DBus.Error.AccessDenied" || !strings.Contains(err.Error(), "started by a firefox browser") {
+		t.Fatalf("ReportTab of another browser: got %v, want AccessDenied saying the host was started by a firefox browser", err)
+	}
+	// Its own claims end when it leaves the bus.
+	host.Close()
+	testenv.WaitForValue(t, 10*time.Second, "SiteReason says no extension", true, func() bool {
+		v := svc.View()
+		return v.CurrentSite == "" && strings.Contains(v.SiteReason, "no antidrift extension")
+	})
 }

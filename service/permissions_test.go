@@ -92,8 +92,10 @@ var calls = map[Method]func(h *harness) error{
 	MethodReportDevice: func(h *harness) error { _, err := h.ReportDevice(0, 3600, "laptop"); return err },
 	MethodReportFocus:  func(h *harness) error { return h.Permitted(MethodReportFocus) },
 	MethodReportTab:    func(h *harness) error { return h.tab(BrowserFirefox, "https://example.com/", "Example", false) },
-	MethodForgetTabs:   func(h *harness) error { return h.ForgetTabs(BrowserFirefox) },
-	MethodTabBlocked:   func(h *harness) error { return h.TabBlocked(BrowserFirefox, 1) },
+	MethodForgetTabs:   func(h *harness) error { return h.forget(BrowserFirefox) },
+	MethodTabBlocked: func(h *harness) error {
+		return h.TabBlocked(TabSource{Conn: hostConn(BrowserFirefox), Browser: BrowserFirefox}, 1)
+	},
 }
 
 // want is the permission table, written out independently of the

@@ -1,6 +1,9 @@
 package service
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // privacy keeps titles out of everything antidrift records. It is applied
 // once, where a window enters the core, so the raw log, the buckets, the
@@ -20,7 +23,7 @@ func (p privacy) private(w Window) bool {
 }
 
 func (p privacy) scrub(w Window) Window {
-	if p.private(w) {
+	if p.private(w) || privateBrowsing(BrowserOf(w), w.Title) {
 		w.Title = ""
 		return w
 	}
@@ -35,4 +38,26 @@ func (p privacy) scrub(w Window) Window {
 // today's settings to titles recorded under older ones.
 func PrivateTitle(classes []string, redact []*regexp.Regexp, class, instance, title string) string {
 	return privacy{classes: classes, redact: redact}.scrub(Window{Class: class, Instance: instance, Title: title}).Title
+}
+
+// privateTitleMarks are how a browser family marks a private window in its
+// window's title: Firefox appends "Mozilla Firefox Private Browsing" (after
+// " — " or " - ", or alone for an empty tab), Chromium and Google Chrome
+// "(Incognito)" (where they mark it at all: Chromium on Linux titles most
+// incognito windows as normal ones, and only its extension can tell).
+var privateTitleMarks = map[string][]string{
+	BrowserFirefox:  {"Mozilla Firefox Private Browsing", "Firefox Developer Edition Private Browsing", "Firefox Nightly Private Browsing", "LibreWolf Private Browsing"},
+	BrowserChromium: {"(Incognito)"},
+}
+
+// privateBrowsing reports whether title, the raw title of a window of the
+// browser family, marks it as a private window: then nothing of its title
+// or its pages is recorded, as for a private class.
+func privateBrowsing(family, title string) bool {
+	for _, mark := range privateTitleMarks[family] {
+		if strings.HasSuffix(title, mark) {
+			return true
+		}
+	}
+	return false
 }

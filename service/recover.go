@@ -177,7 +177,7 @@ func (s *Service) Shutdown() {
 	s.mu.Lock()
 	s.stopTimerLocked()
 	s.stopDriftTimersLocked()
-	s.tabs.stopTimer()
+	s.tabs.stopAll()
 	// The last chance to make what is only in memory durable: a summary
 	// that ended while the disk was full is saved and sealed now if it can be.
 	w := writes{flushPending: true, snapshot: s.snapshotLocked()}

@@ -30,6 +30,10 @@ type TabOrder struct {
 	// Restore: the session's active phase ended; every blocked page comes
 	// back. Otherwise block the tab TabID of Browser, which showed Site.
 	Restore bool
+	// Conn is the bus connection of the native host whose report gave the
+	// window its site: the one host the order is for, and the only one
+	// whose confirmation counts ("" with Restore).
+	Conn    string
 	Browser string
 	// TabID is the browser's own id of the tab, as its report gave it: the
 	// extension replaces that tab, never one it finds by address.
@@ -51,6 +55,7 @@ type TabGuard interface {
 // tabBlock is a block ordered and not yet confirmed: what the fallback
 // minimizes if no confirmation comes within tabBlockWait.
 type tabBlock struct {
+	conn      string // the host's connection: only its confirmation counts
 	browser   string
 	tabID     int64
 	site      string // as stored (DisplaySite)
@@ -71,16 +76,16 @@ func (s *Service) blockTabLocked(w *writes, win Window) bool {
 		return false
 	}
 	family := BrowserOf(win)
-	b := s.tabs.reports[family]
-	if b == nil || !b.hasFit || b.fit.Site != win.Site || b.fit.ID == NoTabID {
+	c := s.tabs.claims[s.tabs.fitConn]
+	if c == nil || !c.hasFit || c.fit.Site != win.Site || c.fit.ID == NoTabID {
 		return false // no tab id to name: the window is minimized instead
 	}
 	s.stopTabBlockLocked()
-	p := &tabBlock{browser: family, tabID: b.fit.ID, site: DisplaySite(win.Site), sessionID: s.sessionID,
+	p := &tabBlock{conn: c.from.Conn, browser: family, tabID: c.fit.ID, site: DisplaySite(win.Site), sessionID: s.sessionID,
 		episode: s.drift.episode, win: win, back: s.drift.onTask}
 	p.timer = s.clock.AfterFunc(tabBlockWait, func() { s.tabBlockTimedOut(p) })
 	s.drift.block = p
-	w.tabOrders = append(w.tabOrders, TabOrder{Browser: family, TabID: p.tabID, Site: p.site,
+	w.tabOrders = append(w.tabOrders, TabOrder{Conn: p.conn, Browser: family, TabID: p.tabID, Site: p.site,
 		NextAction: s.nextAction, Done: s.successCond, DeadlineUnix: unixSeconds(s.deadline)})
 	// Whether or not it is confirmed, the extension may replace the page
 	// (late): the end of the session restores it either way.
@@ -88,18 +93,20 @@ func (s *Service) blockTabLocked(w *writes, win Window) bool {
 	return true
 }
 
-// TabBlocked is a browser's extension saying, through its native host,
-// that it replaced tab tabID's page as ordered. Only the confirmation of
-// the block the core is waiting for counts: it records tab_blocked and
-// the drift is enforced. Any other (a late one, after the window was
-// minimized instead; one for another tab or browser) changes nothing.
-func (s *Service) TabBlocked(browser string, tabID int64) error {
-	if browser != BrowserFirefox && browser != BrowserChromium {
-		return invalid("browser must be %s or %s; got %s", BrowserFirefox, BrowserChromium, Quote(browser))
+// TabBlocked is a browser's extension saying, through its native host
+// (from, as dbusapi established it), that it replaced tab tabID's page as
+// ordered. Only the confirmation of the block the core is waiting for, from
+// the host the order went to, counts: it records tab_blocked and the drift
+// is enforced. Any other (a late one, after the window was minimized
+// instead; one for another tab, or from another host) changes nothing. It
+// is not held to the tab reports' rate bound.
+func (s *Service) TabBlocked(from TabSource, tabID int64) error {
+	if from.Browser != BrowserFirefox && from.Browser != BrowserChromium {
+		return invalid("browser must be %s or %s; got %s", BrowserFirefox, BrowserChromium, Quote(from.Browser))
 	}
 	s.mu.Lock()
 	p := s.drift.block
-	if p == nil || p.browser != browser || p.tabID != tabID || s.sessionID != p.sessionID || s.state != StateActive {
+	if p == nil || p.conn != from.Conn || p.browser != from.Browser || p.tabID != tabID || s.sessionID != p.sessionID || s.state != StateActive {
 		s.mu.Unlock()
 		return nil
 	}

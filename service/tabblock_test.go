@@ -9,6 +9,9 @@ import (
 	"time"
 )
 
+// ffHost is Firefox's one native host in these tests.
+var ffHost = TabSource{Conn: hostConn(BrowserFirefox), Browser: BrowserFirefox}
+
 // marks counts the raw log's events of session id with mark m.
 func (h *harness) marks(id, m string) int {
 	n := 0
@@ -47,12 +50,12 @@ func TestAConfirmedTabBlockIsRecordedAsTabBlocked(t *testing.T) {
 	}
 	// A confirmation for another tab, or from another browser, is not this one's.
 	ytID := reportOf(ytURL, ytTitle, false).TabID
-	must(t, h.TabBlocked(BrowserFirefox, ytID+1))
-	must(t, h.TabBlocked(BrowserChromium, ytID))
+	must(t, h.TabBlocked(ffHost, ytID+1))
+	must(t, h.TabBlocked(TabSource{Conn: hostConn(BrowserChromium), Browser: BrowserChromium}, ytID))
 	if n := h.marks(id, MarkTabBlocked); n != 0 {
 		t.Fatalf("after confirmations of other tabs: tab_blocked %d, want 0", n)
 	}
-	must(t, h.TabBlocked(BrowserFirefox, ytID))
+	must(t, h.TabBlocked(ffHost, ytID))
 	h.clock.Advance(time.Minute) // well past tabBlockWait
 	h.settle()
 	if m, _ := g.calls(); len(m) != 0 {
@@ -81,7 +84,7 @@ func TestAnUnconfirmedTabBlockFallsBackToMinimizing(t *testing.T) {
 		t.Fatalf("Enforced, MinimizeCount, minimized, tab_blocked: got %v %d %d %d, want true 1 1 0", v.Enforced, v.MinimizeCount, h.marks(id, MarkMinimized), h.marks(id, MarkTabBlocked))
 	}
 	// The extension's word comes late: the minimize stands, nothing more is recorded.
-	must(t, h.TabBlocked(BrowserFirefox, reportOf(ytURL, ytTitle, false).TabID))
+	must(t, h.TabBlocked(ffHost, reportOf(ytURL, ytTitle, false).TabID))
 	h.settle()
 	if v := h.View(); v.MinimizeCount != 1 || h.marks(id, MarkTabBlocked) != 0 {
 		t.Fatalf("after a late confirmation: MinimizeCount, tab_blocked: got %d %d, want 1 0", v.MinimizeCount, h.marks(id, MarkTabBlocked))
@@ -116,7 +119,7 @@ func TestATabWithoutAnIDIsMinimized(t *testing.T) {
 	h.start(t, LevelBlock, "firefox-esr")
 	r := reportOf(ytURL, ytTitle, false)
 	r.TabID = NoTabID
-	must(t, h.RecordTab(BrowserFirefox, r))
+	must(t, h.RecordTab(ffHost, r))
 	h.RecordWindow(ffWin("7", ytTitle))
 	h.settle()
 	if m, _ := g.calls(); len(m) != 1 || len(tg.got()) != 0 {
@@ -200,7 +203,7 @@ func TestALongAddressIsMatchedWholeAndCutOnlyWhereShown(t *testing.T) {
 	if o := tg.got(); len(o) != 1 || o[0].TabID != tabID || o[0].Site != v.CurrentSite {
 		t.Fatalf("tab orders: got %+v, want one for tab %d showing %q", o, tabID, v.CurrentSite)
 	}
-	must(t, h.TabBlocked(BrowserFirefox, tabID))
+	must(t, h.TabBlocked(ffHost, tabID))
 	h.clock.Advance(tabBlockWait)
 	h.settle()
 	if m, _ := g.calls(); len(m) != 0 || h.marks(id, MarkTabBlocked) != 1 {

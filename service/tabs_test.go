@@ -24,12 +24,13 @@ const (
 	ytTitle = "Cats - YouTube"
 )
 
-// tab reports a tab as a browser's extension would: rawURL split as the
+// tab reports a tab as browser's one native host, as its extension would:
+// rawURL split as the
 // browser's parser splits it (Go's parser stands in for it here, on these
 // tests' plain addresses; testdata/site-vectors.json holds the hard ones),
 // the tab's id made of the address.
 func (h *harness) tab(browser, rawURL, title string, private bool) error {
-	return h.RecordTab(browser, reportOf(rawURL, title, private))
+	return h.RecordTab(TabSource{Conn: hostConn(browser), Browser: browser}, reportOf(rawURL, title, private))
 }
 
 func reportOf(rawURL, title string, private bool) TabReport {
@@ -235,7 +236,7 @@ func TestForgetTabsDecidesTheWindowAloneAgain(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
 	h.RecordWindow(ffWin("7", prTitle))
 	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
-	must(t, h.ForgetTabs(BrowserFirefox))
+	must(t, h.forget(BrowserFirefox))
 	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "no antidrift extension") {
 		t.Fatalf("after the extension left: CurrentSite, SiteReason: got %q (%q), want %q and a reason naming no antidrift extension", v.CurrentSite, v.SiteReason, "")
 	}
@@ -265,16 +266,13 @@ func TestTabReportsAreRefusedWhenMalformed(t *testing.T) {
 		{BrowserFirefox, with(func(r *TabReport) { r.Title = "\xff" }), "UTF-8"},
 		{BrowserFirefox, with(func(r *TabReport) { r.TabID = -2 }), "tab_id"},
 	} {
-		err := h.RecordTab(c.browser, c.r)
+		err := h.RecordTab(TabSource{Conn: hostConn(c.browser), Browser: c.browser}, c.r)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("RecordTab(%q, %+.40v) = %v, want an error saying %q", c.browser, c.r, err, c.want)
 		}
 	}
 	if v := h.View(); v.CurrentSite != "" {
 		t.Errorf("after refused reports: CurrentSite %q, want none", v.CurrentSite)
-	}
-	if err := h.ForgetTabs("opera"); err == nil {
-		t.Error("ForgetTabs(\"opera\"): got no error, want a refusal of an unknown browser")
 	}
 }
 
@@ -390,14 +388,14 @@ func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
 			h.RecordWindow(ffWin("7", ytTitle))
 			h.settle()
 			ytID := reportOf(ytURL, ytTitle, false).TabID
-			want := TabOrder{Browser: BrowserFirefox, TabID: ytID, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
+			want := TabOrder{Conn: hostConn(BrowserFirefox), Browser: BrowserFirefox, TabID: ytID, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
 			if o := tg.got(); len(o) != 1 || o[0] != want {
 				t.Fatalf("tab orders %+v, want %+v", o, want)
 			}
 			if n := h.marks(id, MarkTabBlocked); n != 0 {
 				t.Fatalf("tab_blocked before the extension confirmed: got %d, want 0", n)
 			}
-			must(t, h.TabBlocked(BrowserFirefox, ytID))
+			must(t, h.TabBlocked(ffHost, ytID))
 			h.clock.Advance(tabBlockWait)
 			h.settle()
 			if m, _ := g.calls(); len(m) != 0 {
@@ -490,3 +488,9 @@ func TestSitesSurviveARestart(t *testing.T) {
 		t.Fatalf("sealed sites %+v, want github.com for 120 s", sum.Sites)
 	}
 }
+
+// hostConn is the bus connection a test's one host of browser reports on.
+func hostConn(browser string) string { return ":1.host-" + browser }
+
+// forget ends the claims of browser's one native host.
+func (h *harness) forget(browser string) error { return h.ForgetTabs(hostConn(browser)) }

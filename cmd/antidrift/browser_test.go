@@ -1,85 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/binary"
-	"encoding/json"
-	"io"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
-
-// nativeHost is antidrift-native-host as a browser runs it: started with the
-// browser's arguments, fed framed JSON on stdin.
-type nativeHost struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bytes.Buffer
-	// relayed is what the host writes to the extension, one message each.
-	relayed chan map[string]any
-}
-
-func startNativeHost(t *testing.T, env []string, args ...string) *nativeHost {
-	t.Helper()
-	cmd := exec.Command(testenv.Binary(t, "antidrift-native-host"), args...)
-	cmd.Env = env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &nativeHost{cmd: cmd, stdin: stdin, out: &bytes.Buffer{}, relayed: make(chan map[string]any, 16)}
-	cmd.Stderr = h.out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for {
-			var head [4]byte
-			if _, err := io.ReadFull(stdout, head[:]); err != nil {
-				return
-			}
-			body := make([]byte, binary.NativeEndian.Uint32(head[:]))
-			if _, err := io.ReadFull(stdout, body); err != nil {
-				return
-			}
-			var m map[string]any
-			if json.Unmarshal(body, &m) == nil {
-				h.relayed <- m
-			}
-		}
-	}()
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	return h
-}
-
-// next is the next message the host relayed to the extension.
-func (h *nativeHost) next(t *testing.T, what string) map[string]any {
-	t.Helper()
-	select {
-	case m := <-h.relayed:
-		return m
-	case <-time.After(wait):
-		t.Fatalf("the native host relayed: got nothing within %v, want a %s", wait, what)
-		return nil
-	}
-}
-
-func (h *nativeHost) send(t *testing.T, msg map[string]any) {
-	t.Helper()
-	b, _ := json.Marshal(msg)
-	frame := binary.NativeEndian.AppendUint32(nil, uint32(len(b)))
-	if _, err := h.stdin.Write(append(frame, b...)); err != nil {
-		t.Fatalf("writing to the native host: %v", err)
-	}
-}
 
 // A browser window (an xterm named like Firefox, titled as Firefox titles
 // its windows, with the hyphen: xterm sets a title beyond Latin-1 as
@@ -100,8 +26,8 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 		t.Errorf("status: got\n%s\nwant its site line to say Firefox has no extension connected", text)
 	}
 
-	host := startNativeHost(t, s.d.Bus.Env(), "/home/me/.mozilla/native-messaging-hosts/org.antidrift.native_host.json", "browser@antidrift.github.io")
-	host.send(t, map[string]any{"type": "tab", "tab_id": 1, "scheme": "https", "host": "github.com", "path": "/antidrift/antidrift/pull/3", "title": "Tabs, not windows #3"})
+	host := testenv.StartNativeHost(t, s.d.Bus.Env(), "firefox-esr")
+	host.Send(t, map[string]any{"type": "tab", "tab_id": 1, "scheme": "https", "host": "github.com", "path": "/antidrift/antidrift/pull/3", "title": "Tabs, not windows #3"})
 	s.waitForStatus(t, "the pull request as the current site", map[string]any{"current_site": "github.com/antidrift/antidrift/pull/3"})
 	s.ok(t, "start", "review the PR", "--done-when", "approved", "--for", "10m", "--allow", "url:github.com/antidrift/*", "--enforce", "block")
 	if st := s.status(t); st["drift"] != "on_task" {
@@ -111,7 +37,7 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	contains(t, "status on the pull request", text, "site         github.com/antidrift/antidrift/pull/3", "matches allowed url:github.com/antidrift/*")
 
 	// Another tab of the same window.
-	host.send(t, map[string]any{"type": "tab", "tab_id": 2, "scheme": "https", "host": "www.youtube.com", "path": "/watch", "title": "Cats - YouTube"})
+	host.Send(t, map[string]any{"type": "tab", "tab_id": 2, "scheme": "https", "host": "www.youtube.com", "path": "/watch", "title": "Cats - YouTube"})
 	x.SetTitle(t, browser, "Cats - YouTube - Mozilla Firefox")
 	s.waitForStatus(t, "drift on the YouTube tab", map[string]any{"current_site": "www.youtube.com/watch", "drift": "drifting"})
 	if st := s.status(t); st["drift_reason"] != "matches distraction url:*.youtube.com" {
@@ -119,23 +45,23 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	}
 	// At block the daemon has the extension replace the tab's page; the
 	// window stays.
-	if m := host.next(t, "block"); m["type"] != "block" || m["tab_id"] != float64(2) || m["site"] != "www.youtube.com/watch" || m["next_action"] != "review the PR" || m["done_when"] != "approved" {
+	if m := host.Next(t, wait, "a block"); m["type"] != "block" || m["tab_id"] != float64(2) || m["site"] != "www.youtube.com/watch" || m["next_action"] != "review the PR" || m["done_when"] != "approved" {
 		t.Fatalf("the host relayed: got %v, want a block of tab 2 (www.youtube.com/watch) with the commitment", m)
 	}
-	host.send(t, map[string]any{"type": "blocked", "tab_id": 2}) // the extension replaced the page
+	host.Send(t, map[string]any{"type": "blocked", "tab_id": 2}) // the extension replaced the page
 	if state := x.WMState(t, browser); state != "Normal" {
 		t.Errorf("the browser window's WM_STATE: got %s, want Normal (not minimized)", state)
 	}
-	host.send(t, map[string]any{"type": "tab", "tab_id": 2, "scheme": "antidrift", "title": "antidrift: back to work"})
+	host.Send(t, map[string]any{"type": "tab", "tab_id": 2, "scheme": "antidrift", "title": "antidrift: back to work"})
 	x.SetTitle(t, browser, "antidrift: back to work - Mozilla Firefox")
 	testenv.WaitFor(t, wait, "the extension's page (current_site \"antidrift:\") to end the drift", func() map[string]any {
 		return pick(s.status(t), "current_site", "drift")
 	}, func(st map[string]any) bool { return st["current_site"] == "antidrift:" && st["drift"] != "drifting" })
 	s.ok(t, "complete")
-	if m := host.next(t, "restore"); m["type"] != "restore" {
+	if m := host.Next(t, wait, "a restore"); m["type"] != "restore" {
 		t.Fatalf("the host relayed after the session: got %v, want a restore", m)
 	}
-	host.send(t, map[string]any{"type": "tab", "tab_id": 2, "scheme": "https", "host": "www.youtube.com", "path": "/watch", "title": "Cats - YouTube"})
+	host.Send(t, map[string]any{"type": "tab", "tab_id": 2, "scheme": "https", "host": "www.youtube.com", "path": "/watch", "title": "Cats - YouTube"})
 	x.SetTitle(t, browser, "Cats - YouTube - Mozilla Firefox")
 
 	// The daemon restarts: the host tells the new one at once.
@@ -144,8 +70,7 @@ func TestStatusShowsTheSiteTheBrowsersExtensionReports(t *testing.T) {
 	s.waitForStatus(t, "the restarted daemon to know the page in front", map[string]any{"current_site": "www.youtube.com/watch"})
 
 	// The browser closes: its windows are judged by the window alone again.
-	host.stdin.Close()
-	host.cmd.Wait()
+	host.Close()
 	testenv.WaitFor(t, wait, "the extension to be gone (no current_site, a site_reason saying \"no antidrift extension\")", func() map[string]any {
 		return pick(s.status(t), "current_site", "site_reason")
 	}, func(st map[string]any) bool {
@@ -168,22 +93,22 @@ func TestAnUnconfirmedTabBlockMinimizesTheBrowserWindow(t *testing.T) {
 	x.Activate(t, browser)
 	s := startDaemon(t, "drift_grace = \"0s\"\ndistractions = [\"url:*.youtube.com\"]\n", "DISPLAY="+x.Name)
 	s.waitForStatus(t, "antidriftd to see the browser window", map[string]any{"current_class": "chromium"})
-	host := startNativeHost(t, s.d.Bus.Env(), "chrome-extension://abcdefghijklmnopabcdefghijklmnop/")
-	host.send(t, map[string]any{"type": "tab", "tab_id": 1, "scheme": "https", "host": "github.com", "path": "/antidrift/antidrift/pull/3", "title": "Tabs, not windows #3"})
+	host := testenv.StartNativeHost(t, s.d.Bus.Env(), "chromium")
+	host.Send(t, map[string]any{"type": "tab", "tab_id": 1, "scheme": "https", "host": "github.com", "path": "/antidrift/antidrift/pull/3", "title": "Tabs, not windows #3"})
 	s.waitForStatus(t, "the pull request as the current site", map[string]any{"current_site": "github.com/antidrift/antidrift/pull/3"})
 	s.ok(t, "start", "review the PR", "--done-when", "approved", "--for", "10m", "--allow", "url:github.com/antidrift/*", "--enforce", "block")
 
-	host.send(t, map[string]any{"type": "tab", "tab_id": 2, "scheme": "https", "host": "www.youtube.com", "path": "/watch", "title": "Cats - YouTube"})
+	host.Send(t, map[string]any{"type": "tab", "tab_id": 2, "scheme": "https", "host": "www.youtube.com", "path": "/watch", "title": "Cats - YouTube"})
 	x.SetTitle(t, browser, "Cats - YouTube - Chromium")
-	if m := host.next(t, "block"); m["type"] != "block" || m["tab_id"] != float64(2) {
+	if m := host.Next(t, wait, "a block"); m["type"] != "block" || m["tab_id"] != float64(2) {
 		t.Fatalf("the host relayed: got %v, want a block of tab 2", m)
 	}
 	// No "blocked" from the extension: the window goes instead.
 	testenv.WaitForValue(t, wait, "the browser window's WM_STATE without a confirmation", "Iconic", func() string { return x.WMState(t, browser) })
 	s.waitForStatus(t, "the fallback counted as a minimize", map[string]any{"minimize_count": float64(1)})
-	host.send(t, map[string]any{"type": "blocked", "tab_id": 2}) // too late
+	host.Send(t, map[string]any{"type": "blocked", "tab_id": 2}) // too late
 	s.ok(t, "complete")
-	if m := host.next(t, "restore"); m["type"] != "restore" {
+	if m := host.Next(t, wait, "a restore"); m["type"] != "restore" {
 		t.Fatalf("the host relayed after the session: got %v, want a restore (the page may have been replaced late)", m)
 	}
 	if st := s.status(t); st["minimize_count"] != float64(1) {

@@ -221,11 +221,11 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 	startSession(t, api, "review the PR", "approved", 600, "block", "url:github.test/antidrift/*")
 	waitProp(t, s.d, "Drift", "on_task")
 	// Another bus client forges a report of the distraction, a tab that is
-	// not in front: nothing changes.
+	// not in front: refused, and nothing changes.
 	family := map[string]string{"chromium": "chromium", "firefox-esr": "firefox"}[appID]
 	if err := s.bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Evidence1.ReportTab", 0,
-		family, int64(1), "http", "www.youtube.test", "/watch", "Cats", false).Err; err != nil {
-		t.Fatalf("the forged ReportTab: got %v, want it taken (and then ignored)", err)
+		family, int64(1), "http", "www.youtube.test", "/watch", "Cats", false).Err; err == nil || !strings.Contains(err.Error(), "only from antidrift-native-host") {
+		t.Fatalf("the forged ReportTab: got %v, want it refused (only from antidrift-native-host started by a browser)", err)
 	}
 	time.Sleep(500 * time.Millisecond)
 	if got, want := (current{api.String(t, "CurrentSite"), api.String(t, "Drift")}), (current{"github.test/antidrift/antidrift/pull/3", "on_task"}); got != want {

@@ -14,6 +14,7 @@ import (
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/internal/busconn"
+	"github.com/antidrift/antidrift/internal/nativehost"
 	"github.com/antidrift/antidrift/llmjudge"
 	"github.com/antidrift/antidrift/notifications"
 	"github.com/antidrift/antidrift/persist"
@@ -181,6 +182,14 @@ func (m *Main) serve() error {
 		return err
 	}
 	server.SetEvidenceSource(m.src.name)
+	if hosts, err := nativehost.Beside(); err != nil {
+		m.log.Warn("taking no browser tab reports", "err", err)
+	} else {
+		server.TrustTabHosts(func(pid int) (string, int, error) {
+			h, err := hosts.Identify(pid)
+			return h.Browser, h.BrowserPID, err
+		})
+	}
 	if m.src.pushedBy != "" {
 		m.stopPush = server.BelieveEvidenceFrom(m.src.name, m.src.pushedBy, m.src.push)
 	}

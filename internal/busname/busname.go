@@ -178,13 +178,8 @@ func (f *Follower) OwnerChange(sig *dbus.Signal) (o *Owner, news bool) {
 	if sig.Name != nameOwnerChanged {
 		return nil, false
 	}
-	if sig.Sender != Bus || sig.Path != BusPath {
-		f.log.Warn(LogForeignSignal, "signal", sig.Name, "sender", sig.Sender, "path", sig.Path)
-		return nil, true
-	}
-	var name, old, unique string
-	if err := dbus.Store(sig.Body, &name, &old, &unique); err != nil {
-		f.log.Debug("ignoring a malformed signal", "signal", sig.Name, "sender", sig.Sender, "err", err)
+	name, _, unique, ok := ownerNews(sig, f.log)
+	if !ok {
 		return nil, true
 	}
 	for _, o := range f.owners {

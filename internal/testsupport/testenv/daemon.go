@@ -36,24 +36,31 @@ func Main(m *testing.M) int {
 // returns the path of the executable.
 func Binary(t testing.TB, name string) string {
 	t.Helper()
+	return build(t, "./cmd/"+name, name)
+}
+
+// build builds the package pkg of this module once per test process, to
+// rel under the binaries' directory, and returns the executable's path.
+func build(t testing.TB, pkg, rel string) string {
+	t.Helper()
 	if binDir == "" {
 		t.Fatal("testenv.Binary needs TestMain to call testenv.Main")
 	}
 	binMu.Lock()
 	defer binMu.Unlock()
-	out := filepath.Join(binDir, name)
-	err, done := binBuilt[name]
+	out := filepath.Join(binDir, rel)
+	err, done := binBuilt[rel]
 	if !done {
 		root, rerr := moduleRoot()
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
-		cmd := exec.Command("go", "build", "-o", out, "./cmd/"+name)
+		cmd := exec.Command("go", "build", "-o", out, pkg)
 		cmd.Dir = root
 		if b, berr := cmd.CombinedOutput(); berr != nil {
-			err = &buildError{name: name, out: string(b), err: berr}
+			err = &buildError{name: rel, out: string(b), err: berr}
 		}
-		binBuilt[name] = err
+		binBuilt[rel] = err
 	}
 	if err != nil {
 		t.Fatal(err)
