@@ -2,7 +2,6 @@ package dist
 
 import (
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,10 +12,10 @@ import (
 
 // With a Firefox window in front (on Xvfb: a window of class firefox,
 // titled as Firefox titles a tab's window), the applet's popup shows the
-// page its extension's native host reports (a client of its own on the
-// bus, here gdbus): host and path, never the query or the fragment, as a
+// page its extension's native host reports (the real host, started by a
+// stand-in browser): host and path, never the query or the fragment, as a
 // screen reader reads it; photographed. A report of a page whose title is
-// not the window's (a forged one, or another window's tab) changes nothing
+// not the window's (another window's tab) changes nothing
 // the popup shows.
 func TestPlasmaAppletShowsTheSite(t *testing.T) {
 	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletShowsTheSite)
@@ -64,16 +63,10 @@ func testPlasmaAppletShowsTheSite(t *testing.T, rel testenv.Release) {
 		t.Errorf("before any tab report the popup: got a page %s %q, want none", n.Role, n.Name)
 	}
 
-	report := func(rawURL, title string) {
+	host := testenv.StartNativeHost(t, bus.Env(), "firefox")
+	report := func(url, title string) {
 		t.Helper()
-		u, err := url.Parse(rawURL) // as the extension sends it: the browser's parse, split
-		if err != nil {
-			t.Fatal(err)
-		}
-		if out, err := bus.Run(t, "gdbus", "call", "--session", "--dest", "org.antidrift", "--object-path", "/org/antidrift/Session1",
-			"--method", "org.antidrift.Evidence1.ReportTab", "firefox", "1", u.Scheme, u.Hostname(), u.EscapedPath(), title, "false"); err != nil {
-			t.Fatalf("ReportTab %s: %v\n%s", rawURL, err, out)
-		}
+		host.Tab(t, url, title)
 	}
 	const site = "github.com/antidrift/antidrift/pull/3"
 	report("https://github.com/antidrift/antidrift/pull/3?token=SECRET#diff", "Tabs, not windows #3")

@@ -118,9 +118,9 @@ var permissions = []struct {
 	// may report it is not a question of state: dbusapi believes only the
 	// connection that owns the compositor's bus name.
 	{method: MethodReportFocus, states: States, source: true},
-	// A browser's tab is evidence too, from any client: the core believes
-	// it only for the window the compositor says has focus, when its title
-	// fits (docs/evidence.md), so who sends it decides nothing.
+	// A browser's tab is evidence too: dbusapi believes it only from a
+	// native host a browser started, and the core only for the window the
+	// compositor says has focus, when its title fits (docs/evidence.md).
 	{method: MethodReportTab, states: States, source: true},
 	{method: MethodForgetTabs, states: States, source: true},
 	{method: MethodTabBlocked, states: States, source: true},

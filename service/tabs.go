@@ -364,15 +364,21 @@ func (s *Service) fitLocked() string {
 	// family showing pages of the same title, the newer report wins.
 	slices.SortFunc(mine, func(a, b *claim) int { return cmp.Compare(b.at, a.at) })
 	for _, c := range mine {
-		switch {
-		case c.hasNext && TabFits(c.next, win, t.rawTitle):
+		if c.hasNext && TabFits(c.next, win, t.rawTitle) {
 			c.fit, c.hasFit, c.next, c.hasNext = c.next, true, Tab{}, false
-			t.fitConn = c.from.Conn
-			return c.fit.Site
-		case c.hasFit && TabFits(c.fit, win, t.rawTitle):
-			t.fitConn = c.from.Conn
-			return c.fit.Site
 		}
+		if !c.hasFit || !TabFits(c.fit, win, t.rawTitle) {
+			continue
+		}
+		if c.fit.Private {
+			// A private tab the person opted in to report: it is still a
+			// private window, and nothing of it is kept.
+			t.private = true
+			t.reason = "a private " + name + " window: antidrift records nothing of it but that it is " + name
+			return ""
+		}
+		t.fitConn = c.from.Conn
+		return c.fit.Site
 	}
 	newest := mine[0].newest()
 	if newest.Private {

@@ -24,7 +24,8 @@ func pages(t *testing.T) (port int) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		title := map[string]string{"/antidrift/antidrift/pull/3": "Tabs, not windows #3", "/watch": "Cats"}[r.URL.Path]
+		title := map[string]string{"/antidrift/antidrift/pull/3": "Tabs, not windows #3", "/watch": "Cats",
+			"/clinic/results": "City clinic: HIV test results"}[r.URL.Path]
 		if strings.HasPrefix(r.URL.Path, "/watch/") {
 			title = "Long cats" // a page with a long address (longAddress)
 		}
@@ -212,12 +213,12 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 
 	startSession(t, api, "review the PR", "approved", 600, "block", "url:github.test/antidrift/*")
 	waitProp(t, s.d, "Drift", "on_task")
-	// Another bus client forges a report of the distraction, a tab that is
-	// not in front: refused, and nothing changes.
+	// Another bus client forges a report of the distraction: refused (it
+	// is not a native host the browser started), and nothing changes.
 	family := map[string]string{"chromium": "chromium", "firefox-esr": "firefox"}[appID]
 	if err := s.bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Evidence1.ReportTab", 0,
-		family, int64(1), "http", "www.youtube.test", "/watch", "Cats", false).Err; err == nil || !strings.Contains(err.Error(), "only from antidrift-native-host") {
-		t.Fatalf("the forged ReportTab: got %v, want it refused (only from antidrift-native-host started by a browser)", err)
+		family, int64(1), "http", "www.youtube.test", "/watch", "Cats", false).Err; err == nil || !strings.Contains(err.Error(), "only from antidrift-native-host started by a browser") {
+		t.Fatalf("the forged ReportTab: got %v, want it refused: believed only from antidrift-native-host started by a browser", err)
 	}
 	time.Sleep(500 * time.Millisecond)
 	if got, want := (current{api.String(t, "CurrentSite"), api.String(t, "Drift")}), (current{"github.test/antidrift/antidrift/pull/3", "on_task"}); got != want {
@@ -352,25 +353,57 @@ func firefoxESR(s *swayDesktop, home string, args ...string) *exec.Cmd {
 }
 
 // Real Firefox ESR on sway with antidrift's unsigned .xpi, as
-// TestChromiumTabsOnSway does with Chromium.
+// TestChromiumTabsOnSway does with Chromium; then a private window, in a
+// session: nothing of its title or its page is anywhere — CurrentTitle,
+// the buckets, the raw log, the sealed audit line — only that it was
+// Firefox.
 func TestFirefoxTabsOnSway(t *testing.T) {
 	s := startSwayDesktop(t, testenv.Stable(testenv.SwayReleases), browserConfig)
-	work, distraction := pageURLs(pages(t))
+	port := pages(t)
+	work, distraction := pageURLs(port)
 	home, _ := startFirefoxWithExtension(t, s, work, distraction)
 	tabScenario(t, s, "firefox-esr")
 
-	// A private window reports nothing: Firefox runs no extension there
-	// unless the person allows it, and the extension says none of its
-	// windows is in front.
-	if out, err := firefoxESR(s, home, "--private-window", "http://www.youtube.test:1/watch?v=private").CombinedOutput(); err != nil {
+	api := s.d.Session(t)
+	var hash string
+	api.Call(t, "End", nil, &hash)
+	id := startSession(t, api, "read the results", "read", 600, "observe", "firefox-esr")
+	// A private window: Firefox runs no extension there unless the person
+	// allows it (the extension says none of its windows is in front), and
+	// titles it "… — Mozilla Firefox Private Browsing".
+	const secret = "clinic"
+	if out, err := firefoxESR(s, home, "--private-window", fmt.Sprintf("http://www.youtube.test:%d/clinic/results?patient=SECRET", port)).CombinedOutput(); err != nil {
 		t.Fatalf("firefox-esr --private-window: %v\n%s", err, out)
 	}
-	api := s.d.Session(t)
-	testenv.WaitFor(t, wait, "a private window in front (CurrentTitle with Private Browsing)", func() string { return api.String(t, "CurrentTitle") },
-		func(title string) bool { return strings.Contains(title, "Private Browsing") })
-	time.Sleep(3 * time.Second) // past the wait for a tab report that fits
+	testenv.WaitFor(t, wait, "the private window in front (its sway title naming the clinic)", func() *swayNode { return s.front(t, "firefox-esr") },
+		func(w *swayNode) bool {
+			return w != nil && strings.Contains(w.Name, "City clinic") && strings.Contains(w.Name, "Private Browsing")
+		})
+	testenv.WaitFor(t, wait, "the daemon to see a private Firefox window (SiteReason)", func() string { return api.String(t, "SiteReason") },
+		func(reason string) bool { return strings.Contains(reason, "a private Firefox window") })
+	time.Sleep(3 * time.Second) // past the wait for a tab report that fits, and accounted a while
+	if got := (current{api.String(t, "CurrentClass"), api.String(t, "CurrentTitle")}); got != (current{"firefox-esr", ""}) {
+		t.Errorf("the private window: got %v, want firefox-esr with no title", got)
+	}
 	if got := api.String(t, "CurrentSite"); got != "" {
 		t.Errorf("CurrentSite of the private window: got %q, want none", got)
 	}
-	t.Logf("private window %q: SiteReason %q", api.String(t, "CurrentTitle"), api.String(t, "SiteReason"))
+	for _, b := range buckets(t, s.d) {
+		if strings.Contains(b.Title, secret) || strings.Contains(b.Title, "Private Browsing") {
+			t.Errorf("Buckets: got %+v, want nothing of the private window's title", b)
+		}
+	}
+	completeAndEnd(t, api)
+	for _, f := range []string{filepath.Join("sessions", id+".jsonl"), "audit.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(s.d.StateDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), secret) || strings.Contains(string(b), "SECRET") {
+			t.Errorf("%s: got\n%s\nwant nothing of the private window's title or page", f, b)
+		}
+		if !strings.Contains(string(b), "firefox-esr") {
+			t.Errorf("%s: got\n%s\nwant the private window accounted as firefox-esr", f, b)
+		}
+	}
 }

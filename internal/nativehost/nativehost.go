@@ -6,8 +6,8 @@
 // A process is such a host when
 //
 //   - its executable is the antidrift-native-host installed beside the
-//     daemon (the same path; after an upgrade replaced the file, the path
-//     the kernel marks "(deleted)"), and
+//     daemon (the same file; after an upgrade replaced it, the same path,
+//     which the kernel marks "(deleted)"), and
 //   - its parent process runs a browser's own executable: a file named as
 //     Firefox's or Chromium's main program (BrowserExecutables) that the
 //     caller's user could not have written (owned by root or another user,
@@ -122,7 +122,7 @@ func (c Checker) Identify(pid int) (Host, error) {
 	if err != nil {
 		return Host{}, refuse("its process %d cannot be read (%v)", pid, err)
 	}
-	if exe != want {
+	if exe != want && !sameFile(filepath.Join(proc, strconv.Itoa(pid), "exe"), want) {
 		return Host{}, refuse("its process %d runs %s, not %s", pid, exe, want)
 	}
 	ppid, err := parent(proc, pid)
@@ -147,6 +147,17 @@ func (c Checker) Identify(pid int) (Host, error) {
 		}
 	}
 	return Host{PID: pid, Browser: family, BrowserPID: ppid, BrowserExe: pexe}, nil
+}
+
+// sameFile says whether a and b are one file (a process in another mount
+// namespace shows its executable under another path).
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // executable is the path process pid runs, without the kernel's

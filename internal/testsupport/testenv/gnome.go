@@ -343,6 +343,19 @@ func (g *GnomeShell) StartProgram(t testing.TB, extra []string, argv ...string) 
 	return g.Rootfs.Start(t, g.dir, ShellUID, append(g.Env(), extra...), argv...)
 }
 
+// StartNativeHost starts antidrift-native-host inside the rootfs as
+// ShellUID on the session's bus, as the browser program browser starts it
+// (see the package's StartNativeHost).
+func (g *GnomeShell) StartNativeHost(t testing.TB, browser string) *NativeHost {
+	t.Helper()
+	return startNativeHost(t, browser, func(argv []string) *exec.Cmd {
+		name, args := g.Rootfs.command(ShellUID, g.Env(), argv...)
+		cmd := exec.Command(name, args...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		return cmd
+	})
+}
+
 // RunProgram runs a short command inside the rootfs as ShellUID with the
 // session's environment.
 func (g *GnomeShell) RunProgram(argv ...string) (string, error) {

@@ -63,14 +63,24 @@ func NeedBrowserStandIn(t testing.TB) {
 // or the test's end) closes its stdin: the browser closed the port.
 func StartNativeHost(t testing.TB, env []string, browser string) *NativeHost {
 	t.Helper()
+	return startNativeHost(t, browser, func(argv []string) *exec.Cmd {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		return cmd
+	})
+}
+
+// startNativeHost starts the stand-in browser and its host with the
+// command command makes of the stand-in's argv.
+func startNativeHost(t testing.TB, browser string, command func(argv []string) *exec.Cmd) *NativeHost {
+	t.Helper()
 	NeedBrowserStandIn(t)
 	args, ok := nativeHostArgs[browser]
 	if !ok {
 		t.Fatalf("StartNativeHost: no stand-in for browser %q", browser)
 	}
 	standIn := build(t, "./internal/testsupport/browserstandin", filepath.Join("browsers", browser, browser))
-	cmd := exec.Command(standIn, append([]string{Binary(t, "antidrift-native-host")}, args...)...)
-	cmd.Env = env
+	cmd := command(append([]string{standIn, Binary(t, "antidrift-native-host")}, args...))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
