@@ -52,6 +52,9 @@ func TestAConfirmedTabBlockIsRecordedAsTabBlocked(t *testing.T) {
 	ytID := reportOf(ytURL, ytTitle, false).TabID
 	must(t, h.TabBlocked(ffHost, ytID+1))
 	must(t, h.TabBlocked(TabSource{Conn: hostConn(BrowserChromium), Browser: BrowserChromium}, ytID))
+	// Nor is one from another host of the same browser family (a second
+	// Firefox profile, whose tab ids are its own): the order went to one host.
+	must(t, h.TabBlocked(TabSource{Conn: ":1.another-firefox", Browser: BrowserFirefox}, ytID))
 	if n := h.marks(id, MarkTabBlocked); n != 0 {
 		t.Fatalf("after confirmations of other tabs: tab_blocked %d, want 0", n)
 	}
@@ -230,4 +233,29 @@ func TestURLRulesThatCannotMatchAreRefused(t *testing.T) {
 			t.Errorf("ParseRule(%q) = %v, want an error saying %q", c.rule, err, c.want)
 		}
 	}
+}
+
+// FuzzSiteFromParts: whatever parts arrive, a site holds no query, no
+// fragment and no user; is never cut; and a report of them never panics.
+func FuzzSiteFromParts(f *testing.F) {
+	for _, c := range [][3]string{
+		{"https", "github.com", "/a/b"}, {"http", "[::1]", "/x"}, {"HTTPS", "Example.COM.", "/"},
+		{"https", "example.com", "/100%/done"}, {"file", "", ""}, {"https", "a@b", "/"}, {"https", "h", "/p?q#f"},
+		{"javascript", "", ""}, {"", "", ""}, {"1http", "h", "/"}, {"https", "h:80", "/"},
+	} {
+		f.Add(c[0], c[1], c[2])
+	}
+	f.Fuzz(func(t *testing.T, scheme, host, path string) {
+		site, ok := SiteFromParts(scheme, host, path)
+		if !ok {
+			return
+		}
+		if strings.ContainsAny(site, "?#@") {
+			t.Fatalf("SiteFromParts(%q, %q, %q) = %q: a query, a fragment or a user", scheme, host, path, site)
+		}
+		if sc := strings.ToLower(scheme); (sc == "http" || sc == "https") && !strings.HasPrefix(site, strings.TrimSuffix(strings.ToLower(host), ".")) {
+			t.Fatalf("SiteFromParts(%q, %q, %q) = %q: not its host and path, whole", scheme, host, path, site)
+		}
+		_, _ = cleanTab(BrowserFirefox, TabReport{TabID: 1, Scheme: scheme, Host: host, Path: path})
+	})
 }
