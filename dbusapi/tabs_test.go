@@ -138,6 +138,21 @@ func TestATabReportIsBelievedOnlyFromAHostForTheCompositorsFocusedWindow(t *test
 	second.Close()
 	unchanged("a second host leaving the bus")
 
+	// A peer forges the bus's NameOwnerChanged, sent straight to the
+	// daemon, saying the host left: only the bus's own counts.
+	forger := bus.Dial(t)
+	forged := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
+		dbus.FieldPath:        dbus.MakeVariant(dbus.ObjectPath("/org/freedesktop/DBus")),
+		dbus.FieldInterface:   dbus.MakeVariant("org.freedesktop.DBus"),
+		dbus.FieldMember:      dbus.MakeVariant("NameOwnerChanged"),
+		dbus.FieldDestination: dbus.MakeVariant(srv.conn.Names()[0]),
+		dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf("", "", "")),
+	}, Body: []any{host.Names()[0], host.Names()[0], ""}}
+	if call := <-forger.Send(forged, make(chan *dbus.Call, 1)).Done; call.Err != nil {
+		t.Fatalf("sending the forged NameOwnerChanged: %v", call.Err)
+	}
+	unchanged("a NameOwnerChanged forged by a peer")
+
 	// A host reports only its own browser's tabs.
 	err = reportTab(host, "chromium", "https://example.com", "", false)
 	if errorName(err) != "org.freedesktop.DBus.Error.AccessDenied" || !strings.Contains(err.Error(), "started by a firefox browser") {

@@ -199,6 +199,12 @@ func (s *Service) RecordWindow(win Window) {
 		s.mu.Unlock()
 		return
 	}
+	if win.ID != s.tabs.seen.ID {
+		// Another window: it waits for its own tab report, whatever the
+		// one before it gave up on (a title that changes in the same
+		// window does not start the wait again).
+		s.tabs.settled = false
+	}
 	s.tabs.seen, s.tabs.rawTitle = win, raw
 	s.refreshWindowLocked()
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,12 @@ func TestAPrivateBrowserWindowLeavesNoTitle(t *testing.T) {
 			h.RecordWindow(Window{ID: "7", Class: "chromium", Title: secret + " - Chromium", Available: true})
 			h.clock.Advance(time.Minute)
 		}, "chromium"},
+		{"the extension disowns it (not allowed in private windows)", func(h *harness) {
+			must(t, h.tab(BrowserChromium, prURL, prTitle, false))
+			h.RecordWindow(Window{ID: "7", Class: "chromium", Title: secret + " - Chromium", Available: true})
+			must(t, h.tab(BrowserChromium, "", "", false))
+			h.clock.Advance(tabSettle)
+		}, "chromium"},
 		{"the extension opted in to report it", func(h *harness) {
 			must(t, h.tab(BrowserChromium, "https://clinic.example/results", secret, true))
 			h.RecordWindow(Window{ID: "7", Class: "chromium", Title: secret + " - Chromium", Available: true})
@@ -174,5 +181,76 @@ func TestAPrivateBrowserWindowLeavesNoTitle(t *testing.T) {
 				t.Fatalf("sealed summary: got %s, want the class %s and nothing of the private window's title or page", got, c.want)
 			}
 		})
+	}
+}
+
+// A report applies today's rules to titles recorded under older ones: a
+// private browser window's title, recorded before antidrift knew it, is
+// shown as nothing.
+func TestPrivateTitleDropsAPrivateBrowserWindowsTitle(t *testing.T) {
+	for _, c := range []struct{ class, title, want string }{
+		{"firefox-esr", "City clinic — Mozilla Firefox Private Browsing", ""},
+		{"Chromium", "City clinic - Chromium (Incognito)", ""},
+		{"firefox-esr", "City clinic — Mozilla Firefox", "City clinic — Mozilla Firefox"},
+		{"Emacs", "notes (Incognito)", "notes (Incognito)"},
+	} {
+		if got := PrivateTitle(nil, nil, c.class, "", c.title); got != c.want {
+			t.Errorf("PrivateTitle(%s, %q) = %q, want %q", c.class, c.title, got, c.want)
+		}
+	}
+}
+
+// Switching straight from a browser window that was given up on (its
+// extension disowned it: an incognito window) to another window of the
+// same browser waits for that window's report again: the work tab is not
+// judged by the window alone, nor minimized, before its report comes.
+func TestAnotherWindowOfTheBrowserWaitsForItsOwnReport(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
+	chromium := func(id, title string) Window {
+		return Window{ID: id, Class: "chromium", Title: title + " - Chromium", Available: true}
+	}
+	h.RecordWindow(chromium("1", prTitle))
+	must(t, h.tab(BrowserChromium, prURL, prTitle, false))
+	h.start(t, LevelBlock, "url:github.com/antidrift/*")
+	h.RecordWindow(chromium("2", "Cats"))          // incognito
+	must(t, h.tab(BrowserChromium, "", "", false)) // disowned
+	h.clock.Advance(tabSettle)
+	h.settle()
+	h.RecordWindow(chromium("1", prTitle)) // straight back to the work window
+	h.settle()
+	if v := h.View(); !strings.Contains(v.SiteReason, "waiting for Chromium's tab report") {
+		t.Fatalf("back on the work window before its report: SiteReason: got %q, want it waiting for Chromium's tab report", v.SiteReason)
+	}
+	must(t, h.tab(BrowserChromium, prURL, prTitle, false))
+	h.settle()
+	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
+		t.Fatalf("the work window's report: got %q %s (%s), want %q %s", v.CurrentSite, v.Drift, v.DriftReason, prSite, DriftOnTask)
+	}
+	if m, _ := g.calls(); slices.Contains(m, "1") {
+		t.Fatalf("minimized: got %v, want the work window (1) never (it waited for its report)", m)
+	}
+}
+
+// A page in another browser (or profile) titled like the work tab in
+// front: its host's report fits the window's title, but the window did not
+// change, so it stays the work tab's; once the other browser's window is
+// in front, the report is its.
+func TestAReportFromAnotherBrowserDoesNotTakeOverTheWindowInFront(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.report(":1.a", BrowserFirefox, prURL, prTitle, false))
+	h.start(t, LevelBlock, "url:github.com/antidrift/*")
+	must(t, h.report(":1.b", BrowserFirefox, ytURL, prTitle, false)) // a page in the other profile, titled like the work
+	h.settle()
+	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
+		t.Fatalf("the work window after the other profile's report: got %q %s (%s), want %q %s", v.CurrentSite, v.Drift, v.DriftReason, prSite, DriftOnTask)
+	}
+	h.RecordWindow(ffWin("8", prTitle)) // the other profile's window in front
+	if v := h.View(); v.CurrentSite != "www.youtube.com/watch" {
+		t.Fatalf("the other profile's window: got site %q, want www.youtube.com/watch", v.CurrentSite)
+	}
+	h.settle()
+	if m, _ := g.calls(); slices.Contains(m, "7") {
+		t.Fatalf("minimized: got %v, want the work window (7) never", m)
 	}
 }

@@ -55,8 +55,12 @@ type tabs struct {
 	claims   map[string]*claim // by the reporting host's connection (TabSource.Conn)
 	seq      uint64            // counts applied reports: which claim spoke last
 	// fitConn is the connection whose tab gives the focused window its
-	// site ("" when none does).
-	fitConn string
+	// site ("" when none does); fitID and fitTitle the window (its handle
+	// and raw title) it was given to. While that window and its title stay
+	// the same, no other host's report takes it over: a report of the same
+	// title from another browser (a page there titled like the work tab)
+	// cannot be about a window that did not change.
+	fitConn, fitID, fitTitle string
 	// private: the focused window is a private browser window, by its own
 	// title or by its extension's word. Nothing of it is recorded but its
 	// class.
@@ -338,6 +342,10 @@ func (s *Service) tabsSettled(gen uint64) {
 // tabs.private and tabs.reason saying why.
 func (s *Service) fitLocked() string {
 	t := &s.tabs
+	held := ""
+	if t.fitConn != "" && t.fitID == t.seen.ID && t.fitTitle == t.rawTitle {
+		held = t.fitConn
+	}
 	t.pending, t.private, t.reason, t.fitConn = false, false, "", ""
 	win := t.seen
 	family := BrowserOf(win)
@@ -362,7 +370,16 @@ func (s *Service) fitLocked() string {
 	}
 	// The host that spoke last first: of two browsers (or profiles) of one
 	// family showing pages of the same title, the newer report wins.
-	slices.SortFunc(mine, func(a, b *claim) int { return cmp.Compare(b.at, a.at) })
+	// The host that already describes this very window keeps it.
+	slices.SortFunc(mine, func(a, b *claim) int {
+		if ah, bh := a.from.Conn == held, b.from.Conn == held; ah != bh {
+			if ah {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.at, a.at)
+	})
 	for _, c := range mine {
 		if c.hasNext && TabFits(c.next, win, t.rawTitle) {
 			c.fit, c.hasFit, c.next, c.hasNext = c.next, true, Tab{}, false
@@ -377,7 +394,7 @@ func (s *Service) fitLocked() string {
 			t.reason = "a private " + name + " window: antidrift records nothing of it but that it is " + name
 			return ""
 		}
-		t.fitConn = c.from.Conn
+		t.fitConn, t.fitID, t.fitTitle = c.from.Conn, win.ID, t.rawTitle
 		return c.fit.Site
 	}
 	newest := mine[0].newest()
@@ -396,7 +413,12 @@ func (s *Service) fitLocked() string {
 	case !t.settled:
 		t.reason = "waiting for " + name + "'s tab report"
 	case newest.Site == "":
-		t.reason = name + "'s extension sees none of its windows in front (a private window it is not allowed in, perhaps), so antidrift sees the window only"
+		// A window of the browser that its own extension disowns: most
+		// likely a private window the extension is not allowed in (whose
+		// title Chromium does not mark). Judged by the window alone, and
+		// recorded as one that may be private: without its title.
+		t.private = true
+		t.reason = name + "'s extension sees none of its windows in front (a private window it is not allowed in, perhaps): antidrift sees the window only, and records nothing of it but that it is " + name
 	default:
 		t.reason = "the " + name + " window's title fits no tab its extension reported, so antidrift sees the window only"
 	}

@@ -463,8 +463,8 @@ func TestAPrivateWindowWithANormalTabsTitleGetsNoSite(t *testing.T) {
 	h.RecordWindow(chromium("2", "Cats"))          // the incognito window, in front
 	must(t, h.tab(BrowserChromium, "", "", false)) // the extension sees none of its windows in front
 	h.clock.Advance(tabSettle)
-	if v := h.View(); v.CurrentSite != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
-		t.Fatalf("the private window: CurrentSite, SiteReason: got %q (%q), want %q and a reason saying it sees none of its windows", v.CurrentSite, v.SiteReason, "")
+	if v := h.View(); v.CurrentSite != "" || v.CurrentTitle != "" || !strings.Contains(v.SiteReason, "sees none of its windows") {
+		t.Fatalf("the private window: CurrentSite, CurrentTitle, SiteReason: got %q %q (%q), want none, none and a reason saying it sees none of its windows", v.CurrentSite, v.CurrentTitle, v.SiteReason)
 	}
 }
 

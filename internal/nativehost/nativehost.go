@@ -60,6 +60,21 @@ var BrowserExecutables = map[string]string{
 	"chrome":           Chromium,
 }
 
+// FamilyOfArgs is the browser family that started a host with args (its
+// arguments after the program's name): Chromium passes the calling
+// extension's origin (chrome-extension://…/), Firefox the path of the
+// host's manifest and the extension's id. The host reads its own
+// arguments so (cmd/antidrift-native-host), and Identify a launcher's
+// host's.
+func FamilyOfArgs(args []string) string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "chrome-extension://") {
+			return Chromium
+		}
+	}
+	return Firefox
+}
+
 // Host is a native host as the kernel describes it.
 type Host struct {
 	PID        int
@@ -78,6 +93,13 @@ type Checker struct {
 	// UID is the user the daemon runs as: a browser executable that user
 	// could have written is not believed, unless it is root.
 	UID int
+	// Launchers are the names of programs that start a host on a
+	// browser's behalf (xdg-native-messaging-proxy, for Flatpak browsers),
+	// believed as a browser is when listed here: the family is then what
+	// the host's own arguments say (FamilyOfArgs). None by default: such a
+	// program starts a host for any client that asks it over the bus, so
+	// believing it believes every program of the user (docs/evidence.md).
+	Launchers []string
 }
 
 // Beside is the Checker for the host installed beside the running
@@ -134,6 +156,13 @@ func (c Checker) Identify(pid int) (Host, error) {
 		return Host{}, refuse("the process that started it (%d) cannot be read (%v)", ppid, err)
 	}
 	family, ok := BrowserExecutables[filepath.Base(pexe)]
+	if !ok && slices.Contains(c.Launchers, filepath.Base(pexe)) {
+		args, err := arguments(proc, pid)
+		if err != nil {
+			return Host{}, refuse("the arguments of its process %d cannot be read (%v)", pid, err)
+		}
+		family, ok = FamilyOfArgs(args), true
+	}
 	if !ok {
 		return Host{}, refuse("it was started by %s (process %d), which is not a browser's own program (%s)", pexe, ppid, knownNames())
 	}
@@ -168,6 +197,19 @@ func executable(proc string, pid int) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(exe, " (deleted)"), nil
+}
+
+// arguments are process pid's arguments after its program's name.
+func arguments(proc string, pid int) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return nil, err
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	if len(args) == 0 {
+		return nil, nil
+	}
+	return args[1:], nil
 }
 
 // parent is the parent process of pid, from /proc/<pid>/stat (the fourth
