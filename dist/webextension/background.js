@@ -144,8 +144,7 @@ async function report() {
   }
   const parts = partsOf(tab.url ?? "");
   if (!parts) {
-    post({ type: "none" });
-    return;
+    return; // no address yet (a tab still loading): its next update reports it
   }
   reportedParts.set(tab.id, partsKey(parts));
   post({
