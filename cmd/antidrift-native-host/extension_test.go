@@ -9,7 +9,7 @@ import (
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
-// The extension's partsOf (dist/webextension/background.js), run in node
+// The extension's partsOf and block (dist/webextension/background.js), run in node
 // on the shared vectors: what the extension sends of each address is what
 // TestTheHostPassesEveryVectorOnUnchanged passes on and the core's
 // TestSiteVectors makes the site of.
