@@ -45,9 +45,10 @@ type tabHosts struct {
 // with its leaving: no claim is recorded for a connection after the core
 // was told it left.
 type tabHost struct {
-	mu   sync.Mutex
-	src  service.TabSource
-	gone bool
+	mu    sync.Mutex
+	src   service.TabSource
+	gone  bool
+	order reportOrder // of its calls, by message serial
 }
 
 // TrustTabHosts makes ReportTab and ForgetTabs believed from connections
@@ -137,6 +138,19 @@ func (h *tabHost) record(fn func() error) *dbus.Error {
 		return dbus.NewError(errAccessDenied, []any{"this native host's connection has left the bus"})
 	}
 	return dbusError(fn())
+}
+
+// recordInOrder is record for a call numbered serial on h's connection,
+// which is dropped when a call h sent after it was taken already: godbus
+// handles calls concurrently, and the host's resend after a daemon
+// restart can cross its next report, or its ForgetTabs.
+func (h *tabHost) recordInOrder(serial uint32, fn func() error) *dbus.Error {
+	return h.record(func() error {
+		if !h.order.newer(serial) {
+			return nil // overtaken by a newer call of the same host
+		}
+		return fn()
+	})
 }
 
 // left ends the claims of a host that left the bus.

@@ -30,8 +30,13 @@ func (e *evidenceObject) ReportTab(msg dbus.Message, browser string, tabID int64
 	if err != nil {
 		return err
 	}
+<<<<<<< HEAD
 	return h.record(func() error {
 		return e.s.svc.RecordTab(h.src, service.TabReport{TabID: tabID, Scheme: scheme, Host: host, Path: path, Title: title, Private: private})
+=======
+	return h.recordInOrder(msg.Serial(), func() error {
+		return e.s.svc.RecordTab(h.src, service.TabReport{URL: url, Title: title, Private: private})
+>>>>>>> tabs-claims
 	})
 }
 
@@ -70,7 +75,7 @@ func (e *evidenceObject) ForgetTabs(msg dbus.Message, browser string) *dbus.Erro
 	if err != nil {
 		return err
 	}
-	return h.record(func() error { return e.s.svc.ForgetTabs(h.src.Conn) })
+	return h.recordInOrder(msg.Serial(), func() error { return e.s.svc.ForgetTabs(h.src.Conn) })
 }
 
 // TabOrder carries the core's word to the browsers' extensions, as

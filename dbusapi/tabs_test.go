@@ -166,6 +166,7 @@ func TestATabReportIsBelievedOnlyFromAHostForTheCompositorsFocusedWindow(t *test
 	})
 }
 
+<<<<<<< HEAD
 // A BlockTab goes to the one host whose report named the tab (a unicast
 // signal: it arrives without a match rule), never to another host or
 // client, even one listening for every Evidence1 signal: no other browser
@@ -208,5 +209,28 @@ func TestBlockTabGoesOnlyToTheHostWhoseTabItNames(t *testing.T) {
 	// Signals arrive in order: the other connection's first is the restore.
 	if s := next(otherSig, "another client"); s.Name != EvidenceInterface+".RestoreTabs" {
 		t.Fatalf("another client listening to Evidence1: got %s %v first, want RestoreTabs (the BlockTab was not its)", s.Name, s.Body)
+=======
+// A host's calls are taken in the order it sent them: one overtaken by a
+// newer call of the same host (its resend after a daemon restart crossing
+// its next report) is dropped; after the host left, nothing is taken.
+func TestAHostsCallsAreTakenInTheOrderItSentThem(t *testing.T) {
+	var h tabHost
+	var took []uint32
+	take := func(serial uint32) {
+		t.Helper()
+		if err := h.recordInOrder(serial, func() error { took = append(took, serial); return nil }); err != nil {
+			t.Fatalf("call %d: got %v, want it answered", serial, err)
+		}
+	}
+	take(5)
+	take(4)
+	take(6)
+	if fmt.Sprint(took) != "[5 6]" {
+		t.Fatalf("calls taken: got %v, want [5 6] (4 came after 5)", took)
+	}
+	h.gone = true
+	if err := h.recordInOrder(7, func() error { took = append(took, 7); return nil }); err == nil || len(took) != 2 {
+		t.Fatalf("after the host left: got %v, took %v; want a refusal and nothing taken", err, took)
+>>>>>>> tabs-claims
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"net/url"
@@ -53,7 +54,11 @@ var nativeHostArgs = map[string][]string{
 func NeedBrowserStandIn(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skipf("a stand-in browser the daemon believes must be a file the user cannot write, so it needs root; running as uid %d", os.Geteuid())
+		msg := fmt.Sprintf("a stand-in browser the daemon believes must be a file the user cannot write, so it needs root; running as uid %d", os.Geteuid())
+		if os.Getenv(RequireEnv) == "require" {
+			t.Fatalf("%s=require but %s", RequireEnv, msg)
+		}
+		t.Skipf("%s (set %s=require to fail instead of skipping)", msg, RequireEnv)
 	}
 }
 
