@@ -90,6 +90,9 @@ func SiteFromParts(scheme, host, path string) (string, bool) {
 		(path != "" && !strings.HasPrefix(path, "/")) {
 		return "", false
 	}
+	if strings.IndexFunc(host, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+		return "", false // a browser gives an internationalized name in punycode (xn--…), as url: rules name it
+	}
 	if strings.Contains(host, ":") && !(strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]")) {
 		return "", false // a port, or an IPv6 address without its brackets: not a hostname
 	}

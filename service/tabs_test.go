@@ -260,6 +260,7 @@ func TestTabReportsAreRefusedWhenMalformed(t *testing.T) {
 		{BrowserFirefox, with(func(r *TabReport) { r.Host = "me:pw@github.com" }), "not an address"},
 		{BrowserFirefox, with(func(r *TabReport) { r.Host = "github.com:8443" }), "not an address"},
 		{BrowserFirefox, with(func(r *TabReport) { r.Path = "no-slash" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Host = "bücher.de" }), "not an address"},
 		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/" + strings.Repeat("a", MaxURLLen) }), "at most"},
 		{BrowserFirefox, with(func(r *TabReport) { r.Title = strings.Repeat("t", 5000) }), "at most"},
 		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/\x1b[2J" }), "control characters"},
