@@ -30,13 +30,8 @@ func (e *evidenceObject) ReportTab(msg dbus.Message, browser string, tabID int64
 	if err != nil {
 		return err
 	}
-<<<<<<< HEAD
-	return h.record(func() error {
-		return e.s.svc.RecordTab(h.src, service.TabReport{TabID: tabID, Scheme: scheme, Host: host, Path: path, Title: title, Private: private})
-=======
 	return h.recordInOrder(msg.Serial(), func() error {
-		return e.s.svc.RecordTab(h.src, service.TabReport{URL: url, Title: title, Private: private})
->>>>>>> tabs-claims
+		return e.s.svc.RecordTab(h.src, service.TabReport{TabID: tabID, Scheme: scheme, Host: host, Path: path, Title: title, Private: private})
 	})
 }
 
@@ -57,7 +52,7 @@ func (e *evidenceObject) TabBlocked(msg dbus.Message, browser string, tabID int6
 	if err != nil {
 		return err
 	}
-	return h.record(func() error { return e.s.svc.TabBlocked(h.src, tabID) })
+	return h.recordInOrder(msg.Serial(), func() error { return e.s.svc.TabBlocked(h.src, tabID) })
 }
 
 // ForgetTabs says a browser's extension is gone: it ends the calling

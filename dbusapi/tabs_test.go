@@ -166,7 +166,6 @@ func TestATabReportIsBelievedOnlyFromAHostForTheCompositorsFocusedWindow(t *test
 	})
 }
 
-<<<<<<< HEAD
 // A BlockTab goes to the one host whose report named the tab (a unicast
 // signal: it arrives without a match rule), never to another host or
 // client, even one listening for every Evidence1 signal: no other browser
@@ -209,7 +208,9 @@ func TestBlockTabGoesOnlyToTheHostWhoseTabItNames(t *testing.T) {
 	// Signals arrive in order: the other connection's first is the restore.
 	if s := next(otherSig, "another client"); s.Name != EvidenceInterface+".RestoreTabs" {
 		t.Fatalf("another client listening to Evidence1: got %s %v first, want RestoreTabs (the BlockTab was not its)", s.Name, s.Body)
-=======
+	}
+}
+
 // A host's calls are taken in the order it sent them: one overtaken by a
 // newer call of the same host (its resend after a daemon restart crossing
 // its next report) is dropped; after the host left, nothing is taken.
@@ -231,6 +232,5 @@ func TestAHostsCallsAreTakenInTheOrderItSentThem(t *testing.T) {
 	h.gone = true
 	if err := h.recordInOrder(7, func() error { took = append(took, 7); return nil }); err == nil || len(took) != 2 {
 		t.Fatalf("after the host left: got %v, took %v; want a refusal and nothing taken", err, took)
->>>>>>> tabs-claims
 	}
 }
