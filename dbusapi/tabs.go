@@ -13,7 +13,12 @@ import (
 // and changes nothing. The core then believes the tab only for the window
 // the trusted source says has focus, when that window's title is the tab's
 // (docs/evidence.md).
-func (e *evidenceObject) ReportTab(msg dbus.Message, browser, url, title string, private bool) *dbus.Error {
+//
+// The address comes as the browser's own URL parser split it (scheme,
+// host, path): the core makes the site of it, never parsing an address
+// again (service.SiteFromParts). tabID is the browser's id of the tab
+// (-1: none), which a BlockTab names.
+func (e *evidenceObject) ReportTab(msg dbus.Message, browser string, tabID int64, scheme, host, path, title string, private bool) *dbus.Error {
 	if err := e.s.gate(&msg); err != nil {
 		return err
 	}
@@ -26,8 +31,28 @@ func (e *evidenceObject) ReportTab(msg dbus.Message, browser, url, title string,
 		return err
 	}
 	return h.recordInOrder(msg.Serial(), func() error {
-		return e.s.svc.RecordTab(h.src, service.TabReport{URL: url, Title: title, Private: private})
+		return e.s.svc.RecordTab(h.src, service.TabReport{TabID: tabID, Scheme: scheme, Host: host, Path: path, Title: title, Private: private})
 	})
+}
+
+// TabBlocked is a native host relaying its extension's word that it
+// replaced tab tabID's page, as a BlockTab ordered. Believed, like
+// ReportTab, only from a native host a browser started; and only the
+// confirmation the core waits for, from the host the order went to,
+// counts (service.TabBlocked). Without it the window is minimized.
+func (e *evidenceObject) TabBlocked(msg dbus.Message, browser string, tabID int64) *dbus.Error {
+	if err := e.s.gate(&msg); err != nil {
+		return err
+	}
+	if err := e.s.svc.Permitted(service.MethodTabBlocked); err != nil {
+		return dbusError(err)
+	}
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	h, err := e.s.tabHosts.source(sender, browser)
+	if err != nil {
+		return err
+	}
+	return h.recordInOrder(msg.Serial(), func() error { return e.s.svc.TabBlocked(h.src, tabID) })
 }
 
 // ForgetTabs says a browser's extension is gone: it ends the calling
@@ -49,16 +74,36 @@ func (e *evidenceObject) ForgetTabs(msg dbus.Message, browser string) *dbus.Erro
 }
 
 // TabOrder carries the core's word to the browsers' extensions, as
-// Evidence1 signals their native hosts relay: BlockTab(browser, site,
-// next_action, success_condition, deadline_unix) and RestoreTabs().
+// Evidence1 signals their native hosts relay: BlockTab(browser, tab_id,
+// site, next_action, success_condition, deadline_unix), sent to the one
+// host whose report named the tab (o.Conn), so no other browser or profile
+// acts on another's tab id and no other client hears the site; and
+// RestoreTabs(), to all.
 func (s *Server) TabOrder(o service.TabOrder) {
 	var err error
 	if o.Restore {
 		err = s.conn.Emit(ObjectPath, EvidenceInterface+".RestoreTabs")
 	} else {
-		err = s.conn.Emit(ObjectPath, EvidenceInterface+".BlockTab", o.Browser, o.Site, o.NextAction, o.Done, o.DeadlineUnix)
+		err = s.emitTo(o.Conn, EvidenceInterface, "BlockTab", o.Browser, o.TabID, o.Site, o.NextAction, o.Done, o.DeadlineUnix)
 	}
 	if err != nil {
 		s.log.Warn("telling the browsers' extensions failed", "err", err)
 	}
+}
+
+// emitTo sends signal iface.member from the object to dest alone (a
+// unicast signal: the bus delivers it to dest whatever its match rules),
+// or to all when dest is "".
+func (s *Server) emitTo(dest, iface, member string, values ...any) error {
+	if dest == "" {
+		return s.conn.Emit(ObjectPath, iface+"."+member, values...)
+	}
+	msg := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
+		dbus.FieldPath:        dbus.MakeVariant(ObjectPath),
+		dbus.FieldInterface:   dbus.MakeVariant(iface),
+		dbus.FieldMember:      dbus.MakeVariant(member),
+		dbus.FieldDestination: dbus.MakeVariant(dest),
+		dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf(values...)),
+	}, Body: values}
+	return s.conn.Send(msg, nil).Err
 }

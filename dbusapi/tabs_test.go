@@ -2,6 +2,7 @@ package dbusapi
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -13,8 +14,15 @@ import (
 	"github.com/antidrift/antidrift/service"
 )
 
-func reportTab(conn *dbus.Conn, browser, url, title string, private bool) error {
-	return conn.Object(BusName, ObjectPath).Call(EvidenceInterface+".ReportTab", 0, browser, url, title, private).Err
+// reportTab calls ReportTab as a native host does, rawURL split as the
+// browser's parser splits it (Go's stands in for it on these plain
+// addresses).
+func reportTab(conn *dbus.Conn, browser, rawURL, title string, private bool) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return err
+	}
+	return conn.Object(BusName, ObjectPath).Call(EvidenceInterface+".ReportTab", 0, browser, int64(1), u.Scheme, u.Hostname(), u.EscapedPath(), title, private).Err
 }
 
 func siteProp(t *testing.T, conn *dbus.Conn) string {
@@ -93,7 +101,7 @@ func TestATabReportIsBelievedOnlyFromAHostForTheCompositorsFocusedWindow(t *test
 	// A forger (gdbus, another process) names the page in front's title
 	// with a distraction's address: refused, and nothing changes.
 	_, err := bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
-		"--method", EvidenceInterface+".ReportTab", "firefox", "https://www.youtube.com/watch?v=1", "Tabs, not windows #3", "false")
+		"--method", EvidenceInterface+".ReportTab", "firefox", "2", "https", "www.youtube.com", "/watch", "Tabs, not windows #3", "false")
 	if err == nil || !strings.Contains(err.Error(), "AccessDenied") || !strings.Contains(err.Error(), "only from antidrift-native-host started by a browser") {
 		t.Fatalf("forged ReportTab: got %v, want AccessDenied saying tab reports are believed only from antidrift-native-host started by a browser", err)
 	}
@@ -104,6 +112,12 @@ func TestATabReportIsBelievedOnlyFromAHostForTheCompositorsFocusedWindow(t *test
 		t.Fatalf("forged ForgetTabs: got %v, want AccessDenied", err)
 	}
 	unchanged("a forged ForgetTabs")
+	_, err = bus.Run(t, "gdbus", "call", "--session", "--dest", BusName, "--object-path", string(ObjectPath),
+		"--method", EvidenceInterface+".TabBlocked", "firefox", "1")
+	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Fatalf("forged TabBlocked: got %v, want AccessDenied", err)
+	}
+	unchanged("a forged TabBlocked")
 	if strings.Contains(siteProp(t, host), "SECRET") {
 		t.Fatalf("CurrentSite: got %q, want no query (SECRET)", siteProp(t, host))
 	}
@@ -150,6 +164,51 @@ func TestATabReportIsBelievedOnlyFromAHostForTheCompositorsFocusedWindow(t *test
 		v := svc.View()
 		return v.CurrentSite == "" && strings.Contains(v.SiteReason, "no antidrift extension")
 	})
+}
+
+// A BlockTab goes to the one host whose report named the tab (a unicast
+// signal: it arrives without a match rule), never to another host or
+// client, even one listening for every Evidence1 signal: no other browser
+// or profile acts on another's tab id, and no one else hears the site. A
+// RestoreTabs goes to all.
+func TestBlockTabGoesOnlyToTheHostWhoseTabItNames(t *testing.T) {
+	bus, _, srv := serve(t)
+	host, other := bus.Dial(t), bus.Dial(t)
+	if err := other.AddMatchSignal(dbus.WithMatchInterface(EvidenceInterface)); err != nil {
+		t.Fatal(err)
+	}
+	if err := host.AddMatchSignal(dbus.WithMatchInterface(EvidenceInterface), dbus.WithMatchMember("RestoreTabs")); err != nil {
+		t.Fatal(err)
+	}
+	hostSig, otherSig := make(chan *dbus.Signal, 8), make(chan *dbus.Signal, 8)
+	host.Signal(hostSig)
+	other.Signal(otherSig)
+	next := func(ch chan *dbus.Signal, who string) *dbus.Signal {
+		t.Helper()
+		for {
+			select {
+			case s := <-ch:
+				if strings.HasPrefix(s.Name, EvidenceInterface+".") {
+					return s
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: got no Evidence1 signal within 5 s, want one", who)
+				return nil
+			}
+		}
+	}
+	srv.TabOrder(service.TabOrder{Conn: host.Names()[0], Browser: service.BrowserFirefox, TabID: 42, Site: "www.youtube.com/watch", NextAction: "review", Done: "approved", DeadlineUnix: 1})
+	srv.TabOrder(service.TabOrder{Restore: true})
+	if s := next(hostSig, "the host"); s.Name != EvidenceInterface+".BlockTab" || len(s.Body) != 6 || s.Body[1] != int64(42) || s.Body[2] != "www.youtube.com/watch" {
+		t.Fatalf("the host: got %s %v, want BlockTab(firefox, 42, www.youtube.com/watch, …)", s.Name, s.Body)
+	}
+	if s := next(hostSig, "the host"); s.Name != EvidenceInterface+".RestoreTabs" {
+		t.Fatalf("the host: got %s, want RestoreTabs", s.Name)
+	}
+	// Signals arrive in order: the other connection's first is the restore.
+	if s := next(otherSig, "another client"); s.Name != EvidenceInterface+".RestoreTabs" {
+		t.Fatalf("another client listening to Evidence1: got %s %v first, want RestoreTabs (the BlockTab was not its)", s.Name, s.Body)
+	}
 }
 
 // A host's calls are taken in the order it sent them: one overtaken by a

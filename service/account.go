@@ -24,7 +24,7 @@ func (s *Service) accountVerdictLocked(w *writes, v Verdict, now time.Time) {
 func eventOf(w Window, t time.Time) FocusEvent {
 	e := FocusEvent{AtUnixMillis: t.UnixMilli(), Available: w.Available, Reason: w.Reason}
 	if w.Available {
-		e.Class, e.Instance, e.Title, e.Site = w.Class, w.Instance, w.Title, w.Site
+		e.Class, e.Instance, e.Title, e.Site = w.Class, w.Instance, w.Title, DisplaySite(w.Site)
 	}
 	return e
 }

@@ -107,8 +107,7 @@ func (s *Service) confirmDriftLocked(w *writes) {
 	}
 	s.armRepeatLocked()
 	if (s.level == LevelBlock || s.level == LevelLocked) && s.blockTabLocked(w, win) {
-		s.drift.enforced = true
-		return
+		return // enforced when the extension confirms, or by the fallback minimize (tabblock.go)
 	}
 	if (s.level == LevelBlock || s.level == LevelLocked) && s.guard != nil && win.ID != "" {
 		id, back := s.sessionID, s.drift.onTask

@@ -19,9 +19,11 @@ type drift struct {
 	// tabsBlocked: this session had a browser's extension block a tab,
 	// to be restored when the active phase ends.
 	tabsBlocked bool
-	grace       Timer
-	repeat      Timer
-	onTask      Window // the last on-task window of the session, for refocus
+	// block is the tab block waiting for the extension's confirmation.
+	block  *tabBlock
+	grace  Timer
+	repeat Timer
+	onTask Window // the last on-task window of the session, for refocus
 	// noticeUp says a drift nudge is on screen. enforced says this episode
 	// ended with our iconify: its nudge stays up, because it explains where
 	// the window went and still offers "Allow".
@@ -32,6 +34,7 @@ type drift struct {
 // resetDriftLocked forgets every verdict (a new session, or none).
 func (s *Service) resetDriftLocked() {
 	s.stopDriftTimersLocked()
+	s.stopTabBlockLocked()
 	s.drift = drift{judged: map[verdictKey]Verdict{}, exempt: map[verdictKey]bool{}}
 }
 

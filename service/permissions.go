@@ -39,6 +39,9 @@ const (
 	// tab of the browser's focused window, or that the browser is gone.
 	MethodReportTab  Method = "ReportTab"
 	MethodForgetTabs Method = "ForgetTabs"
+	// MethodTabBlocked is Evidence1.TabBlocked: a native host relaying its
+	// extension's confirmation of a tab block.
+	MethodTabBlocked Method = "TabBlocked"
 )
 
 // What each state permits, and at which enforcement level.
@@ -126,6 +129,7 @@ var permissions = []struct {
 	// compositor says has focus, when its title fits (docs/evidence.md).
 	{method: MethodReportTab, states: States, source: true},
 	{method: MethodForgetTabs, states: States, source: true},
+	{method: MethodTabBlocked, states: States, source: true},
 }
 
 // Classified reports whether the permission table has an entry for name.

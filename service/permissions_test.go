@@ -94,6 +94,9 @@ var calls = map[Method]func(h *harness) error{
 	MethodReportFocus:  func(h *harness) error { return h.Permitted(MethodReportFocus) },
 	MethodReportTab:    func(h *harness) error { return h.tab(BrowserFirefox, "https://example.com/", "Example", false) },
 	MethodForgetTabs:   func(h *harness) error { return h.forget(BrowserFirefox) },
+	MethodTabBlocked: func(h *harness) error {
+		return h.TabBlocked(TabSource{Conn: hostConn(BrowserFirefox), Browser: BrowserFirefox}, 1)
+	},
 }
 
 // want is the permission table, written out independently of the
@@ -123,7 +126,7 @@ func want(m Method, s situation) bool {
 		return st == StateActive && lv == LevelLocked
 	case MethodSetQuiet:
 		return st != StateReview
-	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus, MethodReportTab, MethodForgetTabs:
+	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus, MethodReportTab, MethodForgetTabs, MethodTabBlocked:
 		return true
 	}
 	return false
@@ -204,7 +207,7 @@ func TestViewPermittedIsWhatSucceeds(t *testing.T) {
 		h := enter(t, sit)
 		permitted := h.View().Permitted
 		for m := range calls {
-			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs {
+			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs || m == MethodTabBlocked {
 				if slices.Contains(permitted, string(m)) {
 					t.Errorf("%s: Permitted: got %v, want it without %s, the compositor's call", sit.name, permitted, m)
 				}

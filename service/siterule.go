@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // SiteRulePrefix starts a rule about the page in front of a browser
@@ -13,8 +14,12 @@ import (
 const SiteRulePrefix = "url:"
 
 // siteRule is a url: rule: a host glob and, optionally, a path glob,
-// matched against a site as SiteOf makes it (host and path, never a
-// query or a fragment).
+// matched against a site as SiteFromParts makes it (host and path, never a
+// query or a fragment, uncut). A rule that could never match what a
+// browser reports is refused with the reason: a port (a site has none), a
+// host in Unicode (browsers report an IDN in punycode). A path's
+// characters outside ASCII are matched as the browser writes them,
+// percent-encoded in UTF-8 (pathPercentEncode).
 type siteRule struct {
 	host *regexp.Regexp // the whole host
 	bare *regexp.Regexp // for *.example.com, example.com itself; else nil
@@ -37,8 +42,12 @@ func parseSiteRule(pattern string) (*siteRule, error) {
 	if hostPart == "" {
 		return nil, errors.New("it has no host before its first / (write url:example.com/path, or url:*/path for any host)")
 	}
+	hostPart, err := checkRuleHost(hostPart)
+	if err != nil {
+		return nil, err
+	}
+	pathPart = pathPercentEncode(pathPart)
 	r := &siteRule{}
-	var err error
 	if r.host, _, err = compileGlob(hostPart); err != nil {
 		return nil, fmt.Errorf("the host pattern %s", err)
 	}
@@ -53,6 +62,48 @@ func parseSiteRule(pattern string) (*siteRule, error) {
 		}
 	}
 	return r, nil
+}
+
+// checkRuleHost refuses a rule's host that no site can have, and makes an
+// IPv6 address in brackets ([::1]) literal, not a glob set.
+func checkRuleHost(host string) (string, error) {
+	if i := strings.IndexFunc(host, func(r rune) bool { return r >= utf8.RuneSelf }); i >= 0 {
+		return "", fmt.Errorf("its host %s is written in Unicode: browsers report such a host (an IDN) in its ASCII form, xn--…, so this rule would never match; write that form (idn2 %s prints it)", Quote(host), shellWord(host))
+	}
+	if v6, ok := strings.CutPrefix(host, "["); ok && strings.Contains(v6, ":") {
+		addr, rest, closed := strings.Cut(v6, "]")
+		if !closed {
+			return "", fmt.Errorf("its IPv6 host %s has no closing ]", Quote(host))
+		}
+		if rest != "" {
+			return "", fmt.Errorf("its host %s names a port (%s): antidrift keeps no port of a page, so this rule would never match; write the host alone (url:[%s])", Quote(host), Quote(rest), addr)
+		}
+		return `\[` + addr + `\]`, nil
+	}
+	if scheme, ok := strings.CutSuffix(host, ":"); ok && validScheme(strings.ToLower(scheme)) {
+		return host, nil // a page of another scheme, kept as the scheme alone: url:about:
+	}
+	if h, port, ok := strings.Cut(host, ":"); ok {
+		return "", fmt.Errorf("its host %s names a port (:%s): antidrift keeps no port of a page, so this rule would never match; write the host alone (url:%s)", Quote(host), port, h)
+	}
+	return host, nil
+}
+
+// pathPercentEncode writes a rule's path as a browser writes a page's: a
+// character outside ASCII, a space and "<>`{} as %XX of their UTF-8 bytes
+// (the WHATWG path percent-encode set), so url:ja.wikipedia.org/wiki/東京
+// matches the page the browser reports as /wiki/%E6%9D%B1%E4%BA%AC.
+func pathPercentEncode(path string) string {
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if c >= utf8.RuneSelf || strings.IndexByte(" \"<>`{}", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // matches reports whether site (host and path) is covered.

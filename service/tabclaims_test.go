@@ -10,7 +10,7 @@ import (
 // report is a tab report from the host on bus connection conn, started by
 // a browser of family browser.
 func (h *harness) report(conn, browser, url, title string, private bool) error {
-	return h.RecordTab(TabSource{Conn: conn, Browser: browser}, TabReport{URL: url, Title: title, Private: private})
+	return h.RecordTab(TabSource{Conn: conn, Browser: browser}, reportOf(url, title, private))
 }
 
 // Two hosts of one family (two Firefox profiles, or Firefox and LibreWolf)

@@ -47,14 +47,6 @@ type TabSource struct {
 	BrowserPID int
 }
 
-// TabReport is what a native host says of its browser's focused window's
-// active tab: the address, the title and whether it is private. An empty
-// URL, not private, says none of the browser's windows has focus.
-type TabReport struct {
-	URL, Title string
-	Private    bool
-}
-
 // tabs is what the browsers' extensions report and how it fits the window
 // the trusted source says has focus. It lives under the core's lock.
 type tabs struct {
@@ -178,12 +170,12 @@ func (t *tabs) connected(family string) bool {
 
 // RecordTab is a native host's report of the active tab of its browser's
 // focused window. from is who sent it, as dbusapi established (never what
-// the report says of itself); the claim is from.Conn's alone. The address
-// is reduced to host and path at once (SiteOf). The report changes the
+// the report says of itself); the claim is from.Conn's alone. The site is
+// made at once from the browser's own parse of the address (SiteFromParts). The report changes the
 // verdict only of the focused window, and only when it fits it (TabFits);
 // at most a few reports a second per host are taken, the newest winning.
 func (s *Service) RecordTab(from TabSource, r TabReport) error {
-	t, err := cleanTab(from.Browser, r.URL, r.Title, r.Private)
+	t, err := cleanTab(from.Browser, r)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"hash/fnv"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -22,27 +24,31 @@ const (
 	ytTitle = "Cats - YouTube"
 )
 
-func TestSiteOfKeepsHostAndPathOnly(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{prURL, prSite},
-		{"https://user:hunter2@GitHub.com:8443/a/b/?q=1", "github.com/a/b/"},
-		{"https://example.com/", "example.com"},
-		{"https://example.com", "example.com"},
-		{"http://Example.COM./x", "example.com/x"},
-		{"file:///home/me/taxes-2026.pdf", "file:"},
-		{"about:newtab", "about:"},
-		{"moz-extension://1234/blocked.html?site=x", "moz-extension:"},
-	} {
-		got, ok := SiteOf(c.in)
-		if !ok || got != c.want {
-			t.Errorf("SiteOf(%q) = %q, %v; want %q", c.in, got, ok, c.want)
-		}
+// tab reports a tab as browser's one native host, as its extension would:
+// rawURL split as the
+// browser's parser splits it (Go's parser stands in for it here, on these
+// tests' plain addresses; testdata/site-vectors.json holds the hard ones),
+// the tab's id made of the address.
+func (h *harness) tab(browser, rawURL, title string, private bool) error {
+	return h.RecordTab(TabSource{Conn: hostConn(browser), Browser: browser}, reportOf(rawURL, title, private))
+}
+
+func reportOf(rawURL, title string, private bool) TabReport {
+	r := TabReport{TabID: NoTabID, Title: title, Private: private}
+	if rawURL == "" {
+		return r
 	}
-	for _, bad := range []string{"", "not a url", "https://", "//host/path"} {
-		if got, ok := SiteOf(bad); ok {
-			t.Errorf("SiteOf(%q) = %q, want refused", bad, got)
-		}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		panic(err)
 	}
+	f := fnv.New32a()
+	f.Write([]byte(rawURL))
+	r.TabID, r.Scheme = int64(f.Sum32()&0xffff), u.Scheme
+	if u.Scheme == "http" || u.Scheme == "https" {
+		r.Host, r.Path = u.Hostname(), u.EscapedPath()
+	}
+	return r
 }
 
 func TestTabFitsOnlyItsBrowsersWindowWithItsTitle(t *testing.T) {
@@ -238,18 +244,36 @@ func TestForgetTabsDecidesTheWindowAloneAgain(t *testing.T) {
 
 func TestTabReportsAreRefusedWhenMalformed(t *testing.T) {
 	h, _, _ := newDriftHarness(t, driftOpts{})
-	for _, c := range []struct{ browser, url, title, want string }{
-		{"opera", prURL, "", "browser must be"},
-		{BrowserFirefox, "not a url", "", "is not an address"},
-		{BrowserFirefox, "https://x/" + strings.Repeat("a", MaxURLLen), "", "at most"},
-		{BrowserFirefox, prURL, strings.Repeat("t", 5000), "at most"},
-		{BrowserFirefox, "https://x/\x1b[2J", "", "control characters"},
-		{BrowserFirefox, prURL, "\xff", "UTF-8"},
+	h.RecordWindow(ffWin("7", prTitle))
+	pr := reportOf(prURL, prTitle, false)
+	with := func(f func(r *TabReport)) TabReport { r := pr; f(&r); return r }
+	for _, c := range []struct {
+		browser string
+		r       TabReport
+		want    string
+	}{
+		{"opera", pr, "browser must be"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Scheme = "not a scheme" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Host = "" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/a?token=SECRET" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/a#frag" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Host = "me:pw@github.com" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Host = "github.com:8443" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "no-slash" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Host = "bücher.de" }), "not an address"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/" + strings.Repeat("a", MaxURLLen) }), "at most"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Title = strings.Repeat("t", 5000) }), "at most"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Path = "/\x1b[2J" }), "control characters"},
+		{BrowserFirefox, with(func(r *TabReport) { r.Title = "\xff" }), "UTF-8"},
+		{BrowserFirefox, with(func(r *TabReport) { r.TabID = -2 }), "tab_id"},
 	} {
-		err := h.tab(c.browser, c.url, c.title, false)
+		err := h.RecordTab(TabSource{Conn: hostConn(c.browser), Browser: c.browser}, c.r)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("RecordTab(%q, %.20q, %.20q) = %v, want %q", c.browser, c.url, c.title, err, c.want)
+			t.Errorf("RecordTab(%q, %+.40v) = %v, want an error saying %q", c.browser, c.r, err, c.want)
 		}
+	}
+	if v := h.View(); v.CurrentSite != "" {
+		t.Errorf("after refused reports: CurrentSite %q, want none", v.CurrentSite)
 	}
 }
 
@@ -364,10 +388,17 @@ func TestBlockReplacesTheDriftingTabNotTheWindow(t *testing.T) {
 			must(t, h.tab(BrowserFirefox, ytURL, ytTitle, false))
 			h.RecordWindow(ffWin("7", ytTitle))
 			h.settle()
-			want := TabOrder{Conn: hostConn(BrowserFirefox), Browser: BrowserFirefox, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
+			ytID := reportOf(ytURL, ytTitle, false).TabID
+			want := TabOrder{Conn: hostConn(BrowserFirefox), Browser: BrowserFirefox, TabID: ytID, Site: "www.youtube.com/watch", NextAction: "write the intro", Done: "intro is committed", DeadlineUnix: h.View().Deadline}
 			if o := tg.got(); len(o) != 1 || o[0] != want {
 				t.Fatalf("tab orders %+v, want %+v", o, want)
 			}
+			if n := h.marks(id, MarkTabBlocked); n != 0 {
+				t.Fatalf("tab_blocked before the extension confirmed: got %d, want 0", n)
+			}
+			must(t, h.TabBlocked(ffHost, ytID))
+			h.clock.Advance(tabBlockWait)
+			h.settle()
 			if m, _ := g.calls(); len(m) != 0 {
 				t.Fatalf("the window: got minimized %v, want none (the tab is replaced)", m)
 			}
@@ -461,11 +492,6 @@ func TestSitesSurviveARestart(t *testing.T) {
 
 // hostConn is the bus connection a test's one host of browser reports on.
 func hostConn(browser string) string { return ":1.host-" + browser }
-
-// tab reports a tab as browser's one native host.
-func (h *harness) tab(browser, url, title string, private bool) error {
-	return h.RecordTab(TabSource{Conn: hostConn(browser), Browser: browser}, TabReport{URL: url, Title: title, Private: private})
-}
 
 // forget ends the claims of browser's one native host.
 func (h *harness) forget(browser string) error { return h.ForgetTabs(hostConn(browser)) }

@@ -79,7 +79,8 @@ type Window struct {
 	Instance string // WM_CLASS instance part, e.g. "Navigator"
 	Title    string // _NET_WM_NAME (or WM_NAME), unscrubbed
 	// Site is the page in front when the window is a browser's and its
-	// extension's tab report fits it (TabFits): host and path (SiteOf).
+	// extension's tab report fits it (TabFits): host and path, uncut
+	// (SiteFromParts); DisplaySite where it is shown or stored.
 	// Only the core sets it; sources leave it "".
 	Site      string
 	Available bool

@@ -14,7 +14,7 @@ func (s *Service) verdictKeyOf(w Window) verdictKey {
 // path only when the person opted in (judge_site_paths).
 func (s *Service) siteForJudge(site string) string {
 	if s.judgeHearsPaths {
-		return site
+		return DisplaySite(site)
 	}
 	return SiteHost(site)
 }

@@ -92,7 +92,7 @@ func (s *Service) viewLocked() View {
 		Drift:             DriftNone,
 		CurrentClass:      s.window.Class,
 		CurrentTitle:      s.window.Title,
-		CurrentSite:       s.window.Site,
+		CurrentSite:       DisplaySite(s.window.Site),
 		SiteReason:        s.tabs.reason,
 		EvidenceAvailable: s.window.Available,
 		EvidenceReason:    s.window.Reason,

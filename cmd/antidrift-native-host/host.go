@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -13,17 +12,31 @@ import (
 )
 
 // daemon is what the host tells antidriftd: org.antidrift.Evidence1's
-// ReportTab and ForgetTabs.
+// ReportTab, TabBlocked and ForgetTabs.
 type daemon interface {
 	ReportTab(browser string, r report) error
+	TabBlocked(browser string, tabID int64) error
 	ForgetTabs(browser string) error
 }
 
+// noTabID is a report's tab id when it names no tab (the WebExtension
+// API's tabs.TAB_ID_NONE).
+const noTabID = -1
+
 // message is one message from the extension. "tab" is the active tab of
-// the browser's focused window; "none" says no browser window has focus.
+// the browser's focused window; "none" says no browser window has focus;
+// "blocked" says the extension replaced tab TabID's page as a BlockTab
+// ordered.
 type message struct {
-	Type    string `json:"type"`
-	URL     string `json:"url"`
+	Type  string `json:"type"`
+	TabID *int64 `json:"tab_id"`
+	// Scheme, Host and Path are the tab's address as the browser's own URL
+	// parser split it (protocol without ":", hostname, pathname): the
+	// host passes them on as they are, and the daemon makes the site of
+	// them. No query, fragment or password is ever in them.
+	Scheme  string `json:"scheme"`
+	Host    string `json:"host"`
+	Path    string `json:"path"`
 	Title   string `json:"title"`
 	Private bool   `json:"private"`
 	// PrivateOptIn: the person opted in, in this browser's extension, to
@@ -32,36 +45,56 @@ type message struct {
 	PrivateOptIn bool `json:"private_opt_in"`
 }
 
-// report is a tab as the host passes it on: the address without query,
-// fragment or password.
+// report is a tab as the host passes it on.
 type report struct {
-	URL, Title string
-	Private    bool
+	TabID              int64
+	Scheme, Host, Path string
+	Title              string
+	Private            bool
 }
 
-// decode turns one message into the report to pass on, or says why it is
-// not one. It is the host's edge: the query and the fragment end here.
-func decode(raw []byte) (report, error) {
+// decoded is what one message asks of the daemon: a report, or a
+// block's confirmation.
+type decoded struct {
+	report  report
+	blocked bool
+}
+
+// decode turns one message into what to pass on, or says why it is not
+// one. It is the host's edge: it parses no address (the browser did), and
+// refuses parts that a browser's parse never gives (a query or a fragment
+// in them) so that none is passed on.
+func decode(raw []byte) (decoded, error) {
 	var m message
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return report{}, fmt.Errorf("not a JSON message: %v", err)
+		return decoded{}, fmt.Errorf("not a JSON message: %v", err)
 	}
 	switch m.Type {
 	case "none":
-		return report{}, nil
+		return decoded{report: report{TabID: noTabID}}, nil
+	case "blocked":
+		if m.TabID == nil || *m.TabID < 0 {
+			return decoded{}, fmt.Errorf("a block's confirmation without a tab id")
+		}
+		return decoded{report: report{TabID: *m.TabID}, blocked: true}, nil
 	case "tab":
 	default:
-		return report{}, fmt.Errorf("unknown message type %q", clip(m.Type, 40))
+		return decoded{}, fmt.Errorf("unknown message type %q", clip(m.Type, 40))
 	}
 	if m.Private && !m.PrivateOptIn {
-		return report{Private: true}, nil
+		return decoded{report: report{TabID: noTabID, Private: true}}, nil
 	}
-	u, err := url.Parse(m.URL)
-	if err != nil || u.Scheme == "" {
-		return report{}, fmt.Errorf("the tab's url is not an address")
+	if m.Scheme == "" {
+		return decoded{}, fmt.Errorf("the tab has no scheme (an extension older than this host sends a url: update it)")
 	}
-	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment, u.User = "", false, "", "", nil
-	return report{URL: u.String(), Title: m.Title, Private: m.Private}, nil
+	if strings.ContainsAny(m.Scheme+m.Host+m.Path, "?#") {
+		return decoded{}, fmt.Errorf("the tab's address holds a query or a fragment, which a browser's parse never gives")
+	}
+	id := int64(noTabID)
+	if m.TabID != nil && *m.TabID >= 0 {
+		id = *m.TabID
+	}
+	return decoded{report: report{TabID: id, Scheme: m.Scheme, Host: m.Host, Path: m.Path, Title: m.Title, Private: m.Private}}, nil
 }
 
 func clip(s string, n int) string {
@@ -100,12 +133,17 @@ func (h *host) run(in io.Reader) error {
 		case err != nil:
 			return err
 		}
-		r, err := decode(raw)
+		m, err := decode(raw)
 		if err != nil {
 			fmt.Fprintf(h.log, "antidrift-native-host: skipping a message: %v\n", err)
 			continue
 		}
-		if err := h.d.ReportTab(h.browser, r); err != nil {
+		if m.blocked {
+			err = h.d.TabBlocked(h.browser, m.report.TabID)
+		} else {
+			err = h.d.ReportTab(h.browser, m.report)
+		}
+		if err != nil {
 			fmt.Fprintf(h.log, "antidrift-native-host: %v\n", err)
 		}
 	}

@@ -2,8 +2,9 @@
 // browser extension (docs/browsers.md). The browser starts it when the
 // extension connects and talks to it over stdin and stdout
 // (internal/nativemsg); it passes each tab report on to antidriftd over the
-// session bus (org.antidrift.Evidence1.ReportTab), and relays the daemon's
-// BlockTab and RestoreTabs signals back to the extension.
+// session bus (org.antidrift.Evidence1.ReportTab), relays the daemon's
+// BlockTab and RestoreTabs signals back to the extension, and the
+// extension's confirmation of a block to the daemon (TabBlocked).
 //
 // It outlives the daemon: a report the daemon missed (it was restarting,
 // or not running) is sent again as soon as org.antidrift has an owner.
@@ -68,8 +69,17 @@ func (d *busDaemon) ReportTab(browser string, r report) error {
 	d.mu.Lock()
 	d.browser, d.last = browser, &r
 	d.mu.Unlock()
-	if err := d.call("ReportTab", browser, r.URL, r.Title, r.Private); err != nil {
+	if err := d.call("ReportTab", browser, r.TabID, r.Scheme, r.Host, r.Path, r.Title, r.Private); err != nil {
 		return fmt.Errorf("antidrift did not take the tab report (it is sent again when antidrift starts): %v", err)
+	}
+	return nil
+}
+
+// TabBlocked relays the extension's word that it replaced the tab a
+// BlockTab named; without it in time the daemon minimizes the window.
+func (d *busDaemon) TabBlocked(browser string, tabID int64) error {
+	if err := d.call("TabBlocked", browser, tabID); err != nil {
+		return fmt.Errorf("antidrift did not take the block's confirmation: %v", err)
 	}
 	return nil
 }
@@ -89,7 +99,7 @@ func (d *busDaemon) resend() {
 	if last == nil {
 		return
 	}
-	if err := d.call("ReportTab", browser, last.URL, last.Title, last.Private); err != nil {
+	if err := d.call("ReportTab", browser, last.TabID, last.Scheme, last.Host, last.Path, last.Title, last.Private); err != nil {
 		fmt.Fprintf(d.log, "antidrift-native-host: the restarted antidrift did not take the tab report: %v\n", err)
 	}
 }

@@ -2,10 +2,12 @@ package main
 
 import "github.com/godbus/dbus/v5"
 
-// blockMessage tells the extension to replace the tab showing site with
-// its own page: what the person committed to and when it ends.
+// blockMessage tells the extension to replace tab TabID's page (the id
+// its report gave) with its own: what the person committed to and when it
+// ends. Site is for the extension's page to show, never to find the tab.
 type blockMessage struct {
 	Type         string `json:"type"` // "block"
+	TabID        int64  `json:"tab_id"`
 	Site         string `json:"site"`
 	NextAction   string `json:"next_action"`
 	DoneWhen     string `json:"done_when"`
@@ -29,7 +31,7 @@ func relayed(browser string, sig *dbus.Signal, owner string) (any, bool) {
 	case evidenceAPI + ".BlockTab":
 		var m blockMessage
 		var b string
-		if err := dbus.Store(sig.Body, &b, &m.Site, &m.NextAction, &m.DoneWhen, &m.DeadlineUnix); err != nil || b != browser {
+		if err := dbus.Store(sig.Body, &b, &m.TabID, &m.Site, &m.NextAction, &m.DoneWhen, &m.DeadlineUnix); err != nil || b != browser {
 			return nil, false
 		}
 		m.Type = "block"

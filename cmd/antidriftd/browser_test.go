@@ -26,6 +26,9 @@ func pages(t *testing.T) (port int) {
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		title := map[string]string{"/antidrift/antidrift/pull/3": "Tabs, not windows #3", "/watch": "Cats",
 			"/clinic/results": "City clinic: HIV test results"}[r.URL.Path]
+		if strings.HasPrefix(r.URL.Path, "/watch/") {
+			title = "Long cats" // a page with a long address (longAddress)
+		}
 		if title == "" {
 			title = "Page " + r.URL.Path
 		}
@@ -46,6 +49,17 @@ func pages(t *testing.T) (port int) {
 // browser, as a person opening another window does.
 func startChromiumWithExtension(t *testing.T, s *swayDesktop, home string, port int, urls ...string) (string, *exec.Cmd) {
 	t.Helper()
+	ext, err := filepath.Abs("../../dist/webextension")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startChromiumWith(t, s, home, ext, port, urls...)
+}
+
+// startChromiumWith is startChromiumWithExtension with the unpacked
+// extension in ext.
+func startChromiumWith(t *testing.T, s *swayDesktop, home, ext string, port int, urls ...string) (string, *exec.Cmd) {
+	t.Helper()
 	testenv.Need(t, "chromium")
 	if home == "" {
 		home = t.TempDir()
@@ -62,10 +76,6 @@ func startChromiumWithExtension(t *testing.T, s *swayDesktop, home string, port 
 	}
 	filled := strings.ReplaceAll(string(manifest), "@BINDIR@/antidrift-native-host", host)
 	if err := os.WriteFile(filepath.Join(nmh, "org.antidrift.native_host.json"), []byte(filled), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ext, err := filepath.Abs("../../dist/webextension")
-	if err != nil {
 		t.Fatal(err)
 	}
 	args := []string{"--ozone-platform=wayland", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -193,26 +203,8 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 			}
 		}
 	})
-	s.waitFocused(t, appID)
+	s.consent(t, appID)
 	api := s.d.Session(t)
-	// The consent page opened on install; nothing is reported yet.
-	testenv.WaitFor(t, wait, "the consent page in front", func() *swayNode { return s.front(t, appID) },
-		func(w *swayNode) bool {
-			return w != nil && strings.HasPrefix(w.Name, "antidrift: what this extension sends")
-		})
-	if got := api.String(t, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
-		t.Fatalf("SiteReason before consent: got %q, want it to say no antidrift extension connected", got)
-	}
-	// The agree button has the focus: Return presses it (again, as a person
-	// would, while the page is still taking the keyboard).
-	pressed := time.Time{}
-	testenv.WaitFor(t, wait, "the extension to report once the person agreed (SiteReason without no antidrift extension connected)", func() string {
-		if time.Since(pressed) > 3*time.Second {
-			s.key(t, "-k", "Return")
-			pressed = time.Now()
-		}
-		return api.String(t, "SiteReason")
-	}, func(reason string) bool { return !strings.Contains(reason, "no antidrift extension connected") })
 	s.tab(t, appID, 1, "Tabs, not windows #3")
 	waitProp(t, s.d, "CurrentSite", "github.test/antidrift/antidrift/pull/3")
 	s.tab(t, appID, 2, "Cats")
@@ -231,7 +223,7 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 	// is not a native host the browser started), and nothing changes.
 	family := map[string]string{"chromium": "chromium", "firefox-esr": "firefox"}[appID]
 	if err := s.bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").Call("org.antidrift.Evidence1.ReportTab", 0,
-		family, "http://www.youtube.test/watch", "Cats", false).Err; err == nil || !strings.Contains(err.Error(), "only from antidrift-native-host started by a browser") {
+		family, int64(1), "http", "www.youtube.test", "/watch", "Cats", false).Err; err == nil || !strings.Contains(err.Error(), "only from antidrift-native-host started by a browser") {
 		t.Fatalf("the forged ReportTab: got %v, want it refused: believed only from antidrift-native-host started by a browser", err)
 	}
 	time.Sleep(500 * time.Millisecond)
@@ -268,6 +260,33 @@ func tabScenario(t *testing.T, s *swayDesktop, appID string) {
 		t.Errorf("CurrentSite: got %q, want it without the query", got)
 	}
 
+}
+
+// consent is the person agreeing on the extension's consent page, which
+// opened on install in the browser appID's window: before it nothing is
+// reported, after it the extension reports.
+func (s *swayDesktop) consent(t *testing.T, appID string) {
+	t.Helper()
+	s.waitFocused(t, appID)
+	api := s.d.Session(t)
+	// The consent page opened on install; nothing is reported yet.
+	testenv.WaitFor(t, wait, "the consent page in front", func() *swayNode { return s.front(t, appID) },
+		func(w *swayNode) bool {
+			return w != nil && strings.HasPrefix(w.Name, "antidrift: what this extension sends")
+		})
+	if got := api.String(t, "SiteReason"); !strings.Contains(got, "no antidrift extension connected") {
+		t.Fatalf("SiteReason before consent: got %q, want it to say no antidrift extension connected", got)
+	}
+	// The agree button has the focus: Return presses it (again, as a person
+	// would, while the page is still taking the keyboard).
+	pressed := time.Time{}
+	testenv.WaitFor(t, wait, "the extension to report once the person agreed (SiteReason without no antidrift extension connected)", func() string {
+		if time.Since(pressed) > 3*time.Second {
+			s.key(t, "-k", "Return")
+			pressed = time.Now()
+		}
+		return api.String(t, "SiteReason")
+	}, func(reason string) bool { return !strings.Contains(reason, "no antidrift extension connected") })
 }
 
 // startFirefoxWithExtension runs the host's Firefox ESR on sway as a person

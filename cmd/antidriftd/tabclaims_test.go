@@ -124,7 +124,7 @@ func TestTabReportsAreBelievedOnlyFromTheBrowsersOwnHost(t *testing.T) {
 			w.stillOnTheWork(t, "the second profile closing")
 		}},
 		{"a report forged by another bus client is refused", func(t *testing.T, w *tabWorld) {
-			err := w.forge(t, "ReportTab", "firefox", "https://www.youtube.com/watch?v=1", prTitle, "false")
+			err := w.forge(t, "ReportTab", "firefox", "1", "https", "www.youtube.com", "/watch", prTitle, "false")
 			if err == nil || !strings.Contains(err.Error(), "org.freedesktop.DBus.Error.AccessDenied") || !strings.Contains(err.Error(), "only from antidrift-native-host started by a browser") {
 				t.Fatalf("gdbus ReportTab: got %v, want AccessDenied saying a tab report is believed only from antidrift-native-host started by a browser", err)
 			}
@@ -146,7 +146,7 @@ func TestTabReportsAreBelievedOnlyFromTheBrowsersOwnHost(t *testing.T) {
 		{"a report forged while the editor is in front, then the switch back", func(t *testing.T, w *tabWorld) {
 			w.x.Activate(t, w.editor)
 			waitProp(t, w.d, "CurrentClass", "Editor")
-			if err := w.forge(t, "ReportTab", "firefox", "https://www.youtube.com/watch?v=1", prTitle, "false"); err == nil {
+			if err := w.forge(t, "ReportTab", "firefox", "1", "https", "www.youtube.com", "/watch", prTitle, "false"); err == nil {
 				t.Fatal("gdbus ReportTab while the editor is in front: got success, want AccessDenied")
 			}
 			fake := testenv.StartNativeHost(t, w.bus.Env(), "not-a-browser")

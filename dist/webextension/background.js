@@ -7,9 +7,11 @@
 // bus) on every tab switch, navigation and window focus change. Before that
 // it reports nothing and connects to nothing. A private window's tab is
 // reported as only "private", unless the person opted in on the consent
-// page. When the daemon blocks a drifting tab, the host relays it here and
-// the tab's page is replaced with blocked.html; when the session ends, the
-// pages come back.
+// page. Each report names the tab's id and its address as the browser
+// parsed it (partsOf). When the daemon blocks a drifting tab, the host
+// relays the order naming that tab's id; its page is replaced with
+// blocked.html and the daemon is told so ("blocked"); when the session
+// ends, the pages come back.
 "use strict";
 
 const api = globalThis.browser ?? globalThis.chrome;
@@ -79,13 +81,37 @@ function isBlockedPage(url) {
   return typeof url === "string" && url.startsWith(api.runtime.getURL(BLOCKED_PAGE));
 }
 
-// reported is the address the daemon is told of url.
-function reported(url) {
-  if (!isOurPage(url)) {
-    return url ?? "";
+// partsOf is the address of url as the daemon is told it: the browser's
+// own parse (WHATWG URL) split into scheme (without its ":"), host and
+// path, never the query or the fragment. The daemon makes the site of
+// these (service.SiteFromParts) and parses nothing again, so no address
+// the browser shows is dropped or read differently. For a scheme other
+// than http and https only the scheme is told (a file's path is private);
+// this extension's own pages are "antidrift". testdata/site-vectors.json
+// holds the cases the extension, the host and the daemon agree on.
+function partsOf(url) {
+  if (isOurPage(url)) {
+    return { scheme: OWN_SCHEME.slice(0, -1), host: "", path: "" };
   }
-  const page = url.slice(api.runtime.getURL("").length).replace(/\.html.*$/, "");
-  return OWN_SCHEME + page;
+  let u;
+  try {
+    u = new URL(url);
+  } catch (e) {
+    return null;
+  }
+  const scheme = u.protocol.replace(/:$/, "");
+  if (scheme !== "http" && scheme !== "https") {
+    return { scheme, host: "", path: "" };
+  }
+  return { scheme, host: u.hostname, path: u.pathname };
+}
+
+// reportedParts: what was last told of each tab (by its id), so that a
+// block is carried out only on the page it was ordered for.
+const reportedParts = new Map();
+
+function partsKey(p) {
+  return p ? JSON.stringify([p.scheme, p.host, p.path]) : "";
 }
 
 // report tells the daemon the active tab of the focused browser window.
@@ -116,25 +142,21 @@ async function report() {
     post({ type: "tab", private: true });
     return;
   }
-  const url = reported(tab.url);
-  post({ type: "tab", url, title: tab.title ?? "", private: tab.incognito, private_opt_in: tab.incognito && privateOptIn });
-}
-
-// siteOf is the address as the daemon keeps it (service.SiteOf): host and
-// path for http and https, the scheme alone for anything else.
-function siteOf(raw) {
-  let u;
-  try {
-    u = new URL(raw);
-  } catch (e) {
-    return "";
+  const parts = partsOf(tab.url ?? "");
+  if (!parts) {
+    return; // no address yet (a tab still loading): its next update reports it
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    return u.protocol;
-  }
-  let host = u.hostname.toLowerCase().replace(/\.$/, "");
-  const path = u.pathname === "/" ? "" : u.pathname;
-  return host + path;
+  reportedParts.set(tab.id, partsKey(parts));
+  post({
+    type: "tab",
+    tab_id: tab.id,
+    scheme: parts.scheme,
+    host: parts.host,
+    path: parts.path,
+    title: tab.title ?? "",
+    private: tab.incognito,
+    private_opt_in: tab.incognito && privateOptIn,
+  });
 }
 
 async function onHostMessage(msg) {
@@ -148,28 +170,47 @@ async function onHostMessage(msg) {
   }
 }
 
-// block replaces the page of the focused window's active tab with ours,
-// when that tab shows the site the daemon judged drift. Other tabs are left
-// alone, and the window stays where it is.
+// block replaces the page of the tab the daemon names (by the id this
+// extension reported) with ours, when it still shows the page it was
+// reported with, and tells the daemon it did (the daemon minimizes the
+// window when it hears nothing). Other tabs are left alone, and the window
+// stays where it is.
 async function block(msg) {
-  const win = await api.windows.getLastFocused({ windowTypes: ["normal"] });
-  if (!win) {
-    return;
+  const id = Number(msg.tab_id);
+  let tab;
+  try {
+    tab = await api.tabs.get(id);
+  } catch (e) {
+    return; // closed meanwhile
   }
-  const [tab] = await api.tabs.query({ active: true, windowId: win.id });
-  if (!tab || isOurPage(tab.url) || siteOf(tab.url) !== msg.site) {
+  if (!tab || isOurPage(tab.url) || reportedParts.get(id) !== partsKey(partsOf(tab.url ?? ""))) {
     return;
   }
   const { blocked = {} } = await api.storage.local.get("blocked");
   blocked[tab.id] = {
     url: tab.url,
-    site: msg.site,
+    site: String(msg.site ?? ""),
     nextAction: String(msg.next_action ?? ""),
     doneWhen: String(msg.done_when ?? ""),
     deadline: Number(msg.deadline_unix ?? 0),
   };
   await api.storage.local.set({ blocked });
   await api.tabs.update(tab.id, { url: api.runtime.getURL(BLOCKED_PAGE) + "?tab=" + tab.id });
+  send({ type: "blocked", tab_id: tab.id });
+}
+
+// send writes msg to the host as it is (a confirmation, never repeated).
+function send(msg) {
+  const p = connect();
+  if (!p) {
+    return;
+  }
+  try {
+    p.postMessage(msg);
+  } catch (e) {
+    console.warn("antidrift: telling the native host failed", e);
+    port = null;
+  }
 }
 
 // restore puts every blocked page back: the session is over.

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,10 +146,37 @@ func (h *NativeHost) Send(t testing.TB, msg map[string]any) {
 	}
 }
 
-// Tab reports the active tab of the browser's focused window.
-func (h *NativeHost) Tab(t testing.TB, url, title string) {
+// Tab reports the active tab of the browser's focused window, as the
+// extension does (TabMessage).
+func (h *NativeHost) Tab(t testing.TB, rawURL, title string) {
 	t.Helper()
-	h.Send(t, map[string]any{"type": "tab", "url": url, "title": title})
+	h.Send(t, TabMessage(t, rawURL, title))
+}
+
+// TabMessage is the extension's message for a tab showing rawURL: its id
+// (TabID) and the address split as the browser's parser splits it. Go's
+// parser stands in for the browser's on the plain addresses tests use
+// (the hard ones are testdata/site-vectors.json's); an "antidrift:" page
+// is the extension's own.
+func TabMessage(t testing.TB, rawURL, title string) map[string]any {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" {
+		t.Fatalf("TabMessage: %q is not an address (%v)", rawURL, err)
+	}
+	m := map[string]any{"type": "tab", "tab_id": TabID(rawURL), "scheme": u.Scheme, "host": "", "path": "", "title": title}
+	if u.Scheme == "http" || u.Scheme == "https" {
+		m["host"], m["path"] = u.Hostname(), u.EscapedPath()
+	}
+	return m
+}
+
+// TabID is the id a stand-in browser gives the tab showing rawURL: one
+// per address.
+func TabID(rawURL string) int64 {
+	f := fnv.New32a()
+	f.Write([]byte(rawURL))
+	return int64(f.Sum32()&0xffff) + 1
 }
 
 // Private reports that the browser's focused window is private, as the
