@@ -233,8 +233,9 @@ func TestAnotherWindowOfTheBrowserWaitsForItsOwnReport(t *testing.T) {
 
 // A page in another browser (or profile) titled like the work tab in
 // front: its host's report fits the window's title, but the window did not
-// change, so it stays the work tab's; once the other browser's window is
-// in front, the report is its.
+// change, so it stays the work tab's, in front and when it comes back to
+// the front; once the other browser's window is in front, the report is
+// its.
 func TestAReportFromAnotherBrowserDoesNotTakeOverTheWindowInFront(t *testing.T) {
 	h, g, _ := newDriftHarness(t, driftOpts{distractions: []string{"url:*.youtube.com"}})
 	h.RecordWindow(ffWin("7", prTitle))
@@ -244,6 +245,14 @@ func TestAReportFromAnotherBrowserDoesNotTakeOverTheWindowInFront(t *testing.T) 
 	h.settle()
 	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
 		t.Fatalf("the work window after the other profile's report: got %q %s (%s), want %q %s", v.CurrentSite, v.Drift, v.DriftReason, prSite, DriftOnTask)
+	}
+	// The editor in front, the other profile's page reported again, and
+	// back to the work window, unchanged: still the work tab's.
+	h.RecordWindow(Window{ID: "9", Class: "Editor", Title: "main.go", Available: true})
+	must(t, h.report(":1.b", BrowserFirefox, "https://www.youtube.com/watch?v=2", prTitle, false))
+	h.RecordWindow(ffWin("7", prTitle))
+	if v := h.View(); v.CurrentSite != prSite || v.Drift != DriftOnTask {
+		t.Fatalf("back on the work window: got %q %s (%s), want %q %s", v.CurrentSite, v.Drift, v.DriftReason, prSite, DriftOnTask)
 	}
 	h.RecordWindow(ffWin("8", prTitle)) // the other profile's window in front
 	if v := h.View(); v.CurrentSite != "www.youtube.com/watch" {

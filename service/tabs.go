@@ -55,12 +55,14 @@ type tabs struct {
 	claims   map[string]*claim // by the reporting host's connection (TabSource.Conn)
 	seq      uint64            // counts applied reports: which claim spoke last
 	// fitConn is the connection whose tab gives the focused window its
-	// site ("" when none does); fitID and fitTitle the window (its handle
-	// and raw title) it was given to. While that window and its title stay
-	// the same, no other host's report takes it over: a report of the same
-	// title from another browser (a page there titled like the work tab)
-	// cannot be about a window that did not change.
-	fitConn, fitID, fitTitle string
+	// site ("" when none does). heldConn is the last one that did, and
+	// heldID and heldTitle the window (its handle and raw title) it did it
+	// for: while that window shows that title — in front still, or in
+	// front again — no other host's report takes it over: a report of the
+	// same title from another browser (a page there titled like the work
+	// tab) cannot be about a window that did not change.
+	fitConn                     string
+	heldConn, heldID, heldTitle string
 	// private: the focused window is a private browser window, by its own
 	// title or by its extension's word. Nothing of it is recorded but its
 	// class.
@@ -343,8 +345,8 @@ func (s *Service) tabsSettled(gen uint64) {
 func (s *Service) fitLocked() string {
 	t := &s.tabs
 	held := ""
-	if t.fitConn != "" && t.fitID == t.seen.ID && t.fitTitle == t.rawTitle {
-		held = t.fitConn
+	if t.heldConn != "" && t.heldID == t.seen.ID && t.heldTitle == t.rawTitle {
+		held = t.heldConn
 	}
 	t.pending, t.private, t.reason, t.fitConn = false, false, "", ""
 	win := t.seen
@@ -394,7 +396,8 @@ func (s *Service) fitLocked() string {
 			t.reason = "a private " + name + " window: antidrift records nothing of it but that it is " + name
 			return ""
 		}
-		t.fitConn, t.fitID, t.fitTitle = c.from.Conn, win.ID, t.rawTitle
+		t.fitConn = c.from.Conn
+		t.heldConn, t.heldID, t.heldTitle = c.from.Conn, win.ID, t.rawTitle
 		return c.fit.Site
 	}
 	newest := mine[0].newest()
