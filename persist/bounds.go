@@ -48,11 +48,11 @@ const maxDeviceFile = 64 << 10
 // readBudget is what is left of one read's bounds; the signature checks
 // are taken by the workers of eachLineInParallel, so they are atomic.
 type readBudget struct {
-	b      ReadBounds
+	b ReadBounds
 	// deviceChecks and deviceBytes are a device's share (share).
 	deviceChecks, deviceBytes int64
-	bytes  int64        // total bytes left
-	checks atomic.Int64 // total checks left
+	bytes                     int64        // total bytes left
+	checks                    atomic.Int64 // total checks left
 }
 
 func newReadBudget(b ReadBounds) *readBudget {

@@ -221,6 +221,7 @@ func readDeviceDir(dir *os.File, folder string, trust *Trust, budget *readBudget
 type chainSource struct {
 	open func() io.Reader
 	cut  func() (leftBytes int64)
+	size func() int64
 	done func()
 }
 
@@ -245,6 +246,7 @@ func fileSource(f *os.File, budget *readBudget) chainSource {
 			}
 			return 0
 		},
+		size: func() int64 { return min(max(size, 0), limit) },
 		done: func() {
 			if cr != nil {
 				budget.bytes -= cr.n
@@ -259,6 +261,7 @@ func bytesSource(chain []byte) chainSource {
 	return chainSource{
 		open: func() io.Reader { return bytes.NewReader(chain) },
 		cut:  func() int64 { return 0 },
+		size: func() int64 { return int64(len(chain)) },
 		done: func() {},
 	}
 }

@@ -1,9 +1,11 @@
 package persist
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"sync/atomic"
 
@@ -18,12 +20,14 @@ import (
 // boundedChain is a walked chain file and what the bounds left out.
 type boundedChain struct {
 	signedChain
-	unchecked  int   // lines past the budget of signature checks: not read
-	cutBytes   int64 // bytes past the byte bounds: not read
-	badNumbers int   // signed, chaining lines whose numbers cannot be
-	named      []string
-	byHash     bool // the lines up to the remembered head were checked by hash alone
-	bounds     ReadBounds
+	unchecked   int   // lines past the budget of signature checks: not read
+	cutBytes    int64 // bytes past the byte bounds: not read
+	badNumbers  int   // signed, chaining lines whose numbers cannot be
+	named       []string
+	byHash      bool  // the lines up to the remembered head were checked by hash alone
+	longLine    bool  // the reading stopped at a line longer than maxLineBytes
+	unreadBytes int64 // bytes the reading stopped before (checks ran out, or a long line)
+	bounds      ReadBounds
 }
 
 // boundedVerdict is signedVerdict with what the bounded walk adds.
@@ -89,8 +93,13 @@ func walkBounded(src chainSource, pub ed25519.PublicKey, id, form string, checks
 	v := chainVerifier{prevHash: genesisHash}
 	anchored, over := head.Seq == 0, false
 	var again atomic.Bool // the walk by hash failed: the rest is not looked at
-	err := eachLineInParallel(src.open(), newBoundedLineCheck(pub, id, form, checks, head.Seq, &again), func(sv boundedVerdict) {
+	// The reading stops as soon as nothing more of the file can count: the
+	// walk by hash failed (it is walked again), or the checks ran out.
+	var stop atomic.Bool
+	in := &stoppable{r: src.open(), stop: &stop}
+	err := eachLineInParallel(in, newBoundedLineCheck(pub, id, form, checks, head.Seq, &again), func(sv boundedVerdict) {
 		if again.Load() {
+			stop.Store(true)
 			return
 		}
 		if over {
@@ -107,11 +116,12 @@ func walkBounded(src chainSource, pub ed25519.PublicKey, id, form string, checks
 		}
 		if sv.overBudget {
 			over = true
+			stop.Store(true)
 			c.unchecked++
 			return
 		}
-		if sv.incomplete && src.cut() > 0 {
-			return // the line the byte bound cut: counted in cutBytes
+		if sv.incomplete && (src.cut() > 0 || in.stopped) {
+			return // the line a bound cut: said with the bound
 		}
 		c.lines++
 		if !sv.signed {
@@ -163,6 +173,10 @@ func walkBounded(src chainSource, pub ed25519.PublicKey, id, form string, checks
 		c.chain, c.summaries = service.AuditReport{Problem: err.Error()}, nil
 	}
 	c.cutBytes = src.cut()
+	c.longLine = in.long
+	if in.stopped {
+		c.unreadBytes = src.size() - in.n
+	}
 	c.byHash = head.Seq > 0
 	if checks != nil {
 		c.bounds = checks.b
@@ -182,16 +196,21 @@ func boundsProblem(who, file string, c boundedChain) string {
 		out = append(out, fmt.Sprintf("%s: %d line(s) of its %s carry figures that cannot be (%s); they are left out of every figure. That machine wrote them signed: run antidrift verify there",
 			who, c.badNumbers, file, named))
 	}
+	if c.longLine {
+		out = append(out, fmt.Sprintf("%s: its %s holds a line longer than %s, which no machine writes; the reading stopped there, and the %s from it on are left out",
+			who, file, sizeOf(maxLineBytes), sizeOf(c.unreadBytes)))
+	}
 	if c.unchecked > 0 || c.cutBytes > 0 {
 		what := []string{}
 		if c.unchecked > 0 {
-			what = append(what, fmt.Sprintf("%d line(s) past the signature checks one reading makes (%d a device, %d in all, shared between the devices read)", c.unchecked, c.bounds.DeviceChecks, c.bounds.TotalChecks))
+			what = append(what, fmt.Sprintf("the reading stopped where its signature checks ran out (%d a device, %d in all, shared between the devices read), so %d line(s) and the %s after them",
+				c.bounds.DeviceChecks, c.bounds.TotalChecks, c.unchecked, sizeOf(c.unreadBytes)))
 		}
 		if c.cutBytes > 0 {
-			what = append(what, fmt.Sprintf("%s past the bound on bytes read (%s a device, %s in all, shared between the devices read)", sizeOf(c.cutBytes), sizeOf(c.bounds.DeviceBytes), sizeOf(c.bounds.TotalBytes)))
+			what = append(what, fmt.Sprintf("the %s past the bound on bytes read (%s a device, %s in all, shared between the devices read)", sizeOf(c.cutBytes), sizeOf(c.bounds.DeviceBytes), sizeOf(c.bounds.TotalBytes)))
 		}
 		out = append(out, fmt.Sprintf("%s: its %s is larger than this machine reads at once: %s are left out (the sessions before them count). A real record this large is decades of sessions: look at that machine's folder",
-			who, file, strings.Join(what, " and ")))
+			who, file, strings.Join(what, "; and ")))
 	}
 	return strings.Join(out, ". ")
 }
@@ -201,4 +220,46 @@ func sizeOf(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// maxLineBytes bounds one published line: a session's summary is a few
+// KiB at most, titles and all.
+const maxLineBytes = 1 << 20
+
+// stoppable reads r until stop is set, or until a line runs longer than
+// maxLineBytes: then it ends as if the file did, so a walk reads no more
+// of a file than can count.
+type stoppable struct {
+	r       io.Reader
+	stop    *atomic.Bool
+	n       int64 // bytes read
+	run     int   // bytes since the last newline
+	long    bool
+	stopped bool
+}
+
+func (s *stoppable) Read(p []byte) (int, error) {
+	if s.stop.Load() || s.long {
+		s.stopped = true
+		return 0, io.EOF
+	}
+	n, err := s.r.Read(p)
+	if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
+		s.run = n - i - 1
+		// A long line wholly inside p.
+		for rest := p[:i+1]; len(rest) > 0; {
+			j := bytes.IndexByte(rest, '\n')
+			if j > maxLineBytes {
+				s.long = true
+			}
+			rest = rest[j+1:]
+		}
+	} else {
+		s.run += n
+	}
+	if s.run > maxLineBytes {
+		s.long = true
+	}
+	s.n += int64(n)
+	return n, err
 }

@@ -125,7 +125,7 @@ func TestReportHistoryAndVerifyAgree(t *testing.T) {
 			old := persist.DefaultReadBounds
 			persist.DefaultReadBounds.DeviceChecks = 2
 			t.Cleanup(func() { persist.DefaultReadBounds = old })
-		}, 2, "1 line(s) past the signature checks"},
+		}, 2, "signature checks ran out"},
 		{"more devices than one reading opens", func(t *testing.T, syncDir, desk, laptop, _ string) {
 			old := persist.DefaultReadBounds
 			persist.DefaultReadBounds.Devices = 1 // desk's own folder, known, is read first
