@@ -204,7 +204,8 @@ func stateListing(t *testing.T, m *testenv.Machine) string {
 // old one and the user unit restarted; the session goes on with the same
 // id, start, deadline, enforcement and buckets, config.toml still loads,
 // `antidrift verify` passes over the lines the old daemon sealed and the
-// one the new daemon seals, and `antidrift report` shows the old session.
+// one the new daemon seals (and --journal over both daemons' anchors), and
+// `antidrift history` and `antidrift report` show the old session.
 // Then the other way: a state directory a later version wrote (state.json
 // of a version above this build's) keeps this daemon from starting, with
 // the reason in the journal, and nothing in the directory changed.
@@ -306,6 +307,10 @@ func TestUpgradeFromTheFirstPackageMidSession(t *testing.T) {
 	must(t, m, "antidrift", "end")
 	if out := must(t, m, "antidrift", "verify"); !strings.Contains(out, "intact: 2 entries") {
 		t.Errorf("antidrift verify over the old daemon's line and the new one's: got %q, want it intact with 2 entries", out)
+	}
+	// The anchors: the old daemon's seal in the journal and the new one's.
+	if out := must(t, m, "antidrift", "verify", "--journal"); !strings.Contains(out, "The journal recorded 2 seals; audit.jsonl holds every one.") {
+		t.Errorf("antidrift verify --journal after the upgrade: got\n%s\nwant %q", out, "The journal recorded 2 seals; audit.jsonl holds every one.")
 	}
 	history := must(t, m, "antidrift", "history")
 	for _, want := range []string{"outline the intro", "write the intro"} {
