@@ -59,6 +59,7 @@ type Manager struct {
 	// Owned by the loop goroutine.
 	want   bool
 	rec    *record // what antidrift changed and must put back; nil when nothing
+	loaded string  // a problem with the record found at start, said at the first decision
 	cookie uint32  // Plasma's inhibition, 0 when none
 	held   string  // the unique name the cookie is from
 }
@@ -86,9 +87,8 @@ func New(o Options) (*Manager, error) {
 	rec, problem := loadRecord(o.Dir)
 	if problem != "" {
 		o.Log.Warn(problem)
-		o.Problem(problem)
 	}
-	m.rec = rec
+	m.rec, m.loaded = rec, problem
 	m.follow = busname.New(o.Conn, o.Log)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -124,6 +124,11 @@ func (m *Manager) run() {
 		case <-m.done:
 			return
 		case want := <-m.wants.C():
+			if m.loaded != "" {
+				// Said now: the core, which shows Problems, is there.
+				m.o.Problem(m.loaded)
+				m.loaded = ""
+			}
 			m.want = want
 			m.apply()
 		case sig, ok := <-m.follow.Signals:

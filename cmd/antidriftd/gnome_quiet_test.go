@@ -155,4 +155,30 @@ func testGnomeQuietSession(t *testing.T, rel testenv.Release) {
 	if got := k.showBanners(t); got != "false" {
 		t.Fatalf("show-banners after a session that found it off: got %s, want false", got)
 	}
+	if _, err := k.gdbus(t, "org.antidrift.Session1.End"); err != nil {
+		t.Fatal(err)
+	}
+
+	// The start dialog's switch: checked as config's quiet says; unchecked,
+	// the session it starts is not quiet.
+	if out, err := g.RunProgram("gsettings", "set", "org.gnome.desktop.notifications", "show-banners", "true"); err != nil {
+		t.Fatalf("gsettings set: %v\n%s", err, out)
+	}
+	dialog := indicator + "._dialog"
+	mustEval(t, g, indicator+"._openStart()")
+	if got := g.EvalString(t, "String("+dialog+"._quiet.buttons[0].checked)"); got != "true" {
+		t.Fatalf("the dialog's Do Not Disturb with quiet = true: checked %s, want true", got)
+	}
+	mustEval(t, g, dialog+"._next.set_text('read mail')")
+	mustEval(t, g, dialog+"._done.set_text('inbox empty')")
+	mustEval(t, g, dialog+"._duration.set_text('10m')")
+	mustEval(t, g, dialog+"._quiet.buttons[0].checked = false")
+	mustEval(t, g, dialog+"._start()")
+	testenv.WaitForValue(t, wait, "State", "active", func() string { return k.props().String(t, "State") })
+	if k.props().Bool(t, "Quiet") {
+		t.Fatal("Quiet after the dialog's Start with Do Not Disturb unchecked: got true, want false")
+	}
+	if got := k.showBanners(t); got != "true" {
+		t.Fatalf("show-banners in a session started without Do Not Disturb: got %s, want true", got)
+	}
 }

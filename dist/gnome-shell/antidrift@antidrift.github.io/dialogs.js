@@ -146,6 +146,10 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
         appsBox.add_child(this._otherApps);
         this._errors.allowed_classes = field(content, _('Allowed apps'), appsBox, this._apps.row);
         this._errors.window = this._errors.allowed_classes; // "window class …" refusals
+        // Do Not Disturb: checked as the next session would be (the Quiet
+        // property: config's quiet, or what was chosen before Start).
+        this._quiet = toggles([{label: _('Do Not Disturb'), value: true}], {many: true, checked: [session.get('Quiet') === true]});
+        field(content, _('Other apps\' notifications while you focus'), this._quiet.row);
         this._errors.other = field(content, '', new St.Widget());
 
         for (const e of [this._next, this._done, this._duration, this._otherApps])
@@ -178,6 +182,7 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
             secs,
             level: this._level.values()[0] ?? '',
             allowed: [...this._apps.values(), ...other],
+            quiet: this._quiet.values().length > 0,
         };
     }
 
@@ -188,6 +193,10 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
             return;
         }
         try {
+            // Start's signature has no room for it: SetQuiet first, when the
+            // choice differs from what Start would do anyway.
+            if (v.quiet !== (this._session.get('Quiet') === true))
+                await this._session.call('SetQuiet', v.quiet);
             await this._session.call('Start', v.nextAction, v.successCondition, v.secs, v.level, v.allowed);
             this.close();
         } catch (e) {

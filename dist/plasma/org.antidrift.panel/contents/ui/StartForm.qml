@@ -14,7 +14,11 @@ import "format.mjs" as Format
 ColumnLayout {
     id: form
     property string error: ""
-    signal start(string next, string done, real secs, string level, var allowed)
+    // Whether the next session is quiet unless changed here: the daemon's
+    // Quiet property (config's quiet, or an earlier choice).
+    property bool quietDefault: false
+    onQuietDefaultChanged: quiet.checked = quietDefault
+    signal start(string next, string done, real secs, string level, var allowed, bool quiet)
     signal cancel()
 
     function focusFirst() {
@@ -63,6 +67,13 @@ ColumnLayout {
             placeholderText: i18n("window classes, comma-separated")
             onAccepted: form.submit()
         }
+        PlasmaComponents.CheckBox {
+            id: quiet
+            Kirigami.FormData.label: i18n("Notifications:")
+            text: i18n("Do Not Disturb")
+            Accessible.name: i18n("Do Not Disturb while the session runs")
+            checked: form.quietDefault
+        }
     }
     PlasmaComponents.Label {
         textFormat: Text.PlainText
@@ -88,6 +99,6 @@ ColumnLayout {
         const secs = Format.parseDuration(duration.editText || duration.currentText);
         form.start(next.text, done.text, Number.isFinite(secs) ? secs : 0,
             level.currentIndex === 0 ? "" : level.currentText,
-            allowed.text.split(",").map(s => s.trim()).filter(s => s));
+            allowed.text.split(",").map(s => s.trim()).filter(s => s), quiet.checked);
     }
 }

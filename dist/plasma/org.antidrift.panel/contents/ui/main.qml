@@ -377,9 +377,20 @@ PlasmoidItem {
                 id: startForm
                 visible: false
                 Layout.fillWidth: true
-                onStart: (next, done, secs, level, allowed) => {
-                    const reply = root.call("Start", [next, done, secs, level, allowed]);
-                    reply.finished.connect(() => { if (!reply.isError) startForm.visible = false; });
+                quietDefault: root.st.quiet === true
+                onStart: (next, done, secs, level, allowed, quiet) => {
+                    const start = () => {
+                        const reply = root.call("Start", [next, done, secs, level, allowed]);
+                        reply.finished.connect(() => { if (!reply.isError) startForm.visible = false; });
+                    };
+                    // Start's signature has no room for it: SetQuiet first,
+                    // when the choice differs from what Start would do.
+                    if (quiet === (root.st.quiet === true)) {
+                        start();
+                        return;
+                    }
+                    const set = root.call("SetQuiet", [quiet]);
+                    set.finished.connect(() => { if (!set.isError) start(); });
                 }
                 onCancel: { startForm.visible = false; root.error = ""; }
                 error: root.error
