@@ -1,7 +1,9 @@
 // Package presence follows whether the person is at the desk, as the
 // desktop's own services say it: the screen saver on the session bus
-// (org.freedesktop.ScreenSaver, org.gnome.ScreenSaver) and logind on the
-// system bus (the session's LockedHint, PrepareForSleep). Each watcher
+// (org.freedesktop.ScreenSaver, org.gnome.ScreenSaver), GNOME Shell's break
+// reminders (org.gnome.Shell.ScreenTime: a break the desktop asked for is
+// away too) and logind on the system bus (the session's LockedHint,
+// PrepareForSleep). Each watcher
 // believes only the current owner of its service's name, learnt through
 // internal/busname, and reports an Event per change; the daemon hands them
 // to the core as away reasons.
@@ -18,9 +20,9 @@ import "errors"
 // can keep a set of (Source, Reason) and count the person away while any of
 // them is.
 type Event struct {
-	Reason string // ReasonLocked or ReasonSleep
+	Reason string // ReasonLocked, ReasonSleep or ReasonBreak
 	Away   bool   // true: went away; false: came back
-	Source string // SourceScreenSaver or SourceLogind
+	Source string // SourceScreenSaver, SourceLogind or SourceScreenTime
 }
 
 // Reasons and sources of an Event.

@@ -35,10 +35,12 @@ func (s *Service) SetAway(source string, reason AwayReason, away bool) {
 }
 
 // awayReasonLocked is why the person is away now, "" when present. Asleep
-// wins over locked, which wins over idle: it names the strongest reason.
+// wins over a break the desktop asked for, which wins over locked, which
+// wins over idle: it names the strongest reason (a break is why the
+// screen went dark or locked; sleep moves the time to (suspended)).
 func (s *Service) awayReasonLocked() AwayReason {
 	var best AwayReason
-	rank := map[AwayReason]int{"": 0, AwayIdle: 1, AwayLocked: 2, AwaySuspended: 3}
+	rank := map[AwayReason]int{"": 0, AwayIdle: 1, AwayLocked: 2, AwayBreak: 3, AwaySuspended: 4}
 	for _, r := range s.presence {
 		if rank[r] > rank[best] {
 			best = r
@@ -165,6 +167,22 @@ func awayDrift(r AwayReason, idleAfter time.Duration) string {
 		return "away: the screen is locked"
 	case AwaySuspended:
 		return "away: the machine is asleep"
+	case AwayBreak:
+		return "break: the desktop asked for a break; drift, nudges and enforcement wait until you are back"
 	}
 	return "away"
+}
+
+// SetBreakDue records what the desktop's break manager says: a break is
+// due but the person is still working (GNOME Shell's ScreenTime state
+// BREAK_DUE). It changes no accounting and no judgement; the view says it
+// (DriftReason, BreakDue) so the person can take the break.
+func (s *Service) SetBreakDue(due bool) {
+	s.mu.Lock()
+	if s.breakDue == due {
+		s.mu.Unlock()
+		return
+	}
+	s.breakDue = due
+	s.commit(writes{})
 }

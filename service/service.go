@@ -117,6 +117,7 @@ type Service struct {
 	drift        drift
 	presence     map[string]AwayReason // source → reason, for sources saying away
 	awayMarked   AwayReason            // what the session's raw log says now ("" = present)
+	breakDue     bool                  // the desktop's break manager says a break is due
 	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono     time.Duration
 	lastBoot     time.Duration

@@ -159,6 +159,9 @@ const (
 	AwayIdle      AwayReason = "idle"      // no input for idle_after
 	AwayLocked    AwayReason = "locked"    // the screen is locked
 	AwaySuspended AwayReason = "suspended" // the machine is asleep
+	// AwayBreak: the desktop's break manager says the person is taking the
+	// break it asked for (GNOME Shell's ScreenTime state IN_BREAK).
+	AwayBreak AwayReason = "break"
 )
 
 // Bucket is the time one (class, scrubbed title) held focus.

@@ -18,6 +18,9 @@ const (
 	DriftOnTask   = "on_task"
 	DriftDrifting = "drifting"
 	DriftAway     = "away"
+	// DriftBreak is away for a break the desktop asked for (GNOME's break
+	// reminders): like away, never drift.
+	DriftBreak = "break"
 )
 
 // View is everything a client can read about the core, one field per
@@ -35,10 +38,13 @@ type View struct {
 	AllowedClasses   []string
 	Drift            string
 	DriftReason      string
-	Enforced         bool
-	MinimizeCount    uint32
-	CurrentClass     string
-	CurrentTitle     string
+	// BreakDue: the desktop's break manager says a break is due and the
+	// person is still working (GNOME's BREAK_DUE), in any state.
+	BreakDue      bool
+	Enforced      bool
+	MinimizeCount uint32
+	CurrentClass  string
+	CurrentTitle  string
 	// CurrentSite is the page in front (host and path) when the focused
 	// window is a browser's whose extension's tab report fits it; "" else.
 	CurrentSite string
@@ -120,11 +126,18 @@ func (s *Service) viewLocked() View {
 			v.Buckets = s.stats.topN()
 		}
 	}
+	v.BreakDue = s.breakDue
 	if s.state == StateActive && s.awayMarked != "" {
 		v.Drift, v.DriftReason = DriftAway, awayDrift(s.awayMarked, s.idleAfter)
+		if s.awayMarked == AwayBreak {
+			v.Drift = DriftBreak
+		}
 	} else if s.state == StateActive {
 		v.Drift, v.DriftReason = s.driftLocked()
 		v.Enforced = v.Drift == DriftDrifting && (s.level == LevelBlock || s.level == LevelLocked)
+		if s.breakDue {
+			v.DriftReason = joinReason(v.DriftReason, breakDueNote)
+		}
 	}
 	if s.stats != nil {
 		v.MinimizeCount = s.stats.minimizes
@@ -148,4 +161,15 @@ func (s *Service) driftLocked() (string, string) {
 		return DriftOnTask, d.verdict.Reason
 	}
 	return DriftUnknown, d.verdict.Reason
+}
+
+// breakDueNote is what DriftReason adds while the desktop says a break is
+// due.
+const breakDueNote = "the desktop says a break is due"
+
+func joinReason(reason, note string) string {
+	if reason == "" {
+		return note
+	}
+	return reason + "; " + note
 }
