@@ -133,7 +133,7 @@ func (s *Service) tabBlockTimedOut(p *tabBlock) {
 		return
 	}
 	s.drift.block = nil
-	if s.state != StateActive || s.sessionID != p.sessionID || s.drift.episode != p.episode || !s.drift.drifting || s.guard == nil || p.win.ID == "" {
+	if s.state != StateActive || s.sessionID != p.sessionID || s.drift.episode != p.episode || !s.drift.drifting || s.awayMarked != "" || s.guard == nil || p.win.ID == "" {
 		s.mu.Unlock()
 		return
 	}
