@@ -253,15 +253,15 @@ func (s *stoppable) Read(p []byte) (int, error) {
 	}
 	n, err := s.r.Read(p)
 	if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
-		s.run = n - i - 1
-		// A long line wholly inside p.
-		for rest := p[:i+1]; len(rest) > 0; {
+		// Each line that ends in p: the first began before it.
+		for rest, before := p[:i+1], s.run; len(rest) > 0; before = 0 {
 			j := bytes.IndexByte(rest, '\n')
-			if j > maxLineBytes {
+			if before+j > maxLineBytes {
 				s.long = true
 			}
 			rest = rest[j+1:]
 		}
+		s.run = n - i - 1
 	} else {
 		s.run += n
 	}
