@@ -2,6 +2,8 @@ package persist
 
 import (
 	"bufio"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -136,4 +138,40 @@ func BenchmarkAppendEvent(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(info.Size())/float64(b.N), "B/event")
+}
+
+// BenchmarkReadSignedCopy reads another device's published copy of
+// benchEntries sessions: each line's signature checked (Ed25519) and the
+// chain walked over them. ns/op / benchEntries is the per-line cost of
+// the signature layer with the layout reader, on every core it may use.
+func BenchmarkReadSignedCopy(b *testing.B) {
+	st := openStore(b, newStateDir(b))
+	id, _, _ := st.DeviceID()
+	key, _, _ := st.DeviceKey()
+	var audit []byte
+	prev, prevHash := uint64(0), genesisHash
+	for i := range benchEntries {
+		line, sealed, err := sealSummary(sampleSummary(i), prev, prevHash)
+		if err != nil {
+			b.Fatal(err)
+		}
+		audit = append(audit, line...)
+		prev, prevHash = sealed.Seq, sealed.Hash
+	}
+	copyData, _, _, problem := publishedForm(audit, false, key, id)
+	if problem != "" {
+		b.Fatal(problem)
+	}
+	meta, _ := json.Marshal(publishedDevice{Layout: LayoutVersion, DeviceID: id, DeviceName: "laptop", Form: formTotals, File: PublishedTotals, SourceOK: true,
+		PublicKey: base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey))})
+	meta = signDeviceFile(key, meta)
+	trust := LoadTrust(newStateDir(b))
+	trust.dir = ""
+	b.SetBytes(int64(len(copyData)))
+	b.ResetTimer()
+	for range b.N {
+		if d := ReadDeviceFolder(id, meta, copyData, trust); !d.OK || len(d.Summaries) != benchEntries {
+			b.Fatalf("got %v, %d sessions, %q; want all %d", d.OK, len(d.Summaries), d.Problem, benchEntries)
+		}
+	}
 }

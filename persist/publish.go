@@ -40,6 +40,9 @@ type Publisher struct {
 	// report hears the outcome of every pass: "" when the copy is up to
 	// date, else a sentence for Problems.
 	report func(problem string)
+	// log hears what a pass found worth saying once, that is no problem:
+	// another device's key pinned the first time it was read.
+	log func(news string)
 
 	// stamps are the other device folders' files as the last pass read
 	// them (rememberOthers); only the publisher's goroutine touches it.
@@ -55,8 +58,12 @@ type Publisher struct {
 // it where the person did not mean would publish to nowhere).
 func NewPublisher(store *Store, syncDir, id, name string, titles bool, report func(string)) *Publisher {
 	return &Publisher{store: store, syncDir: syncDir, id: id, name: name, titles: titles, now: time.Now, report: report,
-		wake: make(chan struct{}, 1), stop: make(chan struct{})}
+		log: func(string) {}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 }
+
+// SetLog has log hear what a pass found worth saying once (a device's key
+// pinned); call it before Start.
+func (p *Publisher) SetLog(log func(news string)) { p.log = log }
 
 // Start runs the publisher until Close, with a first pass right away.
 func (p *Publisher) Start() {
@@ -118,8 +125,9 @@ func (p *Publisher) PublishNow() string {
 
 // rememberOthers records the furthest head of every other device's copy
 // (seen.go): of its lines that count, signed by its pinned key (keys.go,
-// pinned here the first time), so a copy that later falls behind it is
-// noticed and a forged line never becomes the mark. Only heads are kept: no other device's data enters the state
+// pinned here the first time, and logged), so a copy that later falls
+// behind it is noticed and a forged line never becomes the mark. Only
+// heads and keys are kept: no other device's data enters the state
 // directory. A folder whose files are as the last pass found them is not
 // read again (stamps), so a seal costs nothing for the machines that did
 // not change; the read is within DefaultReadBounds, and lines up to a
@@ -136,6 +144,9 @@ func (p *Publisher) rememberOthers() {
 	}
 	var others []SharedDevice
 	for _, d := range devs {
+		if d.Pinned != "" {
+			p.log(d.Pinned)
+		}
 		if d.Stamp.Chain != (fileStamp{}) {
 			p.stamps[d.Folder] = d.Stamp
 		}

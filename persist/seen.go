@@ -114,10 +114,10 @@ func (s *Store) RememberDevices(devices []SharedDevice, present map[string]bool)
 	return nil
 }
 
-// Behind says, for the lines of a copy that count, whether it ends before the head
-// remembered for it (truncated: what is left still counts) or holds
-// another line at that seq (rewritten: nothing of it can be trusted);
-// "" when neither.
+// Behind says, for the lines of a copy that count, whether they end
+// before the head remembered for it (truncated: what is left still
+// counts) or hold another line at that seq (rewritten: nothing of it can
+// be trusted); "" when neither.
 func Behind(d SharedDevice, seen SeenHead) (problem string, rewritten bool) {
 	if seen.Seq == 0 || (!d.OK && len(d.Summaries) == 0) {
 		return "", false

@@ -491,8 +491,8 @@ func duplicateClaims(devices []SharedDevice) []string {
 // copy that is not was written by another machine using the same device
 // id (a copied state directory).
 func (r *Reader) CopyIsOurs(dev SharedDevice) bool {
-	if !dev.OK {
-		return true // not read at all: its own problem says so
+	if len(dev.Summaries) == 0 {
+		return true // nothing of it counts: its own problem says why
 	}
 	source, err := ReadStateFile(r.s.audit.path)
 	if err != nil {

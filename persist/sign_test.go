@@ -3,7 +3,9 @@ package persist
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -358,9 +360,9 @@ func fuzzMachine(tb testing.TB) *Store {
 }
 
 // The layout's reader with its signature layer takes any bytes without
-// panicking, never calls a copy good that is not wholly signed by the
-// pinned key and chained, and never counts a session whose line the
-// pinned key did not sign. Seeds: the code's below, and
+// panicking, never calls a copy good that is not wholly authentic and
+// chained, and never counts a session whose line the pinned key did not
+// sign, itself or through a later line whose hash chain reaches it. Seeds: the code's below, and
 // testdata/fuzz/FuzzReadDeviceFolder (forged lines, another key, an
 // edited device.json). To search:
 //
@@ -387,31 +389,43 @@ func FuzzReadDeviceFolder(f *testing.F) {
 		if d.OK != (d.Problem == "") {
 			t.Fatalf("OK %v with problem %q: got both or neither, want OK exactly when there is no problem", d.OK, d.Problem)
 		}
-		signedHashes := map[string]bool{}
+		// What the documented rules authenticate, worked out apart from
+		// the reader: a well-formed line (its hash matches its bytes) is
+		// authentic when the pinned key signed it, or signed a later line
+		// whose prev_hash chain reaches it (the signature covers the hash).
+		prevOf := map[string]string{}
+		authentic := map[string]bool{}
+		var signedHashes []string
 		var stripped []byte
 		all := true
 		for _, line := range bytes.SplitAfter(chain, []byte("\n")) {
 			if len(line) == 0 {
 				continue
 			}
-			sealed, ok := docSigned(pub, folder, d.Form, bytes.TrimSuffix(line, []byte("\n")))
-			if !ok || !bytes.HasSuffix(line, []byte("\n")) {
+			sealed, signed := docSigned(pub, folder, d.Form, bytes.TrimSuffix(line, []byte("\n")))
+			prev, hash, sound := docHashed(sealed)
+			if !bytes.HasSuffix(line, []byte("\n")) || !sound {
 				all = false
 				continue
 			}
-			var k auditKeys
-			if decodeAuditKeys(sealed, &k) == nil {
-				signedHashes[k.Hash] = true
+			prevOf[hash] = prev
+			if signed {
+				signedHashes = append(signedHashes, hash)
 			}
 			stripped = append(append(stripped, sealed...), '\n')
 		}
-		if d.OK && (!all || !verifyChainBytes(stripped).OK) {
-			t.Fatal("a copy not wholly signed by the pinned key and chained: got it taken whole (OK), want what is not left out")
+		for _, h := range signedHashes {
+			for ok := true; ok && !authentic[h]; h, ok = prevOf[h], prevOf[h] != "" {
+				authentic[h] = true
+			}
 		}
 		for _, s := range d.Summaries {
-			if !signedHashes[s.Hash] {
-				t.Fatalf("session seq %d (hash %s): got it counted, want only lines the pinned key signed", s.Seq, s.Hash)
+			if !authentic[s.Hash] {
+				t.Fatalf("session seq %d (hash %s): got it counted, want only lines the pinned key signed, itself or through a later line", s.Seq, s.Hash)
 			}
+		}
+		if d.OK && (!all || len(d.Summaries) != len(prevOf) || !verifyChainBytes(stripped).OK) {
+			t.Fatal("a copy not wholly authentic and chained: got it taken whole (OK), want what is not left out")
 		}
 		if d.OK && folder != fuzzID {
 			t.Fatalf("folder %q: got it taken, want only the pinned device's folder", folder)
@@ -455,4 +469,23 @@ func docSigned(pub ed25519.PublicKey, id, form string, line []byte) ([]byte, boo
 	}
 	sealed := append(slicesClone(line[:i]), '}')
 	return sealed, ed25519.Verify(pub, []byte("antidrift-v2 line\n"+id+"\n"+form+"\n"+string(sealed)), sig)
+}
+
+// docHashed checks a sealed line by docs/audit.md's hash rule, written out
+// apart: the line ends in "hash":"<64 hex>"}, and that hash is the SHA-256
+// of prev_hash and the line with the hash emptied.
+func docHashed(sealed []byte) (prev, hash string, ok bool) {
+	var k struct {
+		PrevHash string `json:"prev_hash"`
+		Hash     string `json:"hash"`
+	}
+	if sealed == nil || json.Unmarshal(sealed, &k) != nil || len(k.Hash) != 64 {
+		return "", "", false
+	}
+	i := bytes.LastIndex(sealed, []byte(`"hash":"`))
+	if i < 0 || string(sealed[i:]) != `"hash":"`+k.Hash+`"}` {
+		return "", "", false
+	}
+	sum := sha256.Sum256(append([]byte(k.PrevHash+string(sealed[:i])), `"hash":""}`...))
+	return k.PrevHash, k.Hash, hex.EncodeToString(sum[:]) == k.Hash
 }

@@ -155,7 +155,7 @@ func TestReportHistoryAndVerifyAgree(t *testing.T) {
 					reported++
 				}
 			}
-			entries, historyProblems, err := withOtherDevices(nil, which, desk, 1000)
+			entries, historyProblems, _, err := withOtherDevices(nil, which, desk, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -369,9 +369,12 @@ func setupHistory(fs *flag.FlagSet) func(*invocation) error {
 			if shown == 0 {
 				shown = 50
 			}
-			var problems []string
-			if entries, problems, err = withOtherDevices(entries, which, *stateDir, shown); err != nil {
+			var problems, notes []string
+			if entries, problems, notes, err = withOtherDevices(entries, which, *stateDir, shown); err != nil {
 				return deviceError(x.cmd, err)
+			}
+			for _, n := range notes {
+				fmt.Fprintln(os.Stderr, "antidrift history:", n)
 			}
 			for _, p := range problems {
 				fmt.Fprintln(os.Stderr, "antidrift history: !", p)

@@ -93,12 +93,13 @@ func deviceError(c *command, err error) error {
 
 // withOtherDevices merges other machines' verified sessions into the
 // daemon's History entries, newest first, each named with its machine,
-// and keeps the newest limit. Copies that do not verify add no entry;
-// their problems are returned to be said.
-func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, stateDir string, limit int) ([]map[string]dbus.Variant, []string, error) {
+// and keeps the newest limit. Lines that do not verify add no entry;
+// their problems are returned to be said, and so are notes (a machine's
+// key pinned the first time it was read).
+func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, stateDir string, limit int) (_ []map[string]dbus.Variant, problems, notes []string, _ error) {
 	others, problems, err := otherDevices(which, stateDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if which.Only != "" && which.Only != which.ThisName {
 		entries = nil
@@ -111,7 +112,7 @@ func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, s
 		// good figures) are listed even when a forged line beside them was
 		// left out; its problems are among problems already.
 		if d.Pinned != "" {
-			problems = append(problems, d.Pinned)
+			notes = append(notes, d.Pinned)
 		}
 		if !d.Counts {
 			continue
@@ -133,7 +134,7 @@ func withOtherDevices(entries []map[string]dbus.Variant, which report.Devices, s
 	if limit > 0 && len(entries) > limit {
 		entries = entries[:limit]
 	}
-	return entries, problems, nil
+	return entries, problems, notes, nil
 }
 
 // verifyOtherDevices verifies every other machine's copy under sync_dir,

@@ -35,6 +35,7 @@ func (m *Main) startPublisher(cfg config.Config, store *persist.Store) {
 		return
 	}
 	m.publish = persist.NewPublisher(store, cfg.SyncDir, id, cfg.DeviceLabel(), cfg.SyncTitles, note)
+	m.publish.SetLog(func(news string) { m.log.Info(news) })
 	m.svc.AddListener(m.publish)
 	m.publish.Start()
 	m.log.Info("publishing the sealed chain to sync_dir", "folder", m.publish.Folder(), "device_name", cfg.DeviceLabel(), "sync_titles", cfg.SyncTitles)

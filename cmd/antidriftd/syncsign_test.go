@@ -121,6 +121,12 @@ func signedFaults(t *testing.T, desk, laptop *syncMachine, deskID, laptopID stri
 	deskOnDesk := filepath.Join(desk.syncDir, persist.LayoutFolder, deskID, persist.PublishedChain)
 	deskOnLaptop := filepath.Join(laptop.syncDir, persist.LayoutFolder, deskID, persist.PublishedChain)
 
+	// The desk's daemon read the laptop's copy after a seal, and said it
+	// pinned its key.
+	if !containsEvery(desk.d.Output(), `device \"laptop\"`, "first seen here", "now pinned") && !containsEvery(desk.d.Output(), `device "laptop"`, "first seen here", "now pinned") {
+		t.Errorf("the desk's log: got no word of the laptop's key pinned, want one\n%s", desk.d.Output())
+	}
+
 	t.Run("a forged line in the other machine's copy", func(t *testing.T) {
 		line := forgeLine(t, laptopOnDesk, laptopID, "totals")
 		agree(t, desk, "laptop", 2, `device "laptop"`, laptopID, fmt.Sprintf("line %d (seq %d)", line, line), "not signed by its key", "left out")
@@ -132,7 +138,9 @@ func signedFaults(t *testing.T, desk, laptop *syncMachine, deskID, laptopID stri
 		waitForSync(t, "the forged line to reach the laptop's own folder", func() bool { return copyHolds(laptopOnLaptop, 3, true) }, logs...)
 		laptop.session(t, "write the thesis for real", 1)
 		testenv.WaitFor(t, syncWait, "the laptop's Problems to say its copy's forged line was replaced", func() string { return problemsOf(t, laptop) },
-			func(p string) bool { return containsEvery(p, "not signed with this machine's key", "replaced with its own record") })
+			func(p string) bool {
+				return containsEvery(p, "not signed with this machine's key", "replaced with its own record")
+			})
 		waitForSync(t, "the laptop's republished copy on the desk", func() bool { return copyHolds(laptopOnDesk, 3, false) }, logs...)
 		agree(t, desk, "laptop", 3)
 	})
@@ -144,7 +152,9 @@ func signedFaults(t *testing.T, desk, laptop *syncMachine, deskID, laptopID stri
 		agree(t, laptop, "desk", 3, `device "desk"`, fmt.Sprintf("line %d (seq %d)", line, line), "not signed by its key")
 		desk.session(t, "answer the reviewers", 1)
 		p := testenv.WaitFor(t, syncWait, "the desk's Problems to say its copy's forged line was replaced", func() string { return problemsOf(t, desk) },
-			func(p string) bool { return containsEvery(p, "not signed with this machine's key", "replaced with its own record") })
+			func(p string) bool {
+				return containsEvery(p, "not signed with this machine's key", "replaced with its own record")
+			})
 		if strings.Contains(p, "copied state directory") {
 			t.Errorf("the desk's Problems: got %q, want no copied state directory blamed", p)
 		}
