@@ -179,12 +179,12 @@ func BenchmarkSyncHostile(b *testing.B) {
 		if err := obj.Call("org.antidrift.Session1.End", 0).Store(&hash); err != nil {
 			b.Fatal(err)
 		}
-		own := filepath.Join(syncDir, persist.LayoutFolder)
 		testenv.WaitForValue(b, 30*time.Second, "this machine's copy holding the new seal", true, func() bool {
-			matches, _ := filepath.Glob(filepath.Join(own, "*", persist.PublishedChain))
-			for _, m := range matches {
-				if data, _ := os.ReadFile(m); bytes.Contains(data, []byte(hash)) {
-					return true
+			metas, _ := filepath.Glob(filepath.Join(syncDir, persist.LayoutFolder, "*", persist.PublishedDevice))
+			for _, m := range metas {
+				if meta, _ := os.ReadFile(m); bytes.Contains(meta, []byte(`"device_name":"desk"`)) {
+					data, _ := os.ReadFile(filepath.Join(filepath.Dir(m), persist.PublishedTotals))
+					return bytes.Count(data, []byte("\n")) >= 2
 				}
 			}
 			return false

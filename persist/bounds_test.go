@@ -298,3 +298,17 @@ func TestDevicesSeenKeepsOnlyDevicesThatExist(t *testing.T) {
 		t.Fatalf("after %d devices: got %d heads, want at most %d", len(many), n, maxSeenHeads)
 	}
 }
+
+// A line longer than any machine writes stops the reading there: it is
+// never gathered into memory whole, and what it cost is said; the lines
+// before it count.
+func TestALineLongerThanAnyMachineWritesStopsTheReading(t *testing.T) {
+	_, p := machineWith(t, true, goodSession(1), goodSession(2))
+	path := filepath.Join(p.Folder(), PublishedChain)
+	appendToFile(t, path, append(bytes.Repeat([]byte("x"), 3*maxLineBytes), '\n'))
+	devs, _, _ := ReadShared(p.syncDir, LoadTrust(t.TempDir()))
+	d := devs[0]
+	if d.OK || len(d.Summaries) != 2 || !containsAll(d.Problem, `"laptop"`, "a line longer than 1.0 MiB", "left out") || strings.Contains(d.Problem, "not signed") {
+		t.Fatalf("got OK %v, %d sessions, problem %q; want the 2 real ones counted and the long line said", d.OK, len(d.Summaries), d.Problem)
+	}
+}

@@ -30,11 +30,14 @@ type boundedChain struct {
 	bounds      ReadBounds
 }
 
-// boundedVerdict is signedVerdict with what the bounded walk adds.
+// boundedVerdict is what the bounded walk makes of one line. It is small
+// (the signed line's verdict behind a pointer): a block of a file of tiny
+// garbage lines holds tens of thousands of them.
 type boundedVerdict struct {
-	signedVerdict
-	byHash     bool // checked by its hash alone (seq within the remembered head)
-	overBudget bool // not checked: no signature check was left
+	signed     *signedVerdict // nil when the line is not signed by the key
+	seq        uint64         // as an unsigned line carries it, to name it
+	byHash     bool           // checked by its hash alone (seq within the remembered head)
+	overBudget bool           // not checked: no signature check was left
 	incomplete bool
 }
 
@@ -58,16 +61,20 @@ func newBoundedLineCheck(pub ed25519.PublicKey, id, form string, checks *deviceC
 					sealed := append(append(make([]byte, 0, len(body)+1), body...), '}')
 					lv := hashOnly(sealed, true)
 					if lv.unreadable == "" && lv.unsealed == "" && lv.keys.Seq > 0 && lv.keys.Seq <= trustUpTo {
-						v := boundedVerdict{signedVerdict: signedVerdict{signed: true, lineVerdict: lv, seq: lv.keys.Seq}, byHash: true}
+						v := &signedVerdict{signed: true, lineVerdict: lv, seq: lv.keys.Seq}
 						v.parsed = json.Unmarshal(sealed, &v.sum) == nil
-						return v
+						return boundedVerdict{signed: v, byHash: true}
 					}
 				}
 			}
 			if !checks.take() {
 				return boundedVerdict{overBudget: true}
 			}
-			return boundedVerdict{signedVerdict: check(line, true)}
+			v := check(line, true)
+			if !v.signed {
+				return boundedVerdict{seq: v.seq}
+			}
+			return boundedVerdict{signed: &v}
 		}
 	}
 }
@@ -97,7 +104,7 @@ func walkBounded(src chainSource, pub ed25519.PublicKey, id, form string, checks
 	// walk by hash failed (it is walked again), or the checks ran out.
 	var stop atomic.Bool
 	in := &stoppable{r: src.open(), stop: &stop}
-	err := eachLineInParallel(in, newBoundedLineCheck(pub, id, form, checks, head.Seq, &again), func(sv boundedVerdict) {
+	err := eachLineInParallel(in, newBoundedLineCheck(pub, id, form, checks, head.Seq, &again), func(bv boundedVerdict) {
 		if again.Load() {
 			stop.Store(true)
 			return
@@ -106,7 +113,7 @@ func walkBounded(src chainSource, pub ed25519.PublicKey, id, form string, checks
 			c.unchecked++
 			return
 		}
-		if sv.byHash && anchored || !sv.byHash && !anchored {
+		if bv.byHash && anchored || !bv.byHash && !anchored {
 			// A line by hash after the head, or one that needed its
 			// signature before it: the lines are not the ones checked.
 			if head.Seq > 0 {
@@ -114,21 +121,21 @@ func walkBounded(src chainSource, pub ed25519.PublicKey, id, form string, checks
 				return
 			}
 		}
-		if sv.overBudget {
+		if bv.overBudget {
 			over = true
 			stop.Store(true)
 			c.unchecked++
 			return
 		}
-		if sv.incomplete && (src.cut() > 0 || in.stopped) {
+		if bv.incomplete && (src.cut() > 0 || in.stopped) {
 			return // the line a bound cut: said with the bound
 		}
 		c.lines++
-		if !sv.signed {
+		if bv.signed == nil {
 			c.unsigned++
 			name := fmt.Sprintf("line %d", c.lines)
-			if sv.seq > 0 {
-				name += fmt.Sprintf(" (seq %d)", sv.seq)
+			if bv.seq > 0 {
+				name += fmt.Sprintf(" (seq %d)", bv.seq)
 			}
 			if c.firstUnsigned == "" {
 				c.firstUnsigned = name
@@ -139,12 +146,13 @@ func walkBounded(src chainSource, pub ed25519.PublicKey, id, form string, checks
 			return
 		}
 		v.lineNo = c.lines - 1
+		sv := bv.signed
 		v.check(sv.lineVerdict)
-		if sv.byHash && (v.bad > 0 || sv.keys.Seq == head.Seq && sv.keys.Hash != head.Hash) {
+		if bv.byHash && (v.bad > 0 || sv.keys.Seq == head.Seq && sv.keys.Hash != head.Hash) {
 			again.Store(true)
 			return
 		}
-		if sv.byHash && sv.keys.Seq == head.Seq {
+		if bv.byHash && sv.keys.Seq == head.Seq {
 			anchored = true
 		}
 		if v.bad > 0 {
@@ -245,15 +253,15 @@ func (s *stoppable) Read(p []byte) (int, error) {
 	}
 	n, err := s.r.Read(p)
 	if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
-		s.run = n - i - 1
-		// A long line wholly inside p.
-		for rest := p[:i+1]; len(rest) > 0; {
+		// Each line that ends in p: the first began before it.
+		for rest, before := p[:i+1], s.run; len(rest) > 0; before = 0 {
 			j := bytes.IndexByte(rest, '\n')
-			if j > maxLineBytes {
+			if before+j > maxLineBytes {
 				s.long = true
 			}
 			rest = rest[j+1:]
 		}
+		s.run = n - i - 1
 	} else {
 		s.run += n
 	}

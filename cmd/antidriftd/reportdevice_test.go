@@ -188,7 +188,7 @@ func TestHistoryAndVerifyFollowTheDaemonsStateDir(t *testing.T) {
 		t.Errorf("history: %q, want each session once, named with its machine: %q", got, want)
 	}
 	out, code = m.cli(t, "verify", "--state-dir", m.d.StateDir)
-	if code != 0 || !strings.Contains(out, `Device "laptop" (totals copy): intact, 1 entry.`) || strings.Contains(out, `Device "desk"`) {
+	if code != 0 || !strings.Contains(out, `Device "laptop" (totals copy): intact, 1 entry, signed by its key`) || strings.Contains(out, `Device "desk"`) {
 		t.Errorf("antidrift verify --state-dir: got exit %d\n%s\nwant the laptop's copy checked and desk's not taken for another machine", code, out)
 	}
 	// A machine that is not there is named as not there, never an empty list.
