@@ -346,5 +346,15 @@ func TestUpgradeFromTheFirstPackageMidSession(t *testing.T) {
 	if after := stateListing(t, m); after != unchanged {
 		t.Fatalf("the state directory after the refused start: got\n%s\nwant it unchanged:\n%s", after, unchanged)
 	}
+	// The CLI, which activates the daemon again, says why it cannot reach it.
+	// (The bus answers an activation that fails so only at its own timeout;
+	// the CLI's is shortened to the test's patience.)
+	out, err := m.User(cmdWait, "env", "ANTIDRIFT_TIMEOUT=10s", "antidrift", "status")
+	if err == nil || !strings.Contains(out+err.Error(), "antidriftd will not start on "+testenv.MachineHome+"/.local/state/antidrift: state.json has format version") {
+		t.Errorf("antidrift status on a later version's state: got %v\n%s\nwant it to say antidriftd will not start, naming state.json", err, out)
+	}
+	if after := stateListing(t, m); after != unchanged {
+		t.Fatalf("the state directory after antidrift status activated the daemon again: got\n%s\nwant it unchanged:\n%s", after, unchanged)
+	}
 	t.Logf("time: %v building or finding the packages, %v the upgrade, %v the refusal", built.Sub(began).Round(time.Second), upgraded.Sub(built).Round(time.Second), time.Since(upgraded).Round(time.Second))
 }

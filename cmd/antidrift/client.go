@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/persist"
 )
 
 // The daemon's names on the session bus (README, "D-Bus API").
@@ -241,7 +243,25 @@ func isUnreachable(name string) bool {
 }
 
 func unreachable(format string, a ...any) error {
-	return &exitError{code: exitUnreachable, msg: "antidrift: cannot reach antidriftd: " + fmt.Sprintf(format, a...) + "\n" + howToStart}
+	msg := "antidrift: cannot reach antidriftd: " + fmt.Sprintf(format, a...) + "\n"
+	if why := laterStateDir(); why != "" {
+		return &exitError{code: exitUnreachable, msg: msg + why}
+	}
+	return &exitError{code: exitUnreachable, msg: msg + howToStart}
+}
+
+// laterStateDir says why antidriftd will not start when a later version of
+// antidrift wrote its state directory (the default one), "" otherwise:
+// starting it again would not help, so that is said instead of how to.
+func laterStateDir() string {
+	dir, err := persist.DefaultDir()
+	if err != nil {
+		return ""
+	}
+	if err := persist.NewReader(dir).LaterVersion(); err != nil {
+		return "antidriftd will not start on " + dir + ": " + err.Error()
+	}
+	return ""
 }
 
 // isExit reports whether err ends the program with code.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
+	"github.com/antidrift/antidrift/persist"
 )
 
 // noBus is an environment with no session bus at all, in UTC: a report
@@ -145,4 +147,27 @@ func TestReportOfAMissingStateDirSaysSo(t *testing.T) {
 		t.Errorf("no state directory yet: got %v, want exit 1 and no report", r)
 	}
 	contains(t, "stderr", r.stderr, filepath.Join(home, "antidrift")+" does not exist", "no session")
+}
+
+// When a later version of antidrift wrote the state directory, antidriftd
+// will not start, and the CLI that cannot reach it says why instead of
+// how to start it (which would not help); it changes nothing there.
+func TestUnreachableSaysALaterVersionWroteTheState(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "antidrift")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	later := fmt.Sprintf(`{"version": %d, "state": "locked"}`, persist.StateFileVersion+1)
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(later), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, noBus("XDG_STATE_HOME="+home), "status")
+	want := "antidriftd will not start on " + dir + ": state.json has format version"
+	if r.code != 3 || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "Start it with") {
+		t.Errorf("got %s\nwant exit 3 saying %q, and not how to start it", r, want)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "state.json")); string(got) != later {
+		t.Errorf("state.json after the CLI: got %q, want it as it was", got)
+	}
 }
