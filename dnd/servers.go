@@ -235,7 +235,7 @@ const (
 // vendor.
 func kindOf(name, vendor string) string {
 	switch {
-	case name == "gnome-shell" || vendor == "GNOME":
+	case name == "gnome-shell":
 		return kindGnome
 	case name == "dunst":
 		return kindDunst
