@@ -40,8 +40,10 @@ func TestRecordNotBelieved(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, plant := range map[string]func(path string) error{
-		"damaged":       func(p string) error { return os.WriteFile(p, []byte(`{"version":1,"kind":`), 0o600) },
-		"other version": func(p string) error { return os.WriteFile(p, []byte(`{"version":2,"kind":"dunst","previous":"true"}`), 0o600) },
+		"damaged": func(p string) error { return os.WriteFile(p, []byte(`{"version":1,"kind":`), 0o600) },
+		"other version": func(p string) error {
+			return os.WriteFile(p, []byte(`{"version":2,"kind":"dunst","previous":"true"}`), 0o600)
+		},
 		"unknown field": func(p string) error {
 			return os.WriteFile(p, []byte(`{"version":1,"kind":"dunst","previous":"true","run":"rm -rf ~"}`), 0o600)
 		},
