@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,9 +11,8 @@ import (
 // on while a quiet session is active, and after it is as it was: unset
 // again when the person never set it, kept on when they had.
 func TestQuietSessionXfceNotifyd(t *testing.T) {
-	testenv.Need(t, "dbus-daemon", "busctl", "Xvfb")
-	bus := testenv.StartBus(t)
-	x := testenv.StartX(t)
+	k := startDesktop(t, false, "quiet = true\nidle_after = \"1h\"\ndrift_grace = \"0s\"\n")
+	bus, x := k.bus, k.x
 	xfce := testenv.StartXfceNotifyd(t, bus, x)
 	dnd := func() string {
 		out, err := bus.Run(t, "env", append(xfce.Env(), "xfconf-query", "-c", "xfce4-notifyd", "-p", "/do-not-disturb")...)
@@ -27,11 +25,28 @@ func TestQuietSessionXfceNotifyd(t *testing.T) {
 		t.Helper()
 		testenv.WaitForValue(t, wait, "xfce4-notifyd /do-not-disturb", want, dnd)
 	}
+	// xfce4-notifyd's popups are windows of class Xfce4-notifyd.
+	popups := func() int {
+		out, _ := x.Run(t, "xdotool", "search", "--onlyvisible", "--class", "xfce4-notifyd")
+		return len(strings.Fields(out))
+	}
 	waitDND("unset")
-	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "XDG_CONFIG_HOME="+configHome(t, "quiet = true\nidle_after = \"1h\"\n"))
+	d := k.d
 	s := d.Session(t)
-	startSession(t, s, "write code", "tests pass", 3600, "warn")
+	startSession(t, s, "write code", "tests pass", 3600, "warn", "Editor")
 	waitDND("true")
+	// Another app's notification: no popup; antidrift's nudge, sent after
+	// it: a popup all the same (critical).
+	if out, err := bus.Run(t, "notify-send", "-t", "0", "Chat message", "someone wrote"); err != nil {
+		t.Fatalf("notify-send: %v\n%s", err, out)
+	}
+	x.Activate(t, k.distraction)
+	waitProp(t, d, "Drift", "drifting")
+	testenv.WaitUntil(t, wait, "the nudge's popup", func() bool { return popups() > 0 })
+	if n := popups(); n != 1 {
+		t.Fatalf("popups during the quiet session: got %d, want 1 (antidrift's nudge only)", n)
+	}
+	x.Activate(t, k.editor)
 	s.Call(t, "Complete", nil)
 	waitDND("unset")
 	var hash string
