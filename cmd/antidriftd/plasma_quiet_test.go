@@ -29,13 +29,18 @@ func testPlasmaQuietSession(t *testing.T, rel testenv.Release) {
 	// Plasma's notification server is its notifications applet's
 	// (libnotificationmanager): plasmawindowed runs it as plasmashell's
 	// system tray would, without a desktop shell package.
-	shell := r.Start(t, home, 0, env, "plasmawindowed", "org.kde.plasma.notifications")
-	testenv.WaitUntil(t, 2*time.Minute, "Plasma's notifications applet to own org.freedesktop.Notifications", func() bool {
-		if shell.Exited() {
-			t.Fatalf("plasmawindowed exited\n%s", shell.Output())
-		}
-		return bus.OwnerPID(t, testenv.NotificationsName) != 0
-	})
+	startServer := func() *testenv.Process {
+		t.Helper()
+		shell := r.Start(t, home, 0, env, "plasmawindowed", "org.kde.plasma.notifications")
+		testenv.WaitUntil(t, 2*time.Minute, "Plasma's notifications applet to own org.freedesktop.Notifications", func() bool {
+			if shell.Exited() {
+				t.Fatalf("plasmawindowed exited\n%s", shell.Output())
+			}
+			return bus.OwnerPID(t, testenv.NotificationsName) != 0
+		})
+		return shell
+	}
+	shell := startServer()
 	conn := bus.Dial(t)
 	inhibited := func() bool {
 		v, err := conn.Object(testenv.NotificationsName, "/org/freedesktop/Notifications").GetProperty("org.freedesktop.Notifications.Inhibited")
@@ -87,6 +92,12 @@ func testPlasmaQuietSession(t *testing.T, rel testenv.Release) {
 	if note := s.String(t, "QuietNote"); note != "" {
 		t.Fatalf("QuietNote on Plasma: got %q, want none", note)
 	}
+	// Plasma's notification server killed and started again mid-session:
+	// the new one is inhibited again.
+	shell.Kill9()
+	testenv.WaitUntil(t, wait, "org.freedesktop.Notifications to be gone", func() bool { return bus.OwnerPID(t, testenv.NotificationsName) == 0 })
+	shell = startServer()
+	waitInhibited(true)
 	s.Call(t, "Complete", nil)
 	waitInhibited(false)
 	var hash string
