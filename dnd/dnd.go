@@ -187,6 +187,17 @@ func (m *Manager) silence(ctx context.Context) {
 		return
 	}
 	s := settingOf(m.o.Conn, m.o.Gsettings, kind)
+	if mk, ok := s.(makoDND); ok && m.rec == nil {
+		if defined, path := mk.defined(); !defined {
+			where := "no mako config was found"
+			if path != "" {
+				where = path + " defines none"
+			}
+			m.o.Log.Warn("mako has no do-not-disturb mode to turn on", "config", path)
+			m.o.Note(fmt.Sprintf("antidrift cannot silence mako: it turns on mako's do-not-disturb mode, which your config defines ([mode=do-not-disturb] with invisible=1), and %s; other apps' notifications will still pop up.", where))
+			return
+		}
+	}
 	if m.rec == nil {
 		cur, err := s.get(ctx)
 		if err != nil {

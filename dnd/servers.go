@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -45,6 +48,8 @@ func settingOf(conn *dbus.Conn, gsettings, kind string) setting {
 		return dunstPaused{conn: conn}
 	case kindXfce:
 		return xfceDND{conn: conn}
+	case kindMako:
+		return makoDND{conn: conn, configs: makoConfigs()}
 	}
 	return nil
 }
@@ -236,8 +241,116 @@ func kindOf(name, vendor string) string {
 		return kindDunst
 	case name == "Xfce Notify Daemon" || name == "xfce4-notifyd":
 		return kindXfce
+	case name == "mako":
+		return kindMako
 	case name == "Plasma" || vendor == "KDE":
 		return kindPlasma
 	}
 	return kindUnknown
+}
+
+// makoDND is mako's do-not-disturb mode (fr.emersion.Mako's SetModes, as
+// makoctl mode -a/-r sets it), where the person's config defines one: a
+// mode is only a name to mako, and what it hides is the config's.
+type makoDND struct {
+	conn *dbus.Conn
+	// configs are the files mako reads its config from, first found wins.
+	configs []string
+}
+
+const (
+	kindMako     = "mako"
+	makoPath     = dbus.ObjectPath("/fr/emersion/Mako")
+	makoIface    = "fr.emersion.Mako"
+	makoDNDMode  = "do-not-disturb"
+	makoDNDWords = "do-not-disturb mode"
+)
+
+func (makoDND) kind() string  { return kindMako }
+func (makoDND) quiet() string { return "on" }
+func (makoDND) already() string {
+	return "mako's do-not-disturb mode was already on: antidrift leaves it on, and on it stays after the session."
+}
+
+// defined says whether the person's mako config has a section for the
+// do-not-disturb mode ([mode=do-not-disturb], alone or with other criteria).
+func (m makoDND) defined() (bool, string) {
+	for _, path := range m.configs {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if !strings.HasPrefix(line, "[") || !strings.HasSuffix(line, "]") {
+				continue
+			}
+			for _, c := range strings.Fields(strings.Trim(line, "[]")) {
+				if c == "mode="+makoDNDMode || c == `mode="`+makoDNDMode+`"` {
+					return true, path
+				}
+			}
+		}
+		return false, path
+	}
+	return false, ""
+}
+
+func (m makoDND) modes(ctx context.Context) ([]string, error) {
+	var modes []string
+	err := m.conn.Object(notificationsName, makoPath).CallWithContext(ctx, makoIface+".ListModes", dbus.FlagNoAutoStart).Store(&modes)
+	if err != nil {
+		return nil, fmt.Errorf("asking mako its modes: %w", err)
+	}
+	return modes, nil
+}
+
+func (m makoDND) get(ctx context.Context) (string, error) {
+	modes, err := m.modes(ctx)
+	if err != nil {
+		return "", err
+	}
+	if slices.Contains(modes, makoDNDMode) {
+		return "on", nil
+	}
+	return "off", nil
+}
+
+func (m makoDND) set(ctx context.Context, v string) error {
+	if v != "on" && v != "off" {
+		return fmt.Errorf("mako's %s: %q is neither on nor off", makoDNDWords, v)
+	}
+	modes, err := m.modes(ctx)
+	if v == "off" && (busname.IsError(err, "org.freedesktop.DBus.Error.ServiceUnknown") || busname.IsError(err, "org.freedesktop.DBus.Error.NameHasNoOwner")) {
+		return nil // mako is gone, and its modes with it: the next one starts in its default mode
+	}
+	if err != nil {
+		return err
+	}
+	// The person's other modes are kept as they are.
+	modes = slices.DeleteFunc(modes, func(s string) bool { return s == makoDNDMode })
+	if v == "on" {
+		modes = append(modes, makoDNDMode)
+	}
+	if err := m.conn.Object(notificationsName, makoPath).CallWithContext(ctx, makoIface+".SetModes", dbus.FlagNoAutoStart, modes).Err; err != nil {
+		return fmt.Errorf("setting mako's modes: %w", err)
+	}
+	return nil
+}
+
+// makoConfigs are the files mako looks for its config in, in its order.
+func makoConfigs() []string {
+	home, _ := os.UserHomeDir()
+	config := os.Getenv("XDG_CONFIG_HOME")
+	if config == "" && home != "" {
+		config = filepath.Join(home, ".config")
+	}
+	var out []string
+	if config != "" {
+		out = append(out, filepath.Join(config, "mako", "config"))
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".mako", "config"))
+	}
+	return out
 }

@@ -10,7 +10,7 @@ here=$(dirname "$0")
 # it skip (or fail under ANTIDRIFT_E2E=require), naming it.
 "$here/install-missing.sh" "end-to-end tests" dbus-daemon:dbus dbus-monitor:dbus gdbus:libglib2.0-bin \
 	Xvfb:xvfb xprop:x11-utils xdotool:xdotool wmctrl:wmctrl openbox:openbox dunst:dunst \
-	notify-send:libnotify-bin xterm:xterm busctl:systemd chromium:chromium firefox-esr:firefox-esr \
+	notify-send:libnotify-bin /usr/lib/x86_64-linux-gnu/xfce4/notifyd/xfce4-notifyd:xfce4-notifyd xfconf-query:xfconf xterm:xterm busctl:systemd chromium:chromium firefox-esr:firefox-esr \
 	node:nodejs zip:zip msgfmt:gettext xgettext:gettext locale-gen:locales \
 	/usr/libexec/at-spi-bus-launcher:at-spi2-core \
 	dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian mmdebstrap:mmdebstrap \

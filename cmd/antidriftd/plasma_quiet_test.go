@@ -29,13 +29,18 @@ func testPlasmaQuietSession(t *testing.T, rel testenv.Release) {
 	// Plasma's notification server is its notifications applet's
 	// (libnotificationmanager): plasmawindowed runs it as plasmashell's
 	// system tray would, without a desktop shell package.
-	shell := r.Start(t, home, 0, env, "plasmawindowed", "org.kde.plasma.notifications")
-	testenv.WaitUntil(t, 2*time.Minute, "Plasma's notifications applet to own org.freedesktop.Notifications", func() bool {
-		if shell.Exited() {
-			t.Fatalf("plasmawindowed exited\n%s", shell.Output())
-		}
-		return bus.OwnerPID(t, testenv.NotificationsName) != 0
-	})
+	startServer := func() *testenv.Process {
+		t.Helper()
+		shell := r.Start(t, home, 0, env, "plasmawindowed", "org.kde.plasma.notifications")
+		testenv.WaitUntil(t, 2*time.Minute, "Plasma's notifications applet to own org.freedesktop.Notifications", func() bool {
+			if shell.Exited() {
+				t.Fatalf("plasmawindowed exited\n%s", shell.Output())
+			}
+			return bus.OwnerPID(t, testenv.NotificationsName) != 0
+		})
+		return shell
+	}
+	shell := startServer()
 	conn := bus.Dial(t)
 	inhibited := func() bool {
 		v, err := conn.Object(testenv.NotificationsName, "/org/freedesktop/Notifications").GetProperty("org.freedesktop.Notifications.Inhibited")
@@ -51,13 +56,48 @@ func testPlasmaQuietSession(t *testing.T, rel testenv.Release) {
 	}
 	waitInhibited(false)
 
-	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "XDG_CONFIG_HOME="+configHome(t, "quiet = true\nidle_after = \"1h\"\n"))
+	distraction := k.Window(t, distractionApp, "cat videos")
+	editor := k.Window(t, editorApp, "main.go - editor")
+	k.Activate(t, editor)
+	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "WAYLAND_DISPLAY="+k.Socket, "XDG_RUNTIME_DIR="+k.RuntimeDir,
+		"XDG_CONFIG_HOME="+configHome(t, "quiet = true\nidle_after = \"1h\"\ndrift_grace = \"0s\"\n"))
 	s := d.Session(t)
-	startSession(t, s, "write code", "tests pass", 3600, "warn")
+	waitProp(t, d, "CurrentClass", editorApp)
+	startSession(t, s, "write code", "tests pass", 3600, "warn", editorApp)
 	waitInhibited(true)
+	// Another app's notification: held back, no popup.
+	if out, err := bus.Run(t, "gdbus", "call", "--session", "--dest", testenv.NotificationsName, "--object-path", "/org/freedesktop/Notifications",
+		"--method", "org.freedesktop.Notifications.Notify", "chat", "0", "", "Chat message", "someone wrote", "[]", "{}", "0"); err != nil {
+		t.Fatalf("another app's Notify: %v\n%s", err, out)
+	}
+	// antidrift's nudge: critical, so Plasma pops it up all the same.
+	k.Activate(t, distraction)
+	waitProp(t, d, "Drift", "drifting")
+	// A popup is a window of plasmawindowed's besides the applet's own
+	// ("Notifications"). The other app's came first, so it would be there
+	// by the time the nudge's is.
+	popups := func() int {
+		n := 0
+		for _, w := range k.Windows(t) {
+			if w.AppID == "org.kde.plasmawindowed" && w.Title != "Notifications" {
+				n++
+			}
+		}
+		return n
+	}
+	testenv.WaitUntil(t, wait, "the nudge's popup among KWin's windows", func() bool { return popups() > 0 })
+	if n := popups(); n != 1 {
+		t.Fatalf("popups during the quiet session: got %d, want 1 (antidrift's nudge only)\n%+v", n, k.Windows(t))
+	}
 	if note := s.String(t, "QuietNote"); note != "" {
 		t.Fatalf("QuietNote on Plasma: got %q, want none", note)
 	}
+	// Plasma's notification server killed and started again mid-session:
+	// the new one is inhibited again.
+	shell.Kill9()
+	testenv.WaitUntil(t, wait, "org.freedesktop.Notifications to be gone", func() bool { return bus.OwnerPID(t, testenv.NotificationsName) == 0 })
+	shell = startServer()
+	waitInhibited(true)
 	s.Call(t, "Complete", nil)
 	waitInhibited(false)
 	var hash string

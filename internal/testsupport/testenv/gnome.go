@@ -452,3 +452,7 @@ func chownTree(dir string, uid int) error {
 		return os.Lchown(path, uid, uid)
 	})
 }
+
+// Kill9 kills the Shell with SIGKILL, as a crash would; Start starts it
+// again.
+func (g *GnomeShell) Kill9() { g.proc.Kill9() }
