@@ -16,6 +16,7 @@ const cases = [
     [F.stateIcon('locked', 'none'), 'changes-prevent-symbolic'],
     [F.stateIcon('active', 'drifting'), 'dialog-warning-symbolic'],
     [F.stateIcon('active', 'away'), 'user-away-symbolic'],
+    [F.stateIcon('active', 'break'), 'user-away-symbolic'],
     [F.stateIcon('active', 'on_task'), 'alarm-symbolic'],
     [F.stateIcon('', 'none'), 'action-unavailable-symbolic'],
     // Today's machines: those with a session (a report without sync_dir is one).
