@@ -168,7 +168,7 @@ func awayDrift(r AwayReason, idleAfter time.Duration) string {
 	case AwaySuspended:
 		return "away: the machine is asleep"
 	case AwayBreak:
-		return "break: the desktop asked for a break; drift, nudges and enforcement wait until you are back"
+		return "the desktop asked for a break; drift, nudges and enforcement wait until you are back"
 	}
 	return "away"
 }

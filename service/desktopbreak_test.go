@@ -24,8 +24,8 @@ func TestDesktopBreakIsAwayNeverDrift(t *testing.T) {
 	h.SetAway("screentime/break", AwayBreak, true)
 	h.settle()
 	v := h.View()
-	if v.Drift != DriftBreak || !strings.HasPrefix(v.DriftReason, "break: ") || v.Enforced {
-		t.Fatalf("in the break: Drift, DriftReason, Enforced: got %s (%q) %v, want %s (\"break: …\") false", v.Drift, v.DriftReason, v.Enforced, DriftBreak)
+	if v.Drift != DriftBreak || !strings.HasPrefix(v.DriftReason, "the desktop asked for a break") || v.Enforced {
+		t.Fatalf("in the break: Drift, DriftReason, Enforced: got %s (%q) %v, want %s (\"the desktop asked for a break…\") false", v.Drift, v.DriftReason, v.Enforced, DriftBreak)
 	}
 	if len(n.onScreen()) != 0 {
 		t.Fatalf("nudges on screen during the break: got %+v, want none", n.onScreen())

@@ -28,7 +28,7 @@ type status struct {
 	TimeboxSeconds                                                 uint64
 	Deadline, BreakGlassAt                                         int64
 	AllowedClasses, Problems                                       []string
-	EvidenceAvailable                                              bool
+	EvidenceAvailable, BreakDue                                    bool
 	SwitchCount, MinimizeCount, AuditPending                       uint32
 	Buckets                                                        []bucket
 	// The page in front of a browser window, or why there is none.
@@ -56,7 +56,7 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 		"Outcome": &s.Outcome, "Enforcement": &s.Enforcement, "Drift": &s.Drift, "DriftReason": &s.DriftReason,
 		"CurrentClass": &s.CurrentClass, "CurrentTitle": &s.CurrentTitle, "EvidenceReason": &s.EvidenceReason,
 		"TimeboxSeconds": &s.TimeboxSeconds, "Deadline": &s.Deadline, "BreakGlassAt": &s.BreakGlassAt,
-		"AllowedClasses": &s.AllowedClasses, "Problems": &s.Problems, "EvidenceAvailable": &s.EvidenceAvailable,
+		"AllowedClasses": &s.AllowedClasses, "Problems": &s.Problems, "EvidenceAvailable": &s.EvidenceAvailable, "BreakDue": &s.BreakDue,
 		"SwitchCount": &s.SwitchCount, "MinimizeCount": &s.MinimizeCount, "AuditPending": &s.AuditPending,
 		"Buckets":     &s.Buckets,
 		"CurrentSite": &s.CurrentSite, "SiteReason": &s.SiteReason,
@@ -178,6 +178,8 @@ func statusText(s *status, now time.Time, o textOpts) string {
 		// The reason, unless it only repeats why the window is unknown.
 		if s.DriftReason != "" && (s.EvidenceReason == "" || !strings.Contains(s.DriftReason, s.EvidenceReason)) {
 			drift += ": " + s.DriftReason
+		} else if s.BreakDue {
+			drift += "; the desktop says a break is due" // the reason says it too, when shown
 		}
 		row("drift", "%s", drift)
 	case service.StateReview:
@@ -362,8 +364,11 @@ func panelText(s *status, now time.Time) string {
 		return "no session"
 	case service.StateActive:
 		t := service.ShortLeft(s.left(now)) + " · " + truncate(s.NextAction, 30)
-		if s.Drift == service.DriftDrifting {
+		switch s.Drift {
+		case service.DriftDrifting:
 			t = "drifting · " + t
+		case service.DriftBreak:
+			t = "break · " + t
 		}
 		return t
 	case service.StateReview:
@@ -380,8 +385,8 @@ func waybarLine(s *status, now time.Time) string {
 	tooltip := "antidriftd is not running.\n" + howToStart
 	if s != nil {
 		class = []string{s.State}
-		if s.Drift == service.DriftDrifting {
-			class = append(class, "drifting")
+		if s.Drift == service.DriftDrifting || s.Drift == service.DriftBreak {
+			class = append(class, s.Drift)
 		}
 		tooltip = strings.TrimRight(statusText(s, now, textOpts{minutes: true}), "\n")
 	}

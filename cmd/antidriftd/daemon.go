@@ -243,18 +243,27 @@ func (m *Main) goWork(f func()) {
 	}()
 }
 
-// watchPresence follows screen lock on the session bus, and screen lock
-// and sleep through logind on the system bus where it is reachable.
+// watchPresence follows screen lock and GNOME's break reminders on the
+// session bus, and screen lock and sleep through logind on the system bus
+// where it is reachable.
 func (m *Main) watchPresence() {
 	report := func(e presence.Event) {
 		reason := service.AwayLocked
-		if e.Reason == presence.ReasonSleep {
+		switch e.Reason {
+		case presence.ReasonSleep:
 			reason = service.AwaySuspended
+		case presence.ReasonBreak:
+			reason = service.AwayBreak
 		}
 		m.svc.SetAway(e.Source+"/"+e.Reason, reason, e.Away)
 	}
 	if stop, err := presence.WatchScreenSaver(m.conn, m.log, report); err != nil {
 		m.log.Warn("not following the screensaver", "err", err)
+	} else {
+		m.watchers = append(m.watchers, stop)
+	}
+	if stop, err := presence.WatchScreenTime(m.conn, m.log, report, m.svc.SetBreakDue); err != nil {
+		m.log.Warn("not following GNOME's break reminders", "err", err)
 	} else {
 		m.watchers = append(m.watchers, stop)
 	}

@@ -410,8 +410,8 @@ func invariantBroken(v view) string {
 		return "StartedAt ≤ Deadline"
 	case (v.State == "active") != (v.Drift != "none"):
 		return `Drift is "none" exactly outside active`
-	case v.State == "active" && !slices.Contains([]string{"unknown", "on_task", "drifting", "away"}, v.Drift):
-		return "Drift is one of unknown, on_task, drifting, away while active"
+	case v.State == "active" && !slices.Contains([]string{"unknown", "on_task", "drifting", "away", "break"}, v.Drift):
+		return "Drift is one of unknown, on_task, drifting, away, break while active"
 	case v.TimeboxSeconds > 86400 || (live && v.TimeboxSeconds == 0):
 		return "TimeboxSeconds is 1–86400 in a session"
 	case len(v.AllowedClasses) > 64:

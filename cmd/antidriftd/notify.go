@@ -85,8 +85,11 @@ func statusLine(v service.View, now time.Time) string {
 	switch v.State {
 	case service.StateActive:
 		line := fmt.Sprintf("active: %s left", service.ShortLeft(time.Unix(v.Deadline, 0).Sub(now)))
-		if v.Drift == service.DriftDrifting {
+		switch v.Drift {
+		case service.DriftDrifting:
 			line += ", drifting"
+		case service.DriftBreak:
+			line += ", on a break"
 		}
 		return line
 	case service.StateReview:

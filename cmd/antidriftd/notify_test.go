@@ -22,3 +22,18 @@ func TestStatusLineShowsSecondsInTheLastMinute(t *testing.T) {
 		}
 	}
 }
+
+// A break the desktop asked for shows in systemctl status too.
+func TestStatusLineSaysDriftingOrBreak(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	for drift, want := range map[string]string{
+		service.DriftOnTask:   "active: 12m left",
+		service.DriftDrifting: "active: 12m left, drifting",
+		service.DriftBreak:    "active: 12m left, on a break",
+	} {
+		v := service.View{State: service.StateActive, Deadline: now.Add(12 * time.Minute).Unix(), Drift: drift}
+		if got := statusLine(v, now); got != want {
+			t.Errorf("Drift %s: %q, want %q", drift, got, want)
+		}
+	}
+}

@@ -66,6 +66,8 @@ export const driftWords = Object.freeze({
     on_task: N_('On task'),
     drifting: N_('Drifting'),
     away: N_('Away'),
+    // away for a break the desktop asked for (GNOME's break reminders)
+    break: N_('Break'),
 });
 
 /**
@@ -85,7 +87,7 @@ export function stateIcon(state, drift) {
     case 'active':
         if (drift === 'drifting')
             return 'dialog-warning-symbolic';
-        if (drift === 'away')
+        if (drift === 'away' || drift === 'break')
             return 'user-away-symbolic';
         return 'alarm-symbolic';
     }
