@@ -139,6 +139,8 @@ var versionedFiles = []versionedFile{
 	{name: spareFileName, known: SpareSlotVersion, slots: true},
 	{name: deviceFileName, known: DeviceFileVersion},
 	{name: seenFileName, known: SeenFileVersion},
+	{name: deviceKeyFileName, known: deviceKeyVersion},
+	{name: pinsFileName, known: pinsVersion, lines: true},
 }
 
 // refuseNewer returns a *NewerFormatError for the first file or line in the
