@@ -58,6 +58,11 @@ type Config struct {
 	// Quiet is quiet: every session is quiet (Do Not Disturb while it is
 	// active) unless its Start says otherwise (antidrift start --no-quiet).
 	Quiet bool
+	// FlatpakBrowsers is flatpak_browsers: believe the tab reports of a
+	// native host that xdg-native-messaging-proxy started (a Flatpak
+	// Firefox's) as those of a host its browser started. Off by default:
+	// the proxy starts a host for any program that asks it over the bus.
+	FlatpakBrowsers bool
 }
 
 // Judge is the [judge] table: "rules" (a window no rule decides is off
@@ -262,6 +267,19 @@ var fields = map[string]field{
 	"sync_titles":      syncTitles,
 	"device_name":      deviceName,
 	"quiet":            quiet,
+	"flatpak_browsers": flag(func(c *Config) *bool { return &c.FlatpakBrowsers }),
+}
+
+// flag is a true-or-false key.
+func flag(to func(*Config) *bool) field {
+	return func(c *Config, v any) error {
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want true or false, got %s", describe(v))
+		}
+		*to(c) = b
+		return nil
+	}
 }
 
 // quiet is quiet: true makes every session quiet.

@@ -57,7 +57,11 @@ func TestFlatpakFirefoxReachesTheHostThroughTheProxy(t *testing.T) {
 
 	x := testenv.StartX(t)
 	bus := testenv.StartBus(t)
-	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name)
+	// The person opted in to believing a host the proxy starts
+	// (docs/browsers.md, step 6); TestTabReportsAreBelievedOnlyFromTheBrowsersOwnHost
+	// shows that without it such a host is refused.
+	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name,
+		"XDG_CONFIG_HOME="+configHome(t, "flatpak_browsers = true\n"))
 	port := pages(t)
 	work, distraction := pageURLs(port)
 

@@ -89,7 +89,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	// Serving after recovery: owning the name is what lets activated callers in.
-	if err = m.serve(); err != nil {
+	if err = m.serve(cfg.FlatpakBrowsers); err != nil {
 		return err
 	}
 	// Workers last: they feed a serving core, and READY=1 must follow the name.
@@ -194,8 +194,10 @@ func (m *Main) startCore(cfg config.Config, snap service.Snapshot, problems []st
 }
 
 // serve exports the core on the bus and takes the name, then believes
-// pushed evidence from the compositor's helper, if the source has one.
-func (m *Main) serve() error {
+// pushed evidence from the compositor's helper, if the source has one, and
+// tab reports from the native host a browser started (with flatpakBrowsers,
+// also one xdg-native-messaging-proxy started: docs/browsers.md).
+func (m *Main) serve(flatpakBrowsers bool) error {
 	server, err := dbusapi.Serve(m.conn, m.svc, m.log)
 	if err != nil {
 		return err
@@ -204,6 +206,9 @@ func (m *Main) serve() error {
 	if hosts, err := nativehost.Beside(); err != nil {
 		m.log.Warn("taking no browser tab reports", "err", err)
 	} else {
+		if flatpakBrowsers {
+			hosts.Launchers = []string{nativehost.FlatpakProxy}
+		}
 		server.TrustTabHosts(func(pid int) (string, int, error) {
 			h, err := hosts.Identify(pid)
 			return h.Browser, h.BrowserPID, err

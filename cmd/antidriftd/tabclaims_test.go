@@ -143,6 +143,17 @@ func TestTabReportsAreBelievedOnlyFromTheBrowsersOwnHost(t *testing.T) {
 			fake.Close()
 			w.stillOnTheWork(t, "a report through a host a non-browser started")
 		}},
+		{"a host xdg-native-messaging-proxy started is refused unless flatpak_browsers is on", func(t *testing.T, w *tabWorld) {
+			// The proxy starts a host for any program that asks it; the
+			// person opts in to believing it (TestFlatpakFirefoxReachesTheHostThroughTheProxy).
+			proxied := testenv.StartNativeHost(t, w.bus.Env(), "xdg-native-messaging-proxy")
+			proxied.Tab(t, "https://www.youtube.com/watch?v=1", prTitle)
+			testenv.WaitFor(t, wait, "the host to say antidrift refused its report", proxied.Stderr, func(s string) bool {
+				return strings.Contains(s, "did not take the tab report") && strings.Contains(s, "not a browser's own program")
+			})
+			proxied.Close()
+			w.stillOnTheWork(t, "a report through a host the proxy started, not opted in")
+		}},
 		{"a report forged while the editor is in front, then the switch back", func(t *testing.T, w *tabWorld) {
 			w.x.Activate(t, w.editor)
 			waitProp(t, w.d, "CurrentClass", "Editor")

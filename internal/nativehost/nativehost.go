@@ -75,6 +75,11 @@ func FamilyOfArgs(args []string) string {
 	return Firefox
 }
 
+// FlatpakProxy is the program that starts a host for a Flatpak Firefox
+// (157 and later): xdg-native-messaging-proxy, a Launcher when the person
+// opts in (config.toml's flatpak_browsers).
+const FlatpakProxy = "xdg-native-messaging-proxy"
+
 // Host is a native host as the kernel describes it.
 type Host struct {
 	PID        int

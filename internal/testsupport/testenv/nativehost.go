@@ -45,6 +45,9 @@ var nativeHostArgs = map[string][]string{
 	"chrome":      {"chrome-extension://fopagejekiabnkobjkkggigkgddpcehh/"},
 	// Not a browser: a program of the user's that runs the host itself.
 	"not-a-browser": {"/home/me/.mozilla/native-messaging-hosts/org.antidrift.native_host.json", "browser@antidrift.github.io"},
+	// Not a browser either: the program that starts a host for a Flatpak
+	// Firefox, believed only when the person opts in (flatpak_browsers).
+	"xdg-native-messaging-proxy": {"/home/me/.mozilla/native-messaging-hosts/org.antidrift.native_host.json", "browser@antidrift.github.io"},
 }
 
 // NeedBrowserStandIn skips a test that needs a stand-in browser the daemon
