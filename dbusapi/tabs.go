@@ -52,7 +52,8 @@ func (e *evidenceObject) TabBlocked(msg dbus.Message, browser string, tabID int6
 	if err != nil {
 		return err
 	}
-	return h.recordInOrder(msg.Serial(), func() error { return e.s.svc.TabBlocked(h.src, tabID) })
+	// Not recordInOrder: a confirmation is never superseded by a later call.
+	return h.record(func() error { return e.s.svc.TabBlocked(h.src, tabID) })
 }
 
 // ForgetTabs says a browser's extension is gone: it ends the calling
