@@ -312,3 +312,31 @@ func TestALineLongerThanAnyMachineWritesStopsTheReading(t *testing.T) {
 		t.Fatalf("got OK %v, %d sessions, problem %q; want the 2 real ones counted and the long line said", d.OK, len(d.Summaries), d.Problem)
 	}
 }
+
+// The publisher's pass after a seal reads another device's folder only
+// when its files changed since the last pass: it keeps their stamps, and
+// with them every unchanged folder comes back unread.
+func TestTheSealsPassReadsOnlyWhatChanged(t *testing.T) {
+	syncDir, ids := addDevices(t, 2)
+	st := openStore(t, newStateDir(t))
+	id, _, _ := st.DeviceID()
+	p := NewPublisher(st, syncDir, id, "this", false, func(string) {})
+	p.PublishNow()
+	for _, other := range ids {
+		if _, ok := p.stamps[other]; !ok {
+			t.Fatalf("after a pass: got stamps for %v, want one for %s", p.stamps, other)
+		}
+	}
+	devs, _, _ := ReadSharedWith(syncDir, LoadTrust(st.dir), ReadOptions{Unchanged: p.stamps})
+	for _, d := range devs {
+		if d.ID != id && d.Folder != id && !d.Unchanged {
+			t.Fatalf("the next pass, nothing changed: got %s read again, want it skipped", d.Folder)
+		}
+	}
+	// Once its folder is deleted, its stamp goes too.
+	os.RemoveAll(filepath.Join(syncDir, LayoutFolder, ids[0]))
+	p.PublishNow()
+	if _, ok := p.stamps[ids[0]]; ok {
+		t.Fatalf("after %s's folder was deleted: got its stamp kept, want it let go", ids[0])
+	}
+}

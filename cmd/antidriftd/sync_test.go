@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/antidrift/antidrift/internal/testsupport/statefixture"
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/persist"
 )
@@ -328,6 +329,28 @@ func TestTwoMachinesOneRecordThroughSyncthing(t *testing.T) {
 		os.Remove(conflict)
 	})
 	signedFaults(t, desk, laptop, deskID, laptopID, logs)
+
+	// A third machine gone bad publishes, through the laptop's Syncthing,
+	// a session with a number that would wrap the desk's week: Syncthing
+	// carries it, and report, history and verify on the desk name the line
+	// and leave it out, its good session still counted.
+	t.Run("a number from a machine gone bad", func(t *testing.T) {
+		now := time.Now()
+		bad := statefixture.TodaySession(now, "0197a3c4-0000-7000-8000-0000000000b2", "wrap the week")
+		bad.DriftSeconds = 1<<64 - 31
+		tabletID, err := statefixture.Machine(filepath.Join(t.TempDir(), "tablet"), laptop.syncDir, "tablet", false,
+			statefixture.TodaySession(now, "0197a3c4-0000-7000-8000-0000000000b1", "sketch the figures"), bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitForSync(t, "the tablet's copy on the desk", func() bool { return holdsChainOf(desk.syncDir, tabletID, persist.PublishedTotals, 2) }, logs...)
+		agree(t, desk, "tablet", 1, `device "tablet"`, "line 2 (seq 2)", "drift_seconds 18446744073709551585", "left out of every figure")
+		os.RemoveAll(filepath.Join(laptop.syncDir, persist.LayoutFolder, tabletID))
+		waitForSync(t, "the tablet's folder gone from the desk", func() bool {
+			_, err := os.Stat(filepath.Join(desk.syncDir, persist.LayoutFolder, tabletID))
+			return os.IsNotExist(err)
+		}, logs...)
+	})
 
 	t.Run("the same device id on two machines", func(t *testing.T) {
 		// The laptop gets the desk's device.json and key, as a copied
