@@ -238,9 +238,19 @@ func testPlasmaAppletWithAScreenReader(t *testing.T, rel testenv.Release) {
 	}
 	a11y.Type(t, done[0], "the intro is committed")
 	a11y.Type(t, apps[0], "xterm")
+	// Do Not Disturb: unchecked as the daemon's Quiet says (no quiet in
+	// its config); checked here, the session it starts is quiet.
+	quiet := tree.Find(showing("check box", named("Do Not Disturb while the session runs")))
+	if len(quiet) == 0 {
+		t.Fatalf("the start form: got\n%s\nwant a Do Not Disturb check box", tree)
+	}
+	a11y.Press(t, quiet[0])
 	a11y.Press(t, send[0])
 	s := bus.Session(t)
 	testenv.WaitForProp(t, time.Minute, s, "State", "active") // the session the form started
+	if !s.Bool(t, "Quiet") {
+		t.Error("Quiet of the session started with Do Not Disturb checked: got false, want true")
+	}
 	if got, want := s.String(t, "NextAction"), "write the intro"; !strings.Contains(got, want) {
 		t.Errorf("the session's next action: got %q, want what was typed, %q", got, want)
 	}

@@ -135,6 +135,7 @@ func testGnomeQuietSession(t *testing.T, rel testenv.Release) {
 	// the desktop's, and comes back with the session's end.
 	g.Kill9()
 	g.Start(t)
+	g.StartNotifications(t) // its notification service went with it; activation would start it again
 	k.waitBanners(t, "false")
 	if _, err := k.gdbus(t, "org.antidrift.Session1.Complete"); err != nil {
 		t.Fatalf("Complete: %v\n%s", err, k.daemon.Output())

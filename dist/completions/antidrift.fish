@@ -38,6 +38,8 @@ complete -c antidrift -n '__fish_seen_subcommand_from start' -l done-when -x -d 
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l for -x -a '15m 25m 30m 45m 50m 1h 90m' -d 'The timebox'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l allow -x -d 'A window class (or CLASS:TITLE-GLOB) that counts as on task'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l enforce -x -a "$levels" -d 'The enforcement level'
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l quiet -d 'Do Not Disturb while the session is active'
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l no-quiet -d "Leave other apps' notifications alone"
 
 # status
 complete -c antidrift -n '__fish_seen_subcommand_from status' -l follow -d 'Print a line on every change until interrupted'
