@@ -264,9 +264,9 @@ var fields = map[string]field{
 	"evidence":         evidence,
 	"day_starts":       dayStarts,
 	"sync_dir":         syncDir,
-	"sync_titles":      syncTitles,
+	"sync_titles":      flag(func(c *Config) *bool { return &c.SyncTitles }),
 	"device_name":      deviceName,
-	"quiet":            quiet,
+	"quiet":            flag(func(c *Config) *bool { return &c.Quiet }),
 	"flatpak_browsers": flag(func(c *Config) *bool { return &c.FlatpakBrowsers }),
 }
 
@@ -280,16 +280,6 @@ func flag(to func(*Config) *bool) field {
 		*to(c) = b
 		return nil
 	}
-}
-
-// quiet is quiet: true makes every session quiet.
-func quiet(c *Config, v any) error {
-	b, ok := v.(bool)
-	if !ok {
-		return fmt.Errorf("want true or false, got %s", describe(v))
-	}
-	c.Quiet = b
-	return nil
 }
 
 // dayStarts is a time of day, "HH:MM": a report's days begin then rather

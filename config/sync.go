@@ -43,15 +43,6 @@ func syncDir(c *Config, v any) error {
 	return nil
 }
 
-func syncTitles(c *Config, v any) error {
-	b, ok := v.(bool)
-	if !ok {
-		return fmt.Errorf("want true or false, got %s", describe(v))
-	}
-	c.SyncTitles = b
-	return nil
-}
-
 // deviceName is device_name: 1 to maxDeviceName printable characters.
 // Other machines show it as is, so control characters stay out of it.
 func deviceName(c *Config, v any) error {
