@@ -190,7 +190,7 @@ func (p *Publisher) publish() (notice string, err error) {
 		v.OK, v.Problem = false, problem
 	}
 
-	dir, err := p.openFolder()
+	dir, folderNotice, err := p.openFolder()
 	if err != nil {
 		return keyProblem, err
 	}
@@ -202,9 +202,22 @@ func (p *Publisher) publish() (notice string, err error) {
 	if keyProblem != "" {
 		notices = append(notices, keyProblem)
 	}
+	if folderNotice != "" {
+		notices = append(notices, folderNotice)
+	}
+	planted := false
 	for _, f := range []string{PublishedChain, PublishedTotals} {
 		there, err := readIn(dir, f)
 		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if errors.Is(err, errSymlink) || errors.Is(err, errNotRegular) || errors.Is(err, errPublishedTooLarge) {
+			// Never a copy this machine wrote, nor one another machine
+			// with its id and key would: something planted in its
+			// folder, replaced (or removed) below, never read.
+			notices = append(notices, fmt.Sprintf("This machine's folder in sync_dir (%s/%s) held something that is not its copy in place of %s (%v); it was replaced with its own record. Something wrote into this machine's folder in sync_dir: see docs/sync.md.",
+				LayoutFolder, p.id, f, errors.Unwrap(err)))
+			planted = true
 			continue
 		}
 		if err != nil {
@@ -230,7 +243,7 @@ func (p *Publisher) publish() (notice string, err error) {
 	}
 	notice = strings.Join(notices, " ")
 	p.retireUnsignedFolder()
-	if old != nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form, pub) {
+	if !planted && old != nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form, pub) {
 		return notice, nil
 	}
 	if err := replaceIn(dir, file, content); err != nil {
@@ -334,31 +347,46 @@ func notAnotherWriter(old, now []byte, pub ed25519.PublicKey, id, form, file str
 // below sync_dir 0700 as needed, and following no symbolic link below
 // sync_dir: a link planted there would have the daemon write wherever it
 // points.
-func (p *Publisher) openFolder() (*os.File, error) {
+func (p *Publisher) openFolder() (_ *os.File, notice string, _ error) {
 	root, err := os.Open(p.syncDir)
 	if err != nil {
-		return nil, fmt.Errorf("sync_dir %s cannot be opened (%v): create it as the folder Syncthing shares, see docs/sync.md", p.syncDir, err)
+		return nil, "", fmt.Errorf("sync_dir %s cannot be opened (%v): create it as the folder Syncthing shares, see docs/sync.md", p.syncDir, err)
 	}
 	if info, err := root.Stat(); err != nil || !info.IsDir() {
 		root.Close()
-		return nil, fmt.Errorf("sync_dir %s is not a directory", p.syncDir)
+		return nil, "", fmt.Errorf("sync_dir %s is not a directory", p.syncDir)
 	}
 	dir := root
 	for _, name := range []string{LayoutFolder, p.id} {
 		err := unix.Mkdirat(int(dir.Fd()), name, uint32(privateDirMode))
 		if err != nil && !errors.Is(err, unix.EEXIST) {
 			dir.Close()
-			return nil, fmt.Errorf("creating %s: %w", filepath.Join(dir.Name(), name), err)
+			return nil, "", fmt.Errorf("creating %s: %w", filepath.Join(dir.Name(), name), err)
 		}
 		next, err := openIn(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if name == p.id && (errors.Is(err, errSymlink) || errors.Is(err, unix.ENOTDIR)) {
+			// A link or a file in place of this machine's own folder
+			// (which only it writes): removed, never followed, and the
+			// folder made again.
+			if uerr := unix.Unlinkat(int(dir.Fd()), name, 0); uerr == nil {
+				notice = fmt.Sprintf("This machine's folder in sync_dir (%s/%s) was not a folder (%v); it was removed and made again with this machine's own record. Something wrote into sync_dir: see docs/sync.md.",
+					LayoutFolder, name, errors.Unwrap(err))
+				if err = unix.Mkdirat(int(dir.Fd()), name, uint32(privateDirMode)); err == nil {
+					next, err = openIn(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+				}
+			}
+		}
 		dir.Close()
 		if err != nil {
-			return nil, err
+			return nil, notice, err
 		}
 		dir = next
 	}
-	return dir, nil
+	return dir, notice, nil
 }
+
+// errPublishedTooLarge is a published file past maxPublishedFile.
+var errPublishedTooLarge = fmt.Errorf("is larger than %d MiB", maxPublishedFile>>20)
 
 // readIn reads name in dir, never through a link, at most maxPublishedFile.
 func readIn(dir *os.File, name string) ([]byte, error) {
@@ -369,7 +397,7 @@ func readIn(dir *os.File, name string) ([]byte, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxPublishedFile+1))
 	if err == nil && len(data) > maxPublishedFile {
-		err = fmt.Errorf("%s is larger than %d MiB", f.Name(), maxPublishedFile>>20)
+		err = &os.PathError{Op: "read", Path: f.Name(), Err: errPublishedTooLarge}
 	}
 	return data, err
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -121,7 +122,7 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 				problems = append(problems, p)
 			}
 		} else if strings.HasPrefix(n, "antidrift-v") && n != LayoutFolder {
-			problems = append(problems, fmt.Sprintf("sync_dir holds %s, a layout a later antidrift writes; this one reads only %s, so the devices there are not shown. Update antidrift on this machine", n, LayoutFolder))
+			problems = append(problems, fmt.Sprintf("sync_dir holds %s, a layout a later antidrift writes; this one reads only %s, so the devices there are not shown. Update antidrift on this machine", shownName(n), LayoutFolder))
 		}
 	}
 	layout, err := openIn(root, LayoutFolder, unix.O_RDONLY|unix.O_DIRECTORY, 0)
@@ -142,7 +143,11 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 			continue // Syncthing's own (.stfolder) and temp files
 		}
 		if strings.Contains(folder, ".sync-conflict-") {
-			problems = append(problems, fmt.Sprintf("%s/%s is a Syncthing conflict copy of a device folder; it is not read. Delete it once the folder it copies is right", LayoutFolder, folder))
+			problems = append(problems, fmt.Sprintf("%s/%s is a Syncthing conflict copy of a device folder; it is not read. Delete it once the folder it copies is right", LayoutFolder, shownName(folder)))
+			continue
+		}
+		if shownName(folder) != folder {
+			problems = append(problems, fmt.Sprintf("%s/%s is no device's folder (its name holds characters no device id has); it is not read. Delete it", LayoutFolder, shownName(folder)))
 			continue
 		}
 		folders = append(folders, folder)
@@ -176,7 +181,7 @@ func readDeviceDir(dir *os.File, folder string, trust *Trust, budget *readBudget
 		if strings.Contains(n, ".sync-conflict-") {
 			problems = append(problems, fmt.Sprintf("%s/%s/%s is a Syncthing conflict copy: two machines wrote this device's folder, which only happens when they share one device id (a copied state directory). It is not read. "+
 				"Fix: give one machine a new id (stop antidriftd there, move device.json out of its state directory, start it), then delete the conflict copy",
-				LayoutFolder, folder, n))
+				LayoutFolder, folder, shownName(n)))
 		}
 	}
 	metaFile, err := openIn(dir, PublishedDevice, os.O_RDONLY, 0)
@@ -448,6 +453,16 @@ func cleanLabel(s string) string {
 		s = string(r[:64]) + "…"
 	}
 	return s
+}
+
+// shownName is a file or folder name found in sync_dir as a sentence may
+// hold it: as it is when every character of it is printable, else quoted
+// with the rest escaped, so a name cannot act on a terminal.
+func shownName(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] == s {
+		return s
+	}
+	return service.Quote(s)
 }
 
 // verifyChainBytes walks a published chain by the audit hash rule.
