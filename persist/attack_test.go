@@ -360,3 +360,30 @@ func hex4(i int) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[i>>12&15], digits[i>>8&15], digits[i>>4&15], digits[i&15]})
 }
+
+// A machine gone bad can have folders of its own pinned here (a reading
+// pins every device it reads for the first time), named to sort before
+// the real machines: the machines pinned before them are still the ones
+// read first, and the folders the bound leaves out are the later ones.
+func TestPinnedFloodCannotPushOutAnEarlierMachine(t *testing.T) {
+	dir := t.TempDir()
+	trust := LoadTrust(dir)
+	real := "ffff0000-0000-7000-8000-000000000001"
+	trust.now = func() time.Time { return time.Unix(1_800_000_000, 0) }
+	trust.keyFor(real, otherKey(t).Public().(ed25519.PublicKey))
+	var folders []string
+	for i := 0; i < DefaultReadBounds.Devices+4; i++ {
+		id := "00000000-0000-7000-8000-00000000" + hex4(i)
+		trust.now = func() time.Time { return time.Unix(1_900_000_000+int64(i), 0) }
+		trust.keyFor(id, otherKey(t).Public().(ed25519.PublicKey))
+		folders = append(folders, id)
+	}
+	folders = append(folders, real)
+	read, left := orderFolders(folders, LoadTrust(dir), seenFile{}, DefaultReadBounds.Devices)
+	if len(read) == 0 || read[0] != real {
+		t.Errorf("the folders read: got %q first, want %s, pinned first", read, real)
+	}
+	if len(left) != 5 || left[len(left)-1] != folders[DefaultReadBounds.Devices+3] {
+		t.Errorf("the folders left out: got %q, want the 5 pinned last", left)
+	}
+}
