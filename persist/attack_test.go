@@ -3,6 +3,7 @@ package persist
 import (
 	"bytes"
 	"crypto/ed25519"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -301,7 +302,19 @@ func TestLabelsAndNamesFromSyncDirAreInert(t *testing.T) {
 	os.Mkdir(bad, 0o700)
 	writeFile(t, filepath.Join(bad, PublishedDevice), readFile(t, w.file(w.laptop, PublishedDevice)))
 	writeFile(t, filepath.Join(w.laptop.Folder(), "totals.sync-conflict-\x1b[31m.jsonl"), []byte("x\n"))
+	// A machine's own words about its audit.jsonl (source_problem, signed
+	// by its own key) are its text too.
+	liar := machineNamed(t, w.sync, "liar", 1)
+	var m publishedDevice
+	json.Unmarshal(readFile(t, w.file(liar, PublishedDevice)), &m)
+	m.SourceOK, m.SourceProblem, m.Sig = false, "\x1b]0;owned\x07\x1b[2J", ""
+	unsigned, _ := json.Marshal(m)
+	key, _, _ := liar.store.DeviceKey()
+	writeFile(t, w.file(liar, PublishedDevice), append(signDeviceFile(key, unsigned), '\n'))
 	devs, problems, _ := w.read()
+	if d, _ := byID(devs, problems, liar.id); !strings.Contains(d.Problem, `\x1b]0;owned`) {
+		t.Errorf("a device's own source_problem with control characters: got %q, want it said escaped", d.Problem)
+	}
 	d, _ := byID(devs, problems, hostile.id)
 	if !utf8.ValidString(d.Name) || strings.IndexFunc(d.Name, unicode.IsControl) >= 0 || !strings.HasPrefix(d.Name, "laptop") {
 		t.Errorf("a hostile device's name: got %q, want it kept as printable UTF-8", d.Name)

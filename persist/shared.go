@@ -352,7 +352,7 @@ func readDeviceFolder(folder string, meta []byte, src chainSource, trust *Trust,
 	}
 	if m.Form == formTotals && !m.SourceOK {
 		d.Problem = fmt.Sprintf("%s: the machine's own audit.jsonl does not verify (%s), so its totals copy is left out. Run antidrift verify on that machine",
-			who, m.SourceProblem)
+			who, service.Quote(m.SourceProblem))
 		d.Entries, d.Summaries, d.Head = 0, nil, service.AuditHead{}
 	}
 	d.OK = d.Problem == ""
