@@ -137,7 +137,7 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 	if err != nil {
 		return nil, problems, err
 	}
-	var folders []string
+	var folders, odd []string
 	for _, folder := range listed {
 		if strings.HasPrefix(folder, ".") {
 			continue // Syncthing's own (.stfolder) and temp files
@@ -147,10 +147,17 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 			continue
 		}
 		if shownName(folder) != folder {
-			problems = append(problems, fmt.Sprintf("%s/%s is no device's folder (its name holds characters no device id has); it is not read. Delete it", LayoutFolder, shownName(folder)))
+			odd = append(odd, shownName(folder))
 			continue
 		}
 		folders = append(folders, folder)
+	}
+	if len(odd) > 0 {
+		named := strings.Join(odd[:min(len(odd), maxNamedBad)], ", ")
+		if len(odd) > maxNamedBad {
+			named += fmt.Sprintf(" and %d more", len(odd)-maxNamedBad)
+		}
+		problems = append(problems, fmt.Sprintf("%s holds %d folder(s) named with characters no device id has (%s); they are no device's, and are not read. Delete them", LayoutFolder, len(odd), named))
 	}
 	seen := readSeen(trust.dir)
 	folders, left := orderFolders(folders, trust, seen, o.Bounds.Devices)
