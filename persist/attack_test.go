@@ -176,7 +176,19 @@ func TestAttacksOnTheSignedLayout(t *testing.T) {
 			f.Truncate(maxPublishedFile + 1) // sparse: costs no disk
 			f.Close()
 			return w.laptop.id
-		}, want{3, []string{`"laptop"`, "larger than this machine reads"}}, nil, "in place of totals.jsonl"},
+		}, want{3, []string{`"laptop"`, "larger than this machine reads"}}, nil, "held a file larger than any copy in place of totals.jsonl"},
+		{"laptop's chain a directory", func(t *testing.T, w *syncWorld) string {
+			path := w.file(w.laptop, PublishedTotals)
+			os.Remove(path)
+			os.MkdirAll(filepath.Join(path, "inside"), 0o700)
+			return w.laptop.id
+		}, want{0, []string{`"laptop"`, "not a regular file", "left out"}}, nil, "not a file (a directory or a FIFO) in place of totals.jsonl"},
+		{"laptop's device.json a directory", func(t *testing.T, w *syncWorld) string {
+			path := w.file(w.laptop, PublishedDevice)
+			os.Remove(path)
+			os.MkdirAll(filepath.Join(path, "inside"), 0o700)
+			return w.laptop.id
+		}, want{0, []string{w0(), "not a regular file", "left out"}}, nil, ""},
 		{"laptop's chain a symlink to desktop's", func(t *testing.T, w *syncWorld) string {
 			path := w.file(w.laptop, PublishedTotals)
 			os.Remove(path)
@@ -184,7 +196,7 @@ func TestAttacksOnTheSignedLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			return w.laptop.id
-		}, want{0, []string{`"laptop"`, "symbolic link", "left out"}}, nil, "in place of totals.jsonl"},
+		}, want{0, []string{`"laptop"`, "symbolic link", "left out"}}, nil, "held a symbolic link in place of totals.jsonl"},
 		{"laptop's device.json a symlink", func(t *testing.T, w *syncWorld) string {
 			path := w.file(w.laptop, PublishedDevice)
 			writeFile(t, path+".real", readFile(t, path))
@@ -199,7 +211,7 @@ func TestAttacksOnTheSignedLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			return w.laptop.id
-		}, want{0, []string{`"laptop"`, "not a regular file", "left out"}}, nil, "in place of totals.jsonl"},
+		}, want{0, []string{`"laptop"`, "not a regular file", "left out"}}, nil, "not a file (a directory or a FIFO) in place of totals.jsonl"},
 		{"laptop's chain a hard link to desktop's", func(t *testing.T, w *syncWorld) string {
 			path := w.file(w.laptop, PublishedTotals)
 			os.Remove(path)

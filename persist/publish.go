@@ -215,8 +215,14 @@ func (p *Publisher) publish() (notice string, err error) {
 			// Never a copy this machine wrote, nor one another machine
 			// with its id and key would: something planted in its
 			// folder, replaced (or removed) below, never read.
-			notices = append(notices, fmt.Sprintf("This machine's folder in sync_dir (%s/%s) held something that is not its copy in place of %s (%v); it was replaced with its own record. Something wrote into this machine's folder in sync_dir: see docs/sync.md.",
-				LayoutFolder, p.id, f, errors.Unwrap(err)))
+			what := "a file larger than any copy"
+			if errors.Is(err, errSymlink) {
+				what = "a symbolic link"
+			} else if errors.Is(err, errNotRegular) {
+				what = "something that is not a file (a directory or a FIFO)"
+			}
+			notices = append(notices, fmt.Sprintf("This machine's folder in sync_dir (%s/%s) held %s in place of %s, never this machine's copy; it was replaced with its own record, and not read. Something wrote into this machine's folder in sync_dir: see docs/sync.md.",
+				LayoutFolder, p.id, what, f))
 			planted = true
 			continue
 		}
@@ -431,6 +437,15 @@ func replaceIn(dir *os.File, name string, data []byte) error {
 	}
 	if err == nil {
 		err = unix.Renameat(dfd, tmp, dfd, name)
+		if errors.Is(err, unix.EISDIR) || errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST) {
+			// A directory planted in name's place (only this machine
+			// writes its folder): moved aside under a hidden name that no
+			// reader opens, never walked into, and the rename tried again.
+			aside := fmt.Sprintf(".%s.not-ours-%d", name, time.Now().UnixNano())
+			if err = unix.Renameat(dfd, name, dfd, aside); err == nil {
+				err = unix.Renameat(dfd, tmp, dfd, name)
+			}
+		}
 	}
 	if err != nil {
 		unix.Unlinkat(dfd, tmp, 0)
