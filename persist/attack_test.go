@@ -189,6 +189,15 @@ func TestAttacksOnTheSignedLayout(t *testing.T) {
 			os.MkdirAll(filepath.Join(path, "inside"), 0o700)
 			return w.laptop.id
 		}, want{0, []string{w0(), "not a regular file", "left out"}}, nil, ""},
+		{"laptop's older device.json replayed (its audit.jsonl did not verify then)", func(t *testing.T, w *syncWorld) string {
+			var m publishedDevice
+			json.Unmarshal(readFile(t, w.file(w.laptop, PublishedDevice)), &m)
+			m.SourceOK, m.SourceProblem, m.PublishedUnix, m.Sig = false, "line 2 (seq 2): its hash does not match", m.PublishedUnix-3600, ""
+			unsigned, _ := json.Marshal(m)
+			key, _, _ := w.laptop.store.DeviceKey()
+			writeFile(t, w.file(w.laptop, PublishedDevice), append(signDeviceFile(key, unsigned), '\n'))
+			return w.laptop.id
+		}, want{0, []string{`"laptop"`, "own audit.jsonl does not verify", "left out"}}, nil, ""},
 		{"laptop's chain a symlink to desktop's", func(t *testing.T, w *syncWorld) string {
 			path := w.file(w.laptop, PublishedTotals)
 			os.Remove(path)

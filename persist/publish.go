@@ -249,17 +249,19 @@ func (p *Publisher) publish() (notice string, err error) {
 	}
 	notice = strings.Join(notices, " ")
 	p.retireUnsignedFolder()
-	if !planted && old != nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form, pub) {
+	want := publishedDevice{
+		Layout: LayoutVersion, DeviceID: p.id, DeviceName: p.name, Form: form, File: file,
+		Entries: entries, HeadSeq: head.Seq, HeadHash: head.Hash,
+		SourceOK: v.OK, SourceProblem: v.Problem, PublicKey: base64.StdEncoding.EncodeToString(pub),
+	}
+	if !planted && old != nil && bytes.Equal(old, content) && deviceFileCurrent(dir, want, pub) {
 		return notice, nil
 	}
 	if err := replaceIn(dir, file, content); err != nil {
 		return notice, fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), file), err)
 	}
-	meta, _ := json.Marshal(publishedDevice{
-		Layout: LayoutVersion, DeviceID: p.id, DeviceName: p.name, Form: form, File: file,
-		Entries: entries, HeadSeq: head.Seq, HeadHash: head.Hash, PublishedUnix: p.now().Unix(),
-		SourceOK: v.OK, SourceProblem: v.Problem, PublicKey: base64.StdEncoding.EncodeToString(pub),
-	})
+	want.PublishedUnix = p.now().Unix()
+	meta, _ := json.Marshal(want)
 	if err := replaceIn(dir, PublishedDevice, append(signDeviceFile(key, meta), '\n')); err != nil {
 		return notice, fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), PublishedDevice), err)
 	}
@@ -307,16 +309,22 @@ func (p *Publisher) retireUnsignedFolder() {
 }
 
 // deviceFileCurrent reports whether the folder's device.json already says
-// what this publisher would (its name, form and key, signed): then an
-// unchanged chain needs no write at all, and a restart touches nothing.
-func (p *Publisher) deviceFileCurrent(dir *os.File, form string, pub ed25519.PublicKey) bool {
+// what this publisher would (want, whenever it was published), signed:
+// then an unchanged chain needs no write at all, and a restart touches
+// nothing. An older device.json of this machine's, replayed into its
+// folder (one that said its audit.jsonl did not verify, say), is not
+// current, and is replaced.
+func deviceFileCurrent(dir *os.File, want publishedDevice, pub ed25519.PublicKey) bool {
 	data, err := readIn(dir, PublishedDevice)
 	if err != nil {
 		return false
 	}
 	var d publishedDevice
-	return json.Unmarshal(data, &d) == nil && d.Layout == LayoutVersion && d.DeviceID == p.id && d.DeviceName == p.name && d.Form == form &&
-		d.PublicKey == base64.StdEncoding.EncodeToString(pub) && deviceFileSignedBy(pub, data)
+	if json.Unmarshal(data, &d) != nil || !deviceFileSignedBy(pub, data) {
+		return false
+	}
+	d.PublishedUnix, d.Sig = 0, ""
+	return d == want
 }
 
 // notAnotherWriter refuses to overwrite a copy this machine did not
