@@ -421,3 +421,41 @@ func TestPinnedFloodCannotPushOutAnEarlierMachine(t *testing.T) {
 		t.Errorf("the folders left out: got %q, want the 5 pinned last", left)
 	}
 }
+
+// The layout's folder itself replaced by a link (or a file): every reading
+// fails, saying so, until any machine's next publish removes it, never
+// following it, and makes the folder again.
+func TestALinkInPlaceOfTheLayoutFolderIsRemoved(t *testing.T) {
+	for _, planted := range []string{"a symbolic link", "a file"} {
+		t.Run(planted, func(t *testing.T) {
+			w := newSyncWorld(t)
+			layout := filepath.Join(w.sync, LayoutFolder)
+			elsewhere := t.TempDir()
+			writeFile(t, filepath.Join(elsewhere, "keep"), []byte("not antidrift's\n"))
+			os.RemoveAll(layout)
+			if planted == "a symbolic link" {
+				os.Symlink(elsewhere, layout)
+			} else {
+				writeFile(t, layout, []byte("x\n"))
+			}
+			if _, _, err := w.read(); err == nil {
+				t.Errorf("reading with %s in place of %s: got no error, want it said", planted, LayoutFolder)
+			}
+			if notice := w.laptop.PublishNow(); !strings.Contains(notice, LayoutFolder+" in sync_dir was not a folder but "+planted) {
+				t.Errorf("publishing: got %q, want %s in place of %s said", notice, planted, LayoutFolder)
+			}
+			if got := readFile(t, filepath.Join(elsewhere, "keep")); string(got) != "not antidrift's\n" {
+				t.Errorf("what the link pointed at: got %q, want it untouched", got)
+			}
+			if entries, _ := os.ReadDir(elsewhere); len(entries) != 1 {
+				t.Errorf("what the link pointed at: got %d entries, want only its own", len(entries))
+			}
+			w.this.PublishNow()
+			w.desktop.PublishNow()
+			devs, problems, err := w.read()
+			if err != nil || len(problems) != 0 || len(devs) != 3 {
+				t.Fatalf("once they published again: got %d devices, %q, %v; want 3 and nothing said", len(devs), problems, err)
+			}
+		})
+	}
+}

@@ -378,13 +378,17 @@ func (p *Publisher) openFolder() (_ *os.File, notice string, _ error) {
 			return nil, "", fmt.Errorf("creating %s: %w", filepath.Join(dir.Name(), name), err)
 		}
 		next, err := openIn(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-		if name == p.id && (errors.Is(err, errSymlink) || errors.Is(err, unix.ENOTDIR)) {
+		if errors.Is(err, errSymlink) || errors.Is(err, unix.ENOTDIR) {
 			// A link or a file in place of this machine's own folder
-			// (which only it writes): removed, never followed, and the
-			// folder made again.
+			// (which only it writes), or of the layout's folder: removed,
+			// never followed, and the folder made again.
+			what := "a file"
+			if errors.Is(err, errSymlink) {
+				what = "a symbolic link"
+			}
 			if uerr := unix.Unlinkat(int(dir.Fd()), name, 0); uerr == nil {
-				notice = fmt.Sprintf("This machine's folder in sync_dir (%s/%s) was not a folder (%v); it was removed and made again with this machine's own record. Something wrote into sync_dir: see docs/sync.md.",
-					LayoutFolder, name, errors.Unwrap(err))
+				notice = fmt.Sprintf("%s in sync_dir was not a folder but %s; it was removed and made again with this machine's own record. Something wrote into sync_dir: see docs/sync.md.",
+					strings.TrimPrefix(filepath.Join(dir.Name(), name), filepath.Clean(p.syncDir)+"/"), what)
 				if err = unix.Mkdirat(int(dir.Fd()), name, uint32(privateDirMode)); err == nil {
 					next, err = openIn(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 				}
