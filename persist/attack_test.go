@@ -423,7 +423,7 @@ func TestPinnedFloodCannotPushOutAnEarlierMachine(t *testing.T) {
 }
 
 // The layout's folder itself replaced by a link (or a file): every reading
-// fails, saying so, until any machine's next publish removes it, never
+// reads nothing and says so (never following the link), until any machine's next publish removes it, never
 // following it, and makes the folder again.
 func TestALinkInPlaceOfTheLayoutFolderIsRemoved(t *testing.T) {
 	for _, planted := range []string{"a symbolic link", "a file"} {
@@ -438,8 +438,8 @@ func TestALinkInPlaceOfTheLayoutFolderIsRemoved(t *testing.T) {
 			} else {
 				writeFile(t, layout, []byte("x\n"))
 			}
-			if _, _, err := w.read(); err == nil {
-				t.Errorf("reading with %s in place of %s: got no error, want it said", planted, LayoutFolder)
+			if devs, problems, err := w.read(); err != nil || len(devs) != 0 || !strings.Contains(strings.Join(problems, "\n"), LayoutFolder+" in sync_dir is not a folder") {
+				t.Errorf("reading with %s in place of %s: got %d devices, %q, %v; want none read, and it said as a problem", planted, LayoutFolder, len(devs), problems, err)
 			}
 			if notice := w.laptop.PublishNow(); !strings.Contains(notice, LayoutFolder+" in sync_dir was not a folder but "+planted) {
 				t.Errorf("publishing: got %q, want %s in place of %s said", notice, planted, LayoutFolder)

@@ -129,6 +129,12 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, problems, nil
 	}
+	if errors.Is(err, errSymlink) || errors.Is(err, unix.ENOTDIR) {
+		// Planted there (only antidrift writes it): said, not followed,
+		// and made again by the next machine that publishes.
+		return nil, append(problems, fmt.Sprintf("%s in sync_dir is not a folder (%s), so no machine's record in it is read: something other than antidrift wrote it. The next machine to publish removes it and makes the folder again (docs/sync.md)",
+			LayoutFolder, errors.Unwrap(err))), nil
+	}
 	if err != nil {
 		return nil, problems, fmt.Errorf("cannot read %s: %w", filepath.Join(syncDir, LayoutFolder), err)
 	}
