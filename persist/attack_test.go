@@ -459,3 +459,23 @@ func TestALinkInPlaceOfTheLayoutFolderIsRemoved(t *testing.T) {
 		})
 	}
 }
+
+// A machine gone bad that makes thousands of files or folders named as
+// Syncthing conflict copies costs one sentence a folder, not one a file.
+func TestAFloodOfConflictCopiesIsOneSentence(t *testing.T) {
+	w := newSyncWorld(t)
+	for i := 0; i < 500; i++ {
+		writeFile(t, filepath.Join(w.laptop.Folder(), "totals.sync-conflict-"+hex4(i)+".jsonl"), []byte("x\n"))
+		os.Mkdir(filepath.Join(w.sync, LayoutFolder, w.desktop.id+".sync-conflict-"+hex4(i)), 0o700)
+	}
+	devs, problems, _ := w.read()
+	text := strings.Join(problems, "\n")
+	if len(problems) != 2 || !containsAll(text, "holds 500 files named as a Syncthing conflict copy", w.laptop.id, "and 497 more", "holds 500 folders named as a Syncthing conflict copy") {
+		t.Errorf("500 conflict copies in a folder and 500 beside it: got %d problem(s): %q; want one sentence each, naming a few and the count", len(problems), problems)
+	}
+	for _, d := range devs {
+		if !d.OK {
+			t.Errorf("device %s beside the conflict copies: got %q, want its record whole", d.Label(), d.Problem)
+		}
+	}
+}

@@ -143,13 +143,13 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 	if err != nil {
 		return nil, problems, err
 	}
-	var folders, odd []string
+	var folders, odd, conflicts []string
 	for _, folder := range listed {
 		if strings.HasPrefix(folder, ".") {
 			continue // Syncthing's own (.stfolder) and temp files
 		}
 		if strings.Contains(folder, ".sync-conflict-") {
-			problems = append(problems, fmt.Sprintf("%s/%s is a Syncthing conflict copy of a device folder; it is not read. Delete it once the folder it copies is right", LayoutFolder, shownName(folder)))
+			conflicts = append(conflicts, shownName(folder))
 			continue
 		}
 		if shownName(folder) != folder {
@@ -158,12 +158,14 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 		}
 		folders = append(folders, folder)
 	}
+	switch {
+	case len(conflicts) == 1:
+		problems = append(problems, fmt.Sprintf("%s/%s is a Syncthing conflict copy of a device folder; it is not read. Delete it once the folder it copies is right", LayoutFolder, conflicts[0]))
+	case len(conflicts) > 1:
+		problems = append(problems, fmt.Sprintf("%s holds %d folders named as a Syncthing conflict copy of a device folder (%s); they are not read. Delete them once the folders they copy are right", LayoutFolder, len(conflicts), namedFew(conflicts)))
+	}
 	if len(odd) > 0 {
-		named := strings.Join(odd[:min(len(odd), maxNamedBad)], ", ")
-		if len(odd) > maxNamedBad {
-			named += fmt.Sprintf(" and %d more", len(odd)-maxNamedBad)
-		}
-		problems = append(problems, fmt.Sprintf("%s holds %d folder(s) named with characters no device id has (%s); they are no device's, and are not read. Delete them", LayoutFolder, len(odd), named))
+		problems = append(problems, fmt.Sprintf("%s holds %d folder(s) named with characters no device id has (%s); they are no device's, and are not read. Delete them", LayoutFolder, len(odd), namedFew(odd)))
 	}
 	seen := readSeen(trust.dir)
 	folders, left := orderFolders(folders, trust, seen, o.Bounds.Devices)
@@ -190,12 +192,22 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 func readDeviceDir(dir *os.File, folder string, trust *Trust, budget *readBudget, seen seenFile, unchanged map[string]Stamp) (SharedDevice, []string) {
 	var problems []string
 	names, _, _ := readNames(dir, budget.b.Listed)
+	var conflicts []string
 	for _, n := range names {
 		if strings.Contains(n, ".sync-conflict-") {
-			problems = append(problems, fmt.Sprintf("%s/%s/%s is a Syncthing conflict copy: two machines wrote this device's folder, which only happens when they share one device id (a copied state directory). It is not read. "+
-				"Fix: give one machine a new id (stop antidriftd there, move device.json out of its state directory, start it), then delete the conflict copy",
-				LayoutFolder, folder, shownName(n)))
+			conflicts = append(conflicts, shownName(n))
 		}
+	}
+	switch {
+	case len(conflicts) == 1:
+		problems = append(problems, fmt.Sprintf("%s/%s/%s is a Syncthing conflict copy: two machines wrote this device's folder, which only happens when they share one device id (a copied state directory). It is not read. "+
+			"Fix: give one machine a new id (stop antidriftd there, move device.json out of its state directory, start it), then delete the conflict copy",
+			LayoutFolder, folder, conflicts[0]))
+	case len(conflicts) > 1:
+		// Said once for the folder, however many a machine gone bad made.
+		problems = append(problems, fmt.Sprintf("%s/%s holds %d files named as a Syncthing conflict copy (%s): two machines wrote this device's folder, which only happens when they share one device id (a copied state directory), or something else wrote them. They are not read. "+
+			"Fix: give one machine a new id (stop antidriftd there, move device.json out of its state directory, start it), then delete the conflict copies",
+			LayoutFolder, folder, len(conflicts), namedFew(conflicts)))
 	}
 	metaFile, err := openIn(dir, PublishedDevice, os.O_RDONLY, 0)
 	var meta []byte
@@ -466,6 +478,15 @@ func cleanLabel(s string) string {
 		s = string(r[:64]) + "…"
 	}
 	return s
+}
+
+// namedFew names the first few of names, and how many more there are.
+func namedFew(names []string) string {
+	named := strings.Join(names[:min(len(names), maxNamedBad)], ", ")
+	if len(names) > maxNamedBad {
+		named += fmt.Sprintf(" and %d more", len(names)-maxNamedBad)
+	}
+	return named
 }
 
 // shownName is a file or folder name found in sync_dir as a sentence may
