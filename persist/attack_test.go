@@ -3,6 +3,7 @@ package persist
 import (
 	"bytes"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -198,6 +199,27 @@ func TestAttacksOnTheSignedLayout(t *testing.T) {
 			writeFile(t, w.file(w.laptop, PublishedDevice), append(signDeviceFile(key, unsigned), '\n'))
 			return w.laptop.id
 		}, want{0, []string{`"laptop"`, "own audit.jsonl does not verify", "left out"}}, nil, ""},
+		{"a forged pin in this machine's own folder and in sync_dir, and laptop's folder under the forger's key", func(t *testing.T, w *syncWorld) string {
+			forger := otherKey(t)
+			pin, _ := json.Marshal(pinLine{Version: pinsVersion, Event: "pin", DeviceID: w.laptop.id,
+				PublicKey: base64.StdEncoding.EncodeToString(forger.Public().(ed25519.PublicKey)), AtUnix: 1})
+			forget, _ := json.Marshal(pinLine{Version: pinsVersion, Event: "forget", DeviceID: w.laptop.id, AtUnix: 2})
+			for _, dir := range []string{w.this.Folder(), w.sync, filepath.Join(w.sync, LayoutFolder)} {
+				writeFile(t, filepath.Join(dir, pinsFileName), append(append(forget, '\n'), append(pin, '\n')...))
+			}
+			var m publishedDevice
+			json.Unmarshal(readFile(t, w.file(w.laptop, PublishedDevice)), &m)
+			m.PublicKey, m.Sig = base64.StdEncoding.EncodeToString(forger.Public().(ed25519.PublicKey)), ""
+			unsigned, _ := json.Marshal(m)
+			writeFile(t, w.file(w.laptop, PublishedDevice), append(signDeviceFile(forger, unsigned), '\n'))
+			path := w.file(w.laptop, PublishedTotals)
+			appendToFile(t, path, forgedLine(t, readFile(t, path), forger, w.laptop.id, formTotals))
+			return w.laptop.id
+		}, want{0, []string{`"laptop"`, "was pinned for it", "antidrift forget-key %ID"}}, func(t *testing.T, w *syncWorld) {
+			for _, dir := range []string{w.this.Folder(), w.sync, filepath.Join(w.sync, LayoutFolder)} {
+				os.Remove(filepath.Join(dir, pinsFileName))
+			}
+		}, ""},
 		{"laptop's chain a symlink to desktop's", func(t *testing.T, w *syncWorld) string {
 			path := w.file(w.laptop, PublishedTotals)
 			os.Remove(path)
