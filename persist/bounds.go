@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -126,9 +127,9 @@ func readNames(dir *os.File, max int) (names []string, more bool, err error) {
 }
 
 // orderFolders puts this machine's own folder first, then the folders of
-// devices it already knows (a pinned key, a remembered head), before the ones it does not,
-// each part sorted, and cuts the list at n: a flood of new folders cannot
-// push a known machine out.
+// devices it already knows (a pinned key, a remembered head; the longest
+// pinned first), before the ones it does not, each part sorted, and cuts
+// the list at n: a flood of new folders cannot push a known machine out.
 func orderFolders(folders []string, trust *Trust, seen seenFile, n int) (read, left []string) {
 	known := func(f string) bool {
 		if f == trust.ownID && f != "" {
@@ -153,6 +154,27 @@ func orderFolders(folders []string, trust *Trust, seen seenFile, n int) (read, l
 			rest = append(rest, f)
 		}
 	}
+	// Among the known, the devices pinned longest ago first: a machine gone
+	// bad that had new folders of its own pinned here cannot push out the
+	// machines pinned before it by choosing names that sort first.
+	own := len(first) > 0 && first[0] == trust.ownID && trust.ownID != ""
+	pinnedFirst := first
+	if own {
+		pinnedFirst = first[1:]
+	}
+	slices.SortStableFunc(pinnedFirst, func(a, b string) int {
+		pa, oka := trust.pins[a]
+		pb, okb := trust.pins[b]
+		switch {
+		case oka && okb:
+			return cmp.Compare(pa.PinnedUnix, pb.PinnedUnix)
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return 0
+	})
 	all := append(first, rest...)
 	if len(all) <= n {
 		return all, nil

@@ -36,6 +36,13 @@ const pinsVersion = 1
 // pins, far beyond any person's machines.
 const maxPinsFile = 4 << 20
 
+// maxPins bounds the devices a state directory keeps a key for. A machine
+// gone bad can make new device folders without end, each pinned on first
+// sight: past this many, a new device is trusted for the one reading only
+// (and said to be), so the pins file stays small and the keys pinned
+// first are never pushed out.
+const maxPins = 256
+
 type pinLine struct {
 	Version   int    `json:"version"`
 	Event     string `json:"event"` // "pin" or "forget"
@@ -128,9 +135,13 @@ func (t *Trust) Pinned(id string) (Pin, bool) {
 // write, fsynced) and remembered for the rest of this read.
 func (t *Trust) pin(id string, key ed25519.PublicKey) error {
 	p := Pin{Key: key, PinnedUnix: t.now().Unix()}
+	full := len(t.pins) >= maxPins
 	t.pins[id] = p
 	if t.dir == "" {
 		return errors.New("no state directory to keep it in")
+	}
+	if full {
+		return fmt.Errorf("this machine already keeps the keys of %d devices, the most it keeps: a machine gone bad may be making device folders in sync_dir; delete the ones no machine of yours wrote, and antidrift forget-key each of them", maxPins)
 	}
 	return appendPinLine(t.dir, pinLine{Version: pinsVersion, Event: "pin", DeviceID: id,
 		PublicKey: base64.StdEncoding.EncodeToString(key), AtUnix: p.PinnedUnix})

@@ -190,7 +190,7 @@ func (p *Publisher) publish() (notice string, err error) {
 		v.OK, v.Problem = false, problem
 	}
 
-	dir, err := p.openFolder()
+	dir, folderNotice, err := p.openFolder()
 	if err != nil {
 		return keyProblem, err
 	}
@@ -202,9 +202,28 @@ func (p *Publisher) publish() (notice string, err error) {
 	if keyProblem != "" {
 		notices = append(notices, keyProblem)
 	}
+	if folderNotice != "" {
+		notices = append(notices, folderNotice)
+	}
+	planted := false
 	for _, f := range []string{PublishedChain, PublishedTotals} {
 		there, err := readIn(dir, f)
 		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if errors.Is(err, errSymlink) || errors.Is(err, errNotRegular) || errors.Is(err, errPublishedTooLarge) {
+			// Never a copy this machine wrote, nor one another machine
+			// with its id and key would: something planted in its
+			// folder, replaced (or removed) below, never read.
+			what := "a file larger than any copy"
+			if errors.Is(err, errSymlink) {
+				what = "a symbolic link"
+			} else if errors.Is(err, errNotRegular) {
+				what = "something that is not a file (a directory or a FIFO)"
+			}
+			notices = append(notices, fmt.Sprintf("This machine's folder in sync_dir (%s/%s) held %s in place of %s, never this machine's copy; it was replaced with its own record, and not read. Something wrote into this machine's folder in sync_dir: see docs/sync.md.",
+				LayoutFolder, p.id, what, f))
+			planted = true
 			continue
 		}
 		if err != nil {
@@ -230,17 +249,19 @@ func (p *Publisher) publish() (notice string, err error) {
 	}
 	notice = strings.Join(notices, " ")
 	p.retireUnsignedFolder()
-	if old != nil && bytes.Equal(old, content) && p.deviceFileCurrent(dir, form, pub) {
+	want := publishedDevice{
+		Layout: LayoutVersion, DeviceID: p.id, DeviceName: p.name, Form: form, File: file,
+		Entries: entries, HeadSeq: head.Seq, HeadHash: head.Hash,
+		SourceOK: v.OK, SourceProblem: v.Problem, PublicKey: base64.StdEncoding.EncodeToString(pub),
+	}
+	if !planted && old != nil && bytes.Equal(old, content) && deviceFileCurrent(dir, want, pub) {
 		return notice, nil
 	}
 	if err := replaceIn(dir, file, content); err != nil {
 		return notice, fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), file), err)
 	}
-	meta, _ := json.Marshal(publishedDevice{
-		Layout: LayoutVersion, DeviceID: p.id, DeviceName: p.name, Form: form, File: file,
-		Entries: entries, HeadSeq: head.Seq, HeadHash: head.Hash, PublishedUnix: p.now().Unix(),
-		SourceOK: v.OK, SourceProblem: v.Problem, PublicKey: base64.StdEncoding.EncodeToString(pub),
-	})
+	want.PublishedUnix = p.now().Unix()
+	meta, _ := json.Marshal(want)
 	if err := replaceIn(dir, PublishedDevice, append(signDeviceFile(key, meta), '\n')); err != nil {
 		return notice, fmt.Errorf("writing %s: %w", filepath.Join(dir.Name(), PublishedDevice), err)
 	}
@@ -288,16 +309,22 @@ func (p *Publisher) retireUnsignedFolder() {
 }
 
 // deviceFileCurrent reports whether the folder's device.json already says
-// what this publisher would (its name, form and key, signed): then an
-// unchanged chain needs no write at all, and a restart touches nothing.
-func (p *Publisher) deviceFileCurrent(dir *os.File, form string, pub ed25519.PublicKey) bool {
+// what this publisher would (want, whenever it was published), signed:
+// then an unchanged chain needs no write at all, and a restart touches
+// nothing. An older device.json of this machine's, replayed into its
+// folder (one that said its audit.jsonl did not verify, say), is not
+// current, and is replaced.
+func deviceFileCurrent(dir *os.File, want publishedDevice, pub ed25519.PublicKey) bool {
 	data, err := readIn(dir, PublishedDevice)
 	if err != nil {
 		return false
 	}
 	var d publishedDevice
-	return json.Unmarshal(data, &d) == nil && d.Layout == LayoutVersion && d.DeviceID == p.id && d.DeviceName == p.name && d.Form == form &&
-		d.PublicKey == base64.StdEncoding.EncodeToString(pub) && deviceFileSignedBy(pub, data)
+	if json.Unmarshal(data, &d) != nil || !deviceFileSignedBy(pub, data) {
+		return false
+	}
+	d.PublishedUnix, d.Sig = 0, ""
+	return d == want
 }
 
 // notAnotherWriter refuses to overwrite a copy this machine did not
@@ -334,31 +361,50 @@ func notAnotherWriter(old, now []byte, pub ed25519.PublicKey, id, form, file str
 // below sync_dir 0700 as needed, and following no symbolic link below
 // sync_dir: a link planted there would have the daemon write wherever it
 // points.
-func (p *Publisher) openFolder() (*os.File, error) {
+func (p *Publisher) openFolder() (_ *os.File, notice string, _ error) {
 	root, err := os.Open(p.syncDir)
 	if err != nil {
-		return nil, fmt.Errorf("sync_dir %s cannot be opened (%v): create it as the folder Syncthing shares, see docs/sync.md", p.syncDir, err)
+		return nil, "", fmt.Errorf("sync_dir %s cannot be opened (%v): create it as the folder Syncthing shares, see docs/sync.md", p.syncDir, err)
 	}
 	if info, err := root.Stat(); err != nil || !info.IsDir() {
 		root.Close()
-		return nil, fmt.Errorf("sync_dir %s is not a directory", p.syncDir)
+		return nil, "", fmt.Errorf("sync_dir %s is not a directory", p.syncDir)
 	}
 	dir := root
 	for _, name := range []string{LayoutFolder, p.id} {
 		err := unix.Mkdirat(int(dir.Fd()), name, uint32(privateDirMode))
 		if err != nil && !errors.Is(err, unix.EEXIST) {
 			dir.Close()
-			return nil, fmt.Errorf("creating %s: %w", filepath.Join(dir.Name(), name), err)
+			return nil, "", fmt.Errorf("creating %s: %w", filepath.Join(dir.Name(), name), err)
 		}
 		next, err := openIn(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if errors.Is(err, errSymlink) || errors.Is(err, unix.ENOTDIR) {
+			// A link or a file in place of this machine's own folder
+			// (which only it writes), or of the layout's folder: removed,
+			// never followed, and the folder made again.
+			what := "a file"
+			if errors.Is(err, errSymlink) {
+				what = "a symbolic link"
+			}
+			if uerr := unix.Unlinkat(int(dir.Fd()), name, 0); uerr == nil {
+				notice = fmt.Sprintf("%s in sync_dir was not a folder but %s; it was removed and made again with this machine's own record. Something wrote into sync_dir: see docs/sync.md.",
+					strings.TrimPrefix(filepath.Join(dir.Name(), name), filepath.Clean(p.syncDir)+"/"), what)
+				if err = unix.Mkdirat(int(dir.Fd()), name, uint32(privateDirMode)); err == nil {
+					next, err = openIn(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+				}
+			}
+		}
 		dir.Close()
 		if err != nil {
-			return nil, err
+			return nil, notice, err
 		}
 		dir = next
 	}
-	return dir, nil
+	return dir, notice, nil
 }
+
+// errPublishedTooLarge is a published file past maxPublishedFile.
+var errPublishedTooLarge = fmt.Errorf("is larger than %d MiB", maxPublishedFile>>20)
 
 // readIn reads name in dir, never through a link, at most maxPublishedFile.
 func readIn(dir *os.File, name string) ([]byte, error) {
@@ -369,7 +415,7 @@ func readIn(dir *os.File, name string) ([]byte, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxPublishedFile+1))
 	if err == nil && len(data) > maxPublishedFile {
-		err = fmt.Errorf("%s is larger than %d MiB", f.Name(), maxPublishedFile>>20)
+		err = &os.PathError{Op: "read", Path: f.Name(), Err: errPublishedTooLarge}
 	}
 	return data, err
 }
@@ -403,6 +449,15 @@ func replaceIn(dir *os.File, name string, data []byte) error {
 	}
 	if err == nil {
 		err = unix.Renameat(dfd, tmp, dfd, name)
+		if errors.Is(err, unix.EISDIR) || errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST) {
+			// A directory planted in name's place (only this machine
+			// writes its folder): moved aside under a hidden name that no
+			// reader opens, never walked into, and the rename tried again.
+			aside := fmt.Sprintf(".%s.not-ours-%d", name, time.Now().UnixNano())
+			if err = unix.Renameat(dfd, name, dfd, aside); err == nil {
+				err = unix.Renameat(dfd, tmp, dfd, name)
+			}
+		}
 	}
 	if err != nil {
 		unix.Unlinkat(dfd, tmp, 0)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -121,12 +122,18 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 				problems = append(problems, p)
 			}
 		} else if strings.HasPrefix(n, "antidrift-v") && n != LayoutFolder {
-			problems = append(problems, fmt.Sprintf("sync_dir holds %s, a layout a later antidrift writes; this one reads only %s, so the devices there are not shown. Update antidrift on this machine", n, LayoutFolder))
+			problems = append(problems, fmt.Sprintf("sync_dir holds %s, a layout a later antidrift writes; this one reads only %s, so the devices there are not shown. Update antidrift on this machine", shownName(n), LayoutFolder))
 		}
 	}
 	layout, err := openIn(root, LayoutFolder, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, problems, nil
+	}
+	if errors.Is(err, errSymlink) || errors.Is(err, unix.ENOTDIR) {
+		// Planted there (only antidrift writes it): said, not followed,
+		// and made again by the next machine that publishes.
+		return nil, append(problems, fmt.Sprintf("%s in sync_dir is not a folder (%s), so no machine's record in it is read: something other than antidrift wrote it. The next machine to publish removes it and makes the folder again (docs/sync.md)",
+			LayoutFolder, errors.Unwrap(err))), nil
 	}
 	if err != nil {
 		return nil, problems, fmt.Errorf("cannot read %s: %w", filepath.Join(syncDir, LayoutFolder), err)
@@ -136,16 +143,29 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 	if err != nil {
 		return nil, problems, err
 	}
-	var folders []string
+	var folders, odd, conflicts []string
 	for _, folder := range listed {
 		if strings.HasPrefix(folder, ".") {
 			continue // Syncthing's own (.stfolder) and temp files
 		}
 		if strings.Contains(folder, ".sync-conflict-") {
-			problems = append(problems, fmt.Sprintf("%s/%s is a Syncthing conflict copy of a device folder; it is not read. Delete it once the folder it copies is right", LayoutFolder, folder))
+			conflicts = append(conflicts, shownName(folder))
+			continue
+		}
+		if shownName(folder) != folder {
+			odd = append(odd, shownName(folder))
 			continue
 		}
 		folders = append(folders, folder)
+	}
+	switch {
+	case len(conflicts) == 1:
+		problems = append(problems, fmt.Sprintf("%s/%s is a Syncthing conflict copy of a device folder; it is not read. Delete it once the folder it copies is right", LayoutFolder, conflicts[0]))
+	case len(conflicts) > 1:
+		problems = append(problems, fmt.Sprintf("%s holds %d folders named as a Syncthing conflict copy of a device folder (%s); they are not read. Delete them once the folders they copy are right", LayoutFolder, len(conflicts), namedFew(conflicts)))
+	}
+	if len(odd) > 0 {
+		problems = append(problems, fmt.Sprintf("%s holds %d folder(s) named with characters no device id has (%s); they are no device's, and are not read. Delete them", LayoutFolder, len(odd), namedFew(odd)))
 	}
 	seen := readSeen(trust.dir)
 	folders, left := orderFolders(folders, trust, seen, o.Bounds.Devices)
@@ -173,12 +193,22 @@ func ReadSharedWith(syncDir string, trust *Trust, o ReadOptions) (devices []Shar
 func readDeviceDir(dir *os.File, folder string, trust *Trust, budget *readBudget, seen seenFile, unchanged map[string]Stamp) (SharedDevice, []string) {
 	var problems []string
 	names, _, _ := readNames(dir, budget.b.Listed)
+	var conflicts []string
 	for _, n := range names {
 		if strings.Contains(n, ".sync-conflict-") {
-			problems = append(problems, fmt.Sprintf("%s/%s/%s is a Syncthing conflict copy: two machines wrote this device's folder, which only happens when they share one device id (a copied state directory). It is not read. "+
-				"Fix: give one machine a new id (stop antidriftd there, move device.json out of its state directory, start it), then delete the conflict copy",
-				LayoutFolder, folder, n))
+			conflicts = append(conflicts, shownName(n))
 		}
+	}
+	switch {
+	case len(conflicts) == 1:
+		problems = append(problems, fmt.Sprintf("%s/%s/%s is a Syncthing conflict copy: two machines wrote this device's folder, which only happens when they share one device id (a copied state directory). It is not read. "+
+			"Fix: give one machine a new id (stop antidriftd there, move device.json out of its state directory, start it), then delete the conflict copy",
+			LayoutFolder, folder, conflicts[0]))
+	case len(conflicts) > 1:
+		// Said once for the folder, however many a machine gone bad made.
+		problems = append(problems, fmt.Sprintf("%s/%s holds %d files named as a Syncthing conflict copy (%s): two machines wrote this device's folder, which only happens when they share one device id (a copied state directory), or something else wrote them. They are not read. "+
+			"Fix: give one machine a new id (stop antidriftd there, move device.json out of its state directory, start it), then delete the conflict copies",
+			LayoutFolder, folder, len(conflicts), namedFew(conflicts)))
 	}
 	metaFile, err := openIn(dir, PublishedDevice, os.O_RDONLY, 0)
 	var meta []byte
@@ -351,7 +381,7 @@ func readDeviceFolder(folder string, meta []byte, src chainSource, trust *Trust,
 	}
 	if m.Form == formTotals && !m.SourceOK {
 		d.Problem = fmt.Sprintf("%s: the machine's own audit.jsonl does not verify (%s), so its totals copy is left out. Run antidrift verify on that machine",
-			who, m.SourceProblem)
+			who, service.Quote(m.SourceProblem))
 		d.Entries, d.Summaries, d.Head = 0, nil, service.AuditHead{}
 	}
 	d.OK = d.Problem == ""
@@ -452,6 +482,25 @@ func cleanLabel(s string) string {
 		s = string(r[:64]) + "…"
 	}
 	return s
+}
+
+// namedFew names the first few of names, and how many more there are.
+func namedFew(names []string) string {
+	named := strings.Join(names[:min(len(names), maxNamedBad)], ", ")
+	if len(names) > maxNamedBad {
+		named += fmt.Sprintf(" and %d more", len(names)-maxNamedBad)
+	}
+	return named
+}
+
+// shownName is a file or folder name found in sync_dir as a sentence may
+// hold it: as it is when every character of it is printable, else quoted
+// with the rest escaped, so a name cannot act on a terminal.
+func shownName(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] == s {
+		return s
+	}
+	return service.Quote(s)
 }
 
 // verifyChainBytes walks a published chain by the audit hash rule.

@@ -77,7 +77,10 @@ func deviceToForget(device, stateDir string) (id, label string, err error) {
 		var ids, names []string
 		for _, d := range devs {
 			names = append(names, d.Label())
-			if d.ID != "" && d.Label() == device {
+			// A folder whose device.json claims another id than the
+			// folder's own name is no machine (the reader leaves it out):
+			// its claim must not steer forget-key to that id.
+			if d.ID != "" && d.ID == d.Folder && d.Label() == device {
 				ids = append(ids, d.ID)
 			}
 		}
