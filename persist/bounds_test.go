@@ -266,8 +266,9 @@ func TestAnUnchangedFolderIsNotReadAgain(t *testing.T) {
 	}
 }
 
-// devices-seen.json keeps only devices whose folder is still in sync_dir,
-// and at most maxSeenHeads of them; the publisher's pass prunes it.
+// devices-seen.json keeps only devices whose folder is still in sync_dir
+// or whose key is pinned here, and at most maxSeenHeads of them; the
+// publisher's pass prunes it.
 func TestDevicesSeenKeepsOnlyDevicesThatExist(t *testing.T) {
 	syncDir, ids := addDevices(t, 3)
 	st := openStore(t, newStateDir(t))
@@ -283,8 +284,16 @@ func TestDevicesSeenKeepsOnlyDevicesThatExist(t *testing.T) {
 	}
 	p.PublishNow()
 	heads = NewReader(st.dir).SeenHeads()
+	if _, ok := heads[SeenKey(ids[1], formTotals)]; !ok || len(heads) != 3 {
+		t.Fatalf("after %s's folder was deleted, its key pinned: got %v, want its head kept (a copy put back later must not be behind unnoticed)", ids[1], heads)
+	}
+	if _, err := ForgetKey(st.dir, ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	p.PublishNow()
+	heads = NewReader(st.dir).SeenHeads()
 	if _, ok := heads[SeenKey(ids[1], formTotals)]; ok || len(heads) != 2 {
-		t.Fatalf("after %s's folder was deleted: got %v, want its head let go and the 2 others kept", ids[1], heads)
+		t.Fatalf("after %s's folder was deleted and its key forgotten: got %v, want its head let go and the 2 others kept", ids[1], heads)
 	}
 
 	var many []SharedDevice

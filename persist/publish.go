@@ -132,10 +132,11 @@ func (p *Publisher) PublishNow() string {
 // read again (stamps), so a seal costs nothing for the machines that did
 // not change; the read is within DefaultReadBounds, and lines up to a
 // remembered head are checked by hash alone. Heads of devices whose folder
-// is gone are forgotten. A failure costs only that memory, and is logged
+// is gone are forgotten, unless the device's key is pinned here. A failure costs only that memory, and is logged
 // by nobody: the next pass tries again.
 func (p *Publisher) rememberOthers() {
-	devs, _, err := ReadSharedWith(p.syncDir, LoadTrust(p.store.dir), ReadOptions{Unchanged: p.stamps})
+	trust := LoadTrust(p.store.dir)
+	devs, _, err := ReadSharedWith(p.syncDir, trust, ReadOptions{Unchanged: p.stamps})
 	if err != nil {
 		return
 	}
@@ -160,6 +161,13 @@ func (p *Publisher) rememberOthers() {
 			if !present[f] {
 				delete(p.stamps, f)
 			}
+		}
+		// A pinned device's head outlives its folder: a peer that deletes
+		// a machine's folder, waits for a seal here and then puts back an
+		// older signed copy must find the truncation still noticed. Pins
+		// are bounded (maxPins), and forget-key lets the head go too.
+		for id := range trust.pins {
+			present[id] = true
 		}
 	} else {
 		present = nil
