@@ -180,7 +180,7 @@ func (x *invocation) showChange(method string) error {
 }
 
 var cmdStart = &command{
-	name: "start", method: "Start",
+	name: "start", method: "Start", also: []string{"SetQuiet"},
 	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet]",
 	summary:  "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)",
 	maxArgs:  -1,
