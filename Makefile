@@ -107,7 +107,7 @@ check-go:
 # llama-server compiles; cached in /var/cache/antidrift), then the tests:
 # docs/development.md.
 test: test-deps
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 45m ./...
 
 test-deps:
 	@./scripts/ensure-test-deps.sh
