@@ -73,6 +73,20 @@ func (w *tabWorld) forge(t *testing.T, method string, args ...string) error {
 	return err
 }
 
+// refusedHost has the real host, started by the stand-in program
+// launcher, report a distraction titled as the work tab: antidrift refuses
+// it, the host says so, and the work is still judged as it was.
+func (w *tabWorld) refusedHost(t *testing.T, launcher string) {
+	t.Helper()
+	h := testenv.StartNativeHost(t, w.bus.Env(), launcher)
+	h.Tab(t, "https://www.youtube.com/watch?v=1", prTitle)
+	testenv.WaitFor(t, wait, "the host to say antidrift refused its report", h.Stderr, func(s string) bool {
+		return strings.Contains(s, "did not take the tab report") && strings.Contains(s, "not a browser's own program")
+	})
+	h.Close()
+	w.stillOnTheWork(t, "a report through a host "+launcher+" started")
+}
+
 // rawLogLines counts the lines of the session's raw log.
 func (w *tabWorld) rawLogLines(t *testing.T) int {
 	t.Helper()
@@ -135,24 +149,12 @@ func TestTabReportsAreBelievedOnlyFromTheBrowsersOwnHost(t *testing.T) {
 			w.stillOnTheWork(t, "a forged ForgetTabs")
 		}},
 		{"the host run by a program that is not a browser is refused", func(t *testing.T, w *tabWorld) {
-			fake := testenv.StartNativeHost(t, w.bus.Env(), "not-a-browser")
-			fake.Tab(t, "https://www.youtube.com/watch?v=1", prTitle)
-			testenv.WaitFor(t, wait, "the host to say antidrift refused its report", fake.Stderr, func(s string) bool {
-				return strings.Contains(s, "did not take the tab report") && strings.Contains(s, "not a browser's own program")
-			})
-			fake.Close()
-			w.stillOnTheWork(t, "a report through a host a non-browser started")
+			w.refusedHost(t, "not-a-browser")
 		}},
 		{"a host xdg-native-messaging-proxy started is refused unless flatpak_browsers is on", func(t *testing.T, w *tabWorld) {
 			// The proxy starts a host for any program that asks it; the
 			// person opts in to believing it (TestFlatpakFirefoxReachesTheHostThroughTheProxy).
-			proxied := testenv.StartNativeHost(t, w.bus.Env(), "xdg-native-messaging-proxy")
-			proxied.Tab(t, "https://www.youtube.com/watch?v=1", prTitle)
-			testenv.WaitFor(t, wait, "the host to say antidrift refused its report", proxied.Stderr, func(s string) bool {
-				return strings.Contains(s, "did not take the tab report") && strings.Contains(s, "not a browser's own program")
-			})
-			proxied.Close()
-			w.stillOnTheWork(t, "a report through a host the proxy started, not opted in")
+			w.refusedHost(t, "xdg-native-messaging-proxy")
 		}},
 		{"a report forged while the editor is in front, then the switch back", func(t *testing.T, w *tabWorld) {
 			w.x.Activate(t, w.editor)
