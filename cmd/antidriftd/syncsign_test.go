@@ -175,7 +175,8 @@ func signedFaults(t *testing.T, desk, laptop *syncMachine, deskID, laptopID stri
 			var a, b struct {
 				Key string `json:"public_key"`
 			}
-			return json.Unmarshal(before, &a) == nil && json.Unmarshal(now, &b) == nil && b.Key != "" && a.Key != b.Key
+			return json.Unmarshal(before, &a) == nil && json.Unmarshal(now, &b) == nil && b.Key != "" && a.Key != b.Key &&
+				sameFiles(filepath.Join(laptop.syncDir, persist.LayoutFolder, laptopID), filepath.Join(desk.syncDir, persist.LayoutFolder, laptopID))
 		}, logs...)
 		agree(t, desk, "laptop", 0, `device "laptop"`, "was pinned for it", "antidrift forget-key "+laptopID)
 		out, code := desk.cli(t, "forget-key", "laptop")
