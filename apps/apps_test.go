@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-func writeEntry(t *testing.T, dir, rel, body string) string {
+func writeEntry(t testing.TB, dir, rel, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
