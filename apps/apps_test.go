@@ -103,6 +103,8 @@ func TestLookupAppID(t *testing.T) {
 	wantLookup(t, x, "weird", "", "org.example.Tool", "org.example.Tool")
 	wantLookup(t, x, "spotify", "", "spotify", "spotify_spotify")
 	wantLookup(t, x, "weird", "", "org.example.Missing", "")
+	// an app id no entry has: the class decides, as without one
+	wantLookup(t, x, "firefox-esr", "Navigator", "org.example.Missing", "firefox-esr")
 }
 
 func TestEarlierDirWinsAndHidden(t *testing.T) {
