@@ -23,6 +23,27 @@ func dur(secs uint64) string {
 	return fmt.Sprintf("%ds", secs)
 }
 
+// minRateSeconds is the least time at the desk (active, less away) a
+// rate of context switches is shown for: under it, two switches in twenty
+// seconds would read as "360 an hour". Ten minutes: one switch is then at
+// most 6 an hour.
+const minRateSeconds = 600
+
+// deskSeconds is the time at the desk that switches per hour is of.
+func deskSeconds(t Totals) uint64 { return sub(t.ActiveSeconds, t.AwaySeconds) }
+
+// rateMeans says whether t has time enough at the desk for its switches
+// per hour to mean something.
+func rateMeans(t Totals) bool { return deskSeconds(t) >= minRateSeconds }
+
+// switchCount is "1 context switch", "2 context switches".
+func switchCount(n uint64) string {
+	if n == 1 {
+		return "1 context switch"
+	}
+	return fmt.Sprintf("%d context switches", n)
+}
+
 // pct is a share as a whole percentage.
 func pct(share float64) string { return fmt.Sprintf("%.0f%%", share*100) }
 
@@ -141,4 +162,57 @@ func chainWarnings(r *Report) []string {
 		out = append(out, fmt.Sprintf("%d ended sessions are pending: not yet sealed into the audit chain.", r.Pending))
 	}
 	return append(out, r.Problems...)
+}
+
+// deviceRow is a machine's line in the Devices table of the text and the
+// HTML page, its record said in words.
+type deviceRow struct {
+	Name, Active, OnTask, Record string
+	Sessions                     int
+	This                         bool
+}
+
+func deviceRows(r *Report) []deviceRow {
+	out := make([]deviceRow, 0, len(r.Devices))
+	for _, d := range r.Devices {
+		out = append(out, deviceRow{Name: d.Name, Active: dur(d.Totals.ActiveSeconds), OnTask: dur(d.Totals.OnTaskSeconds),
+			Record: recordWords(d), Sessions: d.Totals.Sessions, This: d.ThisDevice})
+	}
+	return out
+}
+
+// recordWords says what a machine's figures were read from and how much
+// of it verified: "its shared copy, titles included: 12 sealed sessions
+// verified".
+func recordWords(d DeviceTotals) string {
+	if !d.OK && d.Entries == 0 {
+		return "its record does not verify: left out of every figure"
+	}
+	from := map[string]string{
+		StateForm: "this machine's own record",
+		"chain":   "its shared copy, titles included",
+		"totals":  "its shared totals (titles stay on that machine)",
+	}[d.Form]
+	if from == "" {
+		from = "its record"
+	}
+	if !d.OK {
+		return fmt.Sprintf("%s: the first %s verified, the rest left out", from, plural(int(d.Entries), "sealed session"))
+	}
+	return fmt.Sprintf("%s: %s verified", from, plural(int(d.Entries), "sealed session"))
+}
+
+// partsSeconds is the time the parts (on task, drift, away, no evidence)
+// split: each machine's active time, so over many machines the time
+// active plus the overlap it counts once. Shares of "active time" are of
+// this, so they add up to 100%.
+func (t Totals) partsSeconds() uint64 { return t.ActiveSeconds + t.OverlapSeconds }
+
+// overlapNote says, beside time active, how much of it ran on two or more
+// machines at once and is counted once.
+func overlapNote(t Totals) string {
+	if t.OverlapSeconds == 0 {
+		return ""
+	}
+	return " · " + dur(t.OverlapSeconds) + " on 2+ machines at once, counted once"
 }
