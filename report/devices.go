@@ -123,6 +123,7 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 	previous.finish()
 	rep.Previous = previous
 	rep.Windows = windows.top(topWindows)
+	o.nameApps(rep)
 	return rep, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -134,18 +135,25 @@ func sessionWhen(s Session, loc *time.Location) string {
 	return from.Format("Mon 2 Jan 15:04") + "–" + to.Format("15:04")
 }
 
-// bucketName is how a bucket reads: class and title, or a reserved title.
+// bucketName is how a bucket reads: its window (windowName) and title, or
+// a reserved title.
 func bucketName(b Bucket) string {
+	w := windowName(b.Class, b.App)
 	switch {
 	case b.Class == "":
 		return b.Title
 	case b.Title == "":
-		return b.Class
+		return w
 	case b.Title == service.OtherTitlesTitle: // a class's remainder, not a title
-		return b.Class + " " + b.Title
+		return w + " " + b.Title
 	}
-	return b.Class + " “" + b.Title + "”"
+	return w + " “" + b.Title + "”"
 }
+
+// windowName is how a window class reads: its app's name, the class in
+// parentheses only when it says more (apps.Label), or the class alone
+// when no desktop entry is known.
+func windowName(class string, a App) string { return apps.Label(class, a.Name) }
 
 // chainWarnings are the sentences a report opens with when its record is
 // not whole, in the order the text and HTML show them.

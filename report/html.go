@@ -2,12 +2,14 @@ package report
 
 import (
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/internal/inert"
 )
 
@@ -20,8 +22,37 @@ import (
 // inert.Terminal writes a control character as its escape (\x1b), which
 // a browser would otherwise draw as a box or not at all; html/template
 // then escapes it for the page.
+//
+// An app's icon (App.Icon, looked up with apps.IconData) is embedded in
+// the page as a data: URI, a PNG or an SVG as an <img>, in which no
+// script of the SVG runs and nothing is fetched; the page's
+// Content-Security-Policy allows images from data: alone.
 func HTML(w io.Writer, r *Report, loc *time.Location) error {
-	return page.Execute(w, htmlView{r: r, loc: loc})
+	return page.Execute(w, htmlView{r: r, loc: loc, icons: map[string]template.URL{}})
+}
+
+// iconSize is the size in pixels an icon is looked up for: shown at 20
+// CSS pixels, sharp on a screen of scale 1.5.
+const iconSize = 32
+
+// icon is the data: URI of an app's icon, "" when it has none that can
+// be read; each icon is read once per page.
+func (v htmlView) icon(a App) template.URL {
+	if a.Icon == "" {
+		return ""
+	}
+	if u, ok := v.icons[a.Icon]; ok {
+		return u
+	}
+	var u template.URL
+	if data, mime, ok := apps.IconData(a.Icon, iconSize); ok {
+		// A data: URI this code writes from the file's bytes and a media
+		// type it chose: nothing of the file's name or text reaches the
+		// attribute but base64.
+		u = template.URL("data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data))
+	}
+	v.icons[a.Icon] = u
+	return u
 }
 
 //go:embed page.html.tmpl
@@ -32,8 +63,9 @@ var page = template.Must(template.New("page").Parse(pageTemplate))
 // htmlView is what the template reads: the report's figures already said
 // as a person reads them, and the charts' geometry.
 type htmlView struct {
-	r   *Report
-	loc *time.Location
+	r     *Report
+	loc   *time.Location
+	icons map[string]template.URL // by App.Icon
 }
 
 func (v htmlView) Title() string  { return "antidrift report: " + v.Period() }
@@ -330,14 +362,26 @@ func stripChart(s Session, loc *time.Location) *chart {
 
 // htmlWindow is a row of the top windows.
 type htmlWindow struct {
-	Class, OnTask, Drift, Unsplit string
-	Bar                           chart
-	Titles                        string
+	Name, Class, OnTask, Drift, Unsplit string
+	Icon                                template.URL
+	Bar                                 chart
+	Titles                              string
 }
 
 func (v htmlView) AnyUnsplit() bool {
 	for _, w := range v.r.Windows {
 		if w.UnsplitSeconds > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// AnyIcon says whether a top window has an icon: the names of those
+// without one are then indented to line up.
+func (v htmlView) AnyIcon() bool {
+	for _, w := range v.r.Windows {
+		if v.icon(w.App) != "" {
 			return true
 		}
 	}
@@ -357,7 +401,7 @@ func (v htmlView) Windows() []htmlWindow {
 	}
 	out := make([]htmlWindow, len(v.r.Windows))
 	for i, w := range v.r.Windows {
-		h := htmlWindow{Class: inert.Terminal(w.Class), OnTask: show(w.OnTaskSeconds), Drift: show(w.DriftSeconds), Unsplit: show(w.UnsplitSeconds),
+		h := htmlWindow{Name: inert.Terminal(windowName(w.Class, w.App)), Class: inert.Terminal(w.Class), Icon: v.icon(w.App), OnTask: show(w.OnTaskSeconds), Drift: show(w.DriftSeconds), Unsplit: show(w.UnsplitSeconds),
 			Bar: chart{W: 200, H: 12}}
 		x := 0.0
 		for _, p := range []struct {

@@ -245,7 +245,7 @@ func (t *textWriter) windows(r *Report) {
 		return dur(secs)
 	}
 	for _, w := range r.Windows {
-		l := fmt.Sprintf("  %-32s%12s%12s", clip(inert.Terminal(w.Class), 32), show(w.OnTaskSeconds), show(w.DriftSeconds))
+		l := fmt.Sprintf("  %-32s%12s%12s", clip(inert.Terminal(windowName(w.Class, w.App)), 32), show(w.OnTaskSeconds), show(w.DriftSeconds))
 		if unsplit {
 			l += fmt.Sprintf("%12s", show(w.UnsplitSeconds))
 		}
