@@ -205,7 +205,11 @@ func recordWords(d DeviceTotals) string {
 		from = "its record"
 	}
 	if !d.OK {
-		return fmt.Sprintf("%s: the first %s verified, the rest left out", from, plural(int(d.Entries), "sealed session"))
+		first := "the first sealed session"
+		if d.Entries > 1 {
+			first = fmt.Sprintf("the first %d sealed sessions", d.Entries)
+		}
+		return fmt.Sprintf("%s: %s verified, the rest left out", from, first)
 	}
 	return fmt.Sprintf("%s: %s verified", from, plural(int(d.Entries), "sealed session"))
 }

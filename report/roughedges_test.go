@@ -157,6 +157,7 @@ func TestDevicesRecordInWords(t *testing.T) {
 		{DeviceTotals{Form: "chain", OK: true, Entries: 1}, "its shared copy, titles included: 1 sealed session verified"},
 		{DeviceTotals{Form: "totals", OK: true, Entries: 3}, "its shared totals (titles stay on that machine): 3 sealed sessions verified"},
 		{DeviceTotals{Form: "chain", OK: false, Entries: 4}, "its shared copy, titles included: the first 4 sealed sessions verified, the rest left out"},
+		{DeviceTotals{Form: "totals", OK: false, Entries: 1}, "its shared totals (titles stay on that machine): the first sealed session verified, the rest left out"},
 		{DeviceTotals{Form: "chain", OK: false}, "its record does not verify: left out of every figure"},
 	} {
 		if got := recordWords(c.d); got != c.want {
