@@ -210,8 +210,8 @@ func sessionOf(sum service.Summary, o Options) Session {
 		BreakGlass:     sum.BreakGlass,
 		Top:            []Bucket{},
 	}
+	s.ActiveSeconds = sum.ActiveSeconds() // the figure `history` shows too
 	for i, b := range sum.Buckets {
-		s.ActiveSeconds += b.Seconds
 		if b.Class == "" && b.Title == service.UnavailableTitle {
 			s.UnavailableSeconds += b.Seconds
 		}

@@ -11,6 +11,10 @@ import (
 // Formatting shared by the text and HTML reports, so both say a figure the
 // same way.
 
+// Duration is secs as the report says a duration ("2h 05m", "25m",
+// "40s"), for another command that shows the same figure (`history`).
+func Duration(secs uint64) string { return dur(secs) }
+
 // dur is a duration as a person reads it: "2h 05m", "25m", "40s", "0s".
 // Nothing is "0s", not "0m": beside a short session's "4s" a "0m" reads
 // like a different unit, or a rounding.

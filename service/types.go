@@ -209,6 +209,18 @@ type Summary struct {
 	Hash  string     `json:"hash"`
 }
 
+// ActiveSeconds is the session's accounted time: its buckets' seconds,
+// which add up to it (the time from start to end, less any stretch in
+// Review before an Extend revived it). `history` and `report` both show
+// this figure.
+func (s Summary) ActiveSeconds() uint64 {
+	var n uint64
+	for _, b := range s.Buckets {
+		n += b.Seconds
+	}
+	return n
+}
+
 // AuditReport is the result of walking the audit chain.
 type AuditReport struct {
 	OK      bool
