@@ -42,6 +42,9 @@ type Index struct {
 	snap  atomic.Pointer[snapshot]
 	w     *watcher
 	once  sync.Once
+
+	mu       sync.Mutex
+	onChange func() // called after a reading that changed what Lookup answers
 }
 
 // snapshot is one complete reading of the directories; never changed once
@@ -213,15 +216,52 @@ func DataDirs() []string {
 	return out
 }
 
+// OnChange has f called, from the index's own goroutine, each time a
+// reading of the directories changed what Lookup answers (an entry was
+// added, removed or changed). One f at a time; nil stops the calls.
+func (x *Index) OnChange(f func()) {
+	x.mu.Lock()
+	x.onChange = f
+	x.mu.Unlock()
+}
+
 // rescan reads the directories again and swaps the new reading in whole.
 // When the reading found directories not watched before, it reads once
 // more, so an entry made between the reading and the watch is not missed.
 func (x *Index) rescan() {
+	old := x.snap.Load()
 	for i := 0; i < 3; i++ {
 		s, read := scan(x.dirs, x.langs)
 		x.snap.Store(s)
 		if !x.w.update(read) {
-			return
+			break
 		}
 	}
+	if old == nil || old.equal(x.snap.Load()) {
+		return
+	}
+	x.mu.Lock()
+	f := x.onChange
+	x.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
+// equal reports whether two readings answer every Lookup alike.
+func (s *snapshot) equal(o *snapshot) bool {
+	if len(s.byID) != len(o.byID) || len(s.byWMClass) != len(o.byWMClass) {
+		return false
+	}
+	for id, r := range s.byID {
+		if q := o.byID[id]; q == nil || *q != *r {
+			return false
+		}
+	}
+	for c, r := range s.byWMClass {
+		if q := o.byWMClass[c]; q == nil || q.ID != r.ID {
+			return false
+		}
+	}
+	return true
 }

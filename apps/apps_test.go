@@ -354,3 +354,27 @@ func TestOpenUsesEnvironment(t *testing.T) {
 	}
 	wantLookup(t, x, "mine", "", "", "mine") // still answers after Close
 }
+
+// OnChange is called when a reading changes what Lookup answers, and not
+// for a change that does not (a file that is no desktop entry).
+func TestOnChange(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "applications")
+	writeEntry(t, d, "a.desktop", app("A"))
+	x := openTest(t, "C", d)
+	calls := make(chan struct{}, 10)
+	x.OnChange(func() { calls <- struct{}{} })
+	writeEntry(t, d, "notes.txt", "not an entry")
+	writeEntry(t, d, "link.desktop", "[Desktop Entry]\nType=Link\nName=L\n") // read, but no application
+	writeEntry(t, d, "b.desktop", app("B"))
+	select {
+	case <-calls:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no OnChange call 10s after an entry was added")
+	}
+	waitLookup(t, x, "b", "b")
+	select {
+	case <-calls:
+		t.Fatal("a second OnChange call for one change")
+	case <-time.After(500 * time.Millisecond):
+	}
+}
