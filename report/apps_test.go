@@ -84,6 +84,18 @@ func appsWorld(t testing.TB) *apps.Index {
 	entry("org.gnu.emacs", "Name=GNU Emacs\nIcon=org.gnu.emacs\nStartupWMClass=Emacs\n")
 	entry("kitty", "Name=kitty\nName[de]=Kitty-Terminal\nIcon=kitty\n")
 	entry("firefox", "Name="+hostileAppName+"\nIcon=firefox\n")
+	// A Flatpak's: its entry and icon in the export directory, the icon a
+	// symlink into the app's tree as Flatpak exports it.
+	exports := filepath.Join(data, "flatpak", "exports", "share")
+	writeFile(t, filepath.Join(exports, "applications", "org.example.Flat.desktop"), []byte("[Desktop Entry]\nType=Application\nExec=true\nName=Flat\nName[de]=Flach\nIcon=org.example.Flat\n"))
+	flatIcon := filepath.Join(data, "flatpak", "app", "org.example.Flat", "current", "export", "org.example.Flat.png")
+	writeFile(t, flatIcon, solidPNG(t, 48, iconColour))
+	if err := os.MkdirAll(filepath.Join(exports, "icons", "hicolor", "48x48", "apps"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(flatIcon, filepath.Join(exports, "icons", "hicolor", "48x48", "apps", "org.example.Flat.png")); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(data, "icons", "hicolor", "32x32", "apps", "kitty.png"), solidPNG(t, 32, iconColour))
 	writeFile(t, filepath.Join(data, "icons", "hicolor", "scalable", "apps", "org.gnu.emacs.svg"), []byte(scriptSVG))
 	x, err := apps.Open("")
@@ -232,4 +244,24 @@ func TestReportNamesApps(t *testing.T) {
 		t.Errorf("pixels of kitty's icon colour on the screenshot %s: got %d, want at least 40 (the PNG icon drawn)", shot, n)
 	}
 	t.Logf("screenshot: %s", shot)
+}
+
+// A window whose class is a Flatpak's app id is named by the Flatpak's
+// exported entry (Name[de]) and shown with its exported icon.
+func TestReportNamesAFlatpak(t *testing.T) {
+	x := appsWorld(t)
+	r := &Report{Period: Period{FirstDay: "2026-11-29", LastDay: "2026-11-29", Days: 1},
+		Windows: []WindowTime{{Class: "org.example.Flat", OnTaskSeconds: 600, Titles: []Bucket{{Class: "org.example.Flat", Title: "doc", Seconds: 600}}}}}
+	Options{Apps: x}.nameApps(r)
+	if want := (App{Name: "Flach", DesktopID: "org.example.Flat", Icon: "org.example.Flat"}); r.Windows[0].App != want || r.Windows[0].Titles[0].App != want {
+		t.Fatalf("the Flatpak's window: got %+v, want %+v", r.Windows[0], want)
+	}
+	var page bytes.Buffer
+	if err := HTML(&page, r, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	uri := "data:image/png;base64," + base64.StdEncoding.EncodeToString(solidPNG(t, 48, iconColour))
+	if !strings.Contains(html.UnescapeString(page.String()), `<img class="icon" src="`+uri+`"`) || !strings.Contains(page.String(), ">Flach (org.example.Flat)</div>") {
+		t.Errorf("the page: want the Flatpak named \"Flach (org.example.Flat)\" with its exported icon embedded")
+	}
 }
