@@ -136,8 +136,14 @@ func TestNoSwitchRateForAShortSession(t *testing.T) {
 		if card == nil || card[1] != c.want {
 			t.Errorf("%ds active, %ds away: the page's card: got %q, want %q", c.active, c.away, card, c.want)
 		}
+		for _, l := range strings.Split(text.String(), "\n") {
+			if n := len([]rune(l)); n > textWidth {
+				t.Errorf("%ds active: a line's width: got %d columns, want at most %d: %q", c.active, n, textWidth, l)
+			}
+		}
 		if c.want == "—" {
-			for name, out := range map[string]string{"text": text.String(), "page": page.String()} {
+			flat := strings.Join(strings.Fields(text.String()), " ")
+			for name, out := range map[string]string{"text": flat, "page": page.String()} {
 				if !strings.Contains(out, "2 context switches in "+dur(c.active-c.away)+" at the desk") || !strings.Contains(out, "too short for a rate") {
 					t.Errorf("%ds active: the %s: got no \"2 context switches in … at the desk … too short for a rate\", want why there is no rate", c.active, name)
 				}

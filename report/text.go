@@ -145,8 +145,10 @@ func (t *textWriter) totals(r *Report) {
 		t.line("  %s", t.paint("2", "no sessions in the previous period to compare with"))
 	}
 	if !rateMeans(c) && c.Sessions > 0 {
-		t.line("  %s", t.paint("2", fmt.Sprintf("switches per hour: %s in %s at the desk, too short for a rate (under ten minutes)",
-			switchCount(c.Switches), dur(deskSeconds(c)))))
+		for _, l := range wrap(fmt.Sprintf("switches per hour: %s in %s at the desk, too short for a rate (under ten minutes)",
+			switchCount(c.Switches), dur(deskSeconds(c))), textWidth-2) {
+			t.line("  %s", t.paint("2", l))
+		}
 	}
 	t.line("")
 }
