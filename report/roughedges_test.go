@@ -172,11 +172,21 @@ func TestDevicesRecordInWords(t *testing.T) {
 	}
 	var text, page bytes.Buffer
 	r := hostileReport("laptop")
+	r.Devices = append(r.Devices, DeviceTotals{DeviceID: "d3", Name: "tablet", Form: "totals", OK: false, Entries: 12})
 	Text(&text, r, time.UTC, false)
 	HTML(&page, r, time.UTC)
 	for name, out := range map[string]string{"text": text.String(), "page": page.String()} {
 		if !strings.Contains(out, "its shared copy, titles included: 0 sealed sessions verified") {
 			t.Errorf("the %s: got\n%s\nwant the laptop's record said in words", name, out)
+		}
+	}
+	flat := strings.Join(strings.Fields(text.String()), " ")
+	if want := "its shared totals (titles stay on that machine): the first 12 sealed sessions verified, the rest left out"; !strings.Contains(flat, want) {
+		t.Errorf("the text: got\n%s\nwant the tablet's record said whole: %q", text.String(), want)
+	}
+	for _, l := range strings.Split(text.String(), "\n") {
+		if n := len([]rune(l)); n > textWidth {
+			t.Errorf("a line's width: got %d columns, want at most %d: %q", n, textWidth, l)
 		}
 	}
 	if strings.Contains(page.String(), "<th>chain</th>") || !strings.Contains(page.String(), "<th>read from</th>") {

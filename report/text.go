@@ -357,7 +357,9 @@ func (t *textWriter) devices(r *Report) {
 			name += " (this machine)"
 		}
 		t.line("  %-26s%10d%10s%10s", clip(name, 26), d.Sessions, d.Active, d.OnTask)
-		t.line("    %s", clip(d.Record, textWidth-4))
+		for _, l := range wrap(d.Record, textWidth-4) {
+			t.line("    %s", l)
+		}
 	}
 	if r.Totals.OverlapSeconds > 0 {
 		t.line("  time active counts %s once: sessions ran on two machines at the same time", dur(r.Totals.OverlapSeconds))
