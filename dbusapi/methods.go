@@ -131,6 +131,7 @@ func historyEntry(s service.Summary) map[string]dbus.Variant {
 		"switch_count":      dbus.MakeVariant(s.SwitchCount),
 		"drift_seconds":     dbus.MakeVariant(s.DriftSeconds),
 		"away_seconds":      dbus.MakeVariant(s.AwaySeconds),
+		"active_seconds":    dbus.MakeVariant(s.ActiveSeconds()),
 	}
 }
 

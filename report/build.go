@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
 )
@@ -17,6 +18,53 @@ type Options struct {
 	// redact_titles, applied again to titles recorded under older ones.
 	PrivateClasses []string
 	RedactTitles   []*regexp.Regexp
+	// Apps names window classes by their desktop entries (an
+	// *apps.Index); nil names none.
+	Apps AppLookup
+}
+
+// AppLookup finds a window's desktop entry, as *apps.Index does. A report
+// knows only the classes its summaries keep: instance and appID are "".
+type AppLookup interface {
+	Lookup(class, instance, appID string) (apps.Entry, bool)
+}
+
+// nameApps sets the App beside every class in r that has a desktop entry,
+// each class looked up once.
+func (o Options) nameApps(r *Report) {
+	if o.Apps == nil {
+		return
+	}
+	known := map[string]App{}
+	of := func(class string) App {
+		if class == "" {
+			return App{} // away, no evidence, (other): not a window
+		}
+		a, ok := known[class]
+		if !ok {
+			if e, found := o.Apps.Lookup(class, "", ""); found {
+				a = App{Name: e.Name, DesktopID: e.ID, Icon: e.Icon}
+			}
+			known[class] = a
+		}
+		return a
+	}
+	for i := range r.Sessions {
+		s := &r.Sessions[i]
+		for j := range s.Timeline {
+			s.Timeline[j].App = of(s.Timeline[j].Class)
+		}
+		for j := range s.Top {
+			s.Top[j].App = of(s.Top[j].Class)
+		}
+	}
+	for i := range r.Windows {
+		w := &r.Windows[i]
+		w.App = of(w.Class)
+		for j := range w.Titles {
+			w.Titles[j].App = w.App
+		}
+	}
 }
 
 // Top sizes: what a person reads at a glance.
@@ -118,6 +166,7 @@ func Build(r *persist.Reader, span Span, o Options) (*Report, error) {
 	rep.Previous.finish()
 	rep.Windows = windows.top(topWindows)
 	rep.Sites = sites.top(topSites)
+	o.nameApps(rep)
 	return rep, nil
 }
 
@@ -161,8 +210,8 @@ func sessionOf(sum service.Summary, o Options) Session {
 		BreakGlass:     sum.BreakGlass,
 		Top:            []Bucket{},
 	}
+	s.ActiveSeconds = sum.ActiveSeconds() // the figure `history` shows too
 	for i, b := range sum.Buckets {
-		s.ActiveSeconds += b.Seconds
 		if b.Class == "" && b.Title == service.UnavailableTitle {
 			s.UnavailableSeconds += b.Seconds
 		}

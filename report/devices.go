@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/persist"
 	"github.com/antidrift/antidrift/service"
 )
@@ -124,6 +123,7 @@ func BuildAll(local *persist.Reader, span Span, o Options, d Devices) (*Report, 
 	previous.finish()
 	rep.Previous = previous
 	rep.Windows = windows.top(topWindows)
+	o.nameApps(rep)
 	return rep, nil
 }
 
@@ -192,72 +192,4 @@ func (w *windowTally) addWindowTime(wt WindowTime) {
 	for _, b := range wt.Titles {
 		c.titles[b.Title] += time.Duration(b.Seconds) * time.Second
 	}
-}
-
-// deviceRow is a machine's line in the Devices table of the text and the
-// HTML page.
-type deviceRow struct {
-	Name, Active, OnTask, Chain string
-	Sessions                    int
-	This                        bool
-}
-
-func deviceRows(r *Report) []deviceRow {
-	out := make([]deviceRow, 0, len(r.Devices))
-	for _, d := range r.Devices {
-		chain := fmt.Sprintf("%s, %d verified", d.Form, d.Entries)
-		switch {
-		case !d.OK && d.Entries > 0:
-			chain = fmt.Sprintf("%s, %d verified, the rest left out", d.Form, d.Entries)
-		case !d.OK:
-			chain = "broken: left out"
-		}
-		out = append(out, deviceRow{Name: d.Name, Active: dur(d.Totals.ActiveSeconds), OnTask: dur(d.Totals.OnTaskSeconds),
-			Chain: chain, Sessions: d.Totals.Sessions, This: d.ThisDevice})
-	}
-	return out
-}
-
-// ManyDevices and Devices feed the HTML page's device column and table.
-func (v htmlView) ManyDevices() bool    { return len(v.r.Devices) > 0 }
-func (v htmlView) Devices() []deviceRow { return deviceRows(v.r) }
-
-// devices writes the text report's Devices table, when it covers many.
-func (t *textWriter) devices(r *Report) {
-	if len(r.Devices) == 0 {
-		return
-	}
-	t.line("%s", t.paint("1", fmt.Sprintf("%-28s%10s%10s%10s  %s", "Devices", "sessions", "active", "on task", "chain")))
-	for _, d := range deviceRows(r) {
-		name := inert.Terminal(d.Name)
-		if d.This {
-			name += " (this machine)"
-		}
-		t.line("  %-26s%10d%10s%10s  %s", clip(name, 26), d.Sessions, d.Active, d.OnTask, d.Chain)
-	}
-	if r.Totals.OverlapSeconds > 0 {
-		t.line("  time active counts %s once: sessions ran on two machines at the same time", dur(r.Totals.OverlapSeconds))
-	}
-	for _, d := range r.Devices {
-		if d.Pinned != "" {
-			// The whole sentence is in the JSON's devices[].pinned.
-			t.line("  %s", clip(inert.Terminal(d.Name)+": first seen, its key pinned: "+d.Key, textWidth-2))
-		}
-	}
-	t.line("")
-}
-
-// partsSeconds is the time the parts (on task, drift, away, no evidence)
-// split: each machine's active time, so over many machines the time
-// active plus the overlap it counts once. Shares of "active time" are of
-// this, so they add up to 100%.
-func (t Totals) partsSeconds() uint64 { return t.ActiveSeconds + t.OverlapSeconds }
-
-// overlapNote says, beside time active, how much of it ran on two or more
-// machines at once and is counted once.
-func overlapNote(t Totals) string {
-	if t.OverlapSeconds == 0 {
-		return ""
-	}
-	return " · " + dur(t.OverlapSeconds) + " on 2+ machines at once, counted once"
 }

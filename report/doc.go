@@ -4,5 +4,7 @@
 // the daemon's Report method returns to panels.
 //
 // It reads the directory through persist.Reader (no lock, no write), so it
-// works while the daemon runs and never changes what it reports on.
+// works while the daemon runs and never changes what it reports on. With
+// Options.Apps it names each window class by its desktop entry (package
+// apps), and the HTML page embeds the apps' icons.
 package report

@@ -4,11 +4,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/service"
 )
 
 // Formatting shared by the text and HTML reports, so both say a figure the
 // same way.
+
+// Duration is secs as the report says a duration ("2h 05m", "25m",
+// "40s"), for another command that shows the same figure (`history`).
+func Duration(secs uint64) string { return dur(secs) }
 
 // dur is a duration as a person reads it: "2h 05m", "25m", "40s", "0s".
 // Nothing is "0s", not "0m": beside a short session's "4s" a "0m" reads
@@ -21,6 +26,27 @@ func dur(secs uint64) string {
 		return fmt.Sprintf("%dm", (secs+30)/60)
 	}
 	return fmt.Sprintf("%ds", secs)
+}
+
+// minRateSeconds is the least time at the desk (active, less away) a
+// rate of context switches is shown for: under it, two switches in twenty
+// seconds would read as "360 an hour". Ten minutes: one switch is then at
+// most 6 an hour.
+const minRateSeconds = 600
+
+// deskSeconds is the time at the desk that switches per hour is of.
+func deskSeconds(t Totals) uint64 { return sub(t.ActiveSeconds, t.AwaySeconds) }
+
+// rateMeans says whether t has time enough at the desk for its switches
+// per hour to mean something.
+func rateMeans(t Totals) bool { return deskSeconds(t) >= minRateSeconds }
+
+// switchCount is "1 context switch", "2 context switches".
+func switchCount(n uint64) string {
+	if n == 1 {
+		return "1 context switch"
+	}
+	return fmt.Sprintf("%d context switches", n)
 }
 
 // pct is a share as a whole percentage.
@@ -113,18 +139,25 @@ func sessionWhen(s Session, loc *time.Location) string {
 	return from.Format("Mon 2 Jan 15:04") + "–" + to.Format("15:04")
 }
 
-// bucketName is how a bucket reads: class and title, or a reserved title.
+// bucketName is how a bucket reads: its window (windowName) and title, or
+// a reserved title.
 func bucketName(b Bucket) string {
+	w := windowName(b.Class, b.App)
 	switch {
 	case b.Class == "":
 		return b.Title
 	case b.Title == "":
-		return b.Class
+		return w
 	case b.Title == service.OtherTitlesTitle: // a class's remainder, not a title
-		return b.Class + " " + b.Title
+		return w + " " + b.Title
 	}
-	return b.Class + " “" + b.Title + "”"
+	return w + " “" + b.Title + "”"
 }
+
+// windowName is how a window class reads: its app's name, the class in
+// parentheses only when it says more (apps.Label), or the class alone
+// when no desktop entry is known.
+func windowName(class string, a App) string { return apps.Label(class, a.Name) }
 
 // chainWarnings are the sentences a report opens with when its record is
 // not whole, in the order the text and HTML show them.
@@ -141,4 +174,61 @@ func chainWarnings(r *Report) []string {
 		out = append(out, fmt.Sprintf("%d ended sessions are pending: not yet sealed into the audit chain.", r.Pending))
 	}
 	return append(out, r.Problems...)
+}
+
+// deviceRow is a machine's line in the Devices table of the text and the
+// HTML page, its record said in words.
+type deviceRow struct {
+	Name, Active, OnTask, Record string
+	Sessions                     int
+	This                         bool
+}
+
+func deviceRows(r *Report) []deviceRow {
+	out := make([]deviceRow, 0, len(r.Devices))
+	for _, d := range r.Devices {
+		out = append(out, deviceRow{Name: d.Name, Active: dur(d.Totals.ActiveSeconds), OnTask: dur(d.Totals.OnTaskSeconds),
+			Record: recordWords(d), Sessions: d.Totals.Sessions, This: d.ThisDevice})
+	}
+	return out
+}
+
+// recordWords says what a machine's figures were read from and how much
+// of it verified: "its shared copy, titles included: 12 sealed sessions
+// verified".
+func recordWords(d DeviceTotals) string {
+	if !d.OK && d.Entries == 0 {
+		return "its record does not verify: left out of every figure"
+	}
+	from := map[string]string{
+		StateForm: "this machine's own record",
+		"chain":   "its shared copy, titles included",
+		"totals":  "its shared totals (titles stay on that machine)",
+	}[d.Form]
+	if from == "" {
+		from = "its record"
+	}
+	if !d.OK {
+		first := "the first sealed session"
+		if d.Entries > 1 {
+			first = fmt.Sprintf("the first %d sealed sessions", d.Entries)
+		}
+		return fmt.Sprintf("%s: %s verified, the rest left out", from, first)
+	}
+	return fmt.Sprintf("%s: %s verified", from, plural(int(d.Entries), "sealed session"))
+}
+
+// partsSeconds is the time the parts (on task, drift, away, no evidence)
+// split: each machine's active time, so over many machines the time
+// active plus the overlap it counts once. Shares of "active time" are of
+// this, so they add up to 100%.
+func (t Totals) partsSeconds() uint64 { return t.ActiveSeconds + t.OverlapSeconds }
+
+// overlapNote says, beside time active, how much of it ran on two or more
+// machines at once and is counted once.
+func overlapNote(t Totals) string {
+	if t.OverlapSeconds == 0 {
+		return ""
+	}
+	return " · " + dur(t.OverlapSeconds) + " on 2+ machines at once, counted once"
 }

@@ -2,18 +2,57 @@ package report
 
 import (
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/antidrift/antidrift/apps"
+	"github.com/antidrift/antidrift/internal/inert"
 )
 
 // HTML writes the report as one self-contained page: inline CSS and SVG,
 // no script, no font, image or link that would make a request, readable in
 // light and dark mode and on paper.
+//
+// Every text from outside (next actions, classes, titles, hosts, device
+// names, the chain's problems) is shown as the text report shows it:
+// inert.Terminal writes a control character as its escape (\x1b), which
+// a browser would otherwise draw as a box or not at all; html/template
+// then escapes it for the page.
+//
+// An app's icon (App.Icon, looked up with apps.IconData) is embedded in
+// the page as a data: URI, a PNG or an SVG as an <img>, in which no
+// script of the SVG runs and nothing is fetched; the page's
+// Content-Security-Policy allows images from data: alone.
 func HTML(w io.Writer, r *Report, loc *time.Location) error {
-	return page.Execute(w, htmlView{r: r, loc: loc})
+	return page.Execute(w, htmlView{r: r, loc: loc, icons: map[string]template.URL{}})
+}
+
+// iconSize is the size in pixels an icon is looked up for: shown at 20
+// CSS pixels, sharp on a screen of scale 1.5.
+const iconSize = 32
+
+// icon is the data: URI of an app's icon, "" when it has none that can
+// be read; each icon is read once per page.
+func (v htmlView) icon(a App) template.URL {
+	if a.Icon == "" {
+		return ""
+	}
+	if u, ok := v.icons[a.Icon]; ok {
+		return u
+	}
+	var u template.URL
+	if data, mime, ok := apps.IconData(a.Icon, iconSize); ok {
+		// A data: URI this code writes from the file's bytes and a media
+		// type it chose: nothing of the file's name or text reaches the
+		// attribute but base64.
+		u = template.URL("data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data))
+	}
+	v.icons[a.Icon] = u
+	return u
 }
 
 //go:embed page.html.tmpl
@@ -24,13 +63,20 @@ var page = template.Must(template.New("page").Parse(pageTemplate))
 // htmlView is what the template reads: the report's figures already said
 // as a person reads them, and the charts' geometry.
 type htmlView struct {
-	r   *Report
-	loc *time.Location
+	r     *Report
+	loc   *time.Location
+	icons map[string]template.URL // by App.Icon
 }
 
-func (v htmlView) Title() string      { return "antidrift report: " + v.Period() }
-func (v htmlView) Period() string     { return periodTitle(v.r.Period, v.loc) }
-func (v htmlView) Warnings() []string { return chainWarnings(v.r) }
+func (v htmlView) Title() string  { return "antidrift report: " + v.Period() }
+func (v htmlView) Period() string { return periodTitle(v.r.Period, v.loc) }
+func (v htmlView) Warnings() []string {
+	out := chainWarnings(v.r)
+	for i := range out {
+		out[i] = inert.Terminal(out[i])
+	}
+	return out
+}
 func (v htmlView) PreviousName() string {
 	if v.r.Period.Days == 1 {
 		return "the day before"
@@ -66,18 +112,41 @@ func (v htmlView) Cards() []card {
 		newCard("drift", dur(c.DriftSeconds), pct(share(c.DriftSeconds, c.partsSeconds()))+" of active time", durDelta(c.DriftSeconds, p.DriftSeconds), true),
 		newCard("away", dur(c.AwaySeconds), pct(share(c.AwaySeconds, c.partsSeconds()))+" of active time", durDelta(c.AwaySeconds, p.AwaySeconds), true),
 		newCard("time active", dur(c.ActiveSeconds), "of "+dur(c.CommittedSeconds)+" committed"+overlapNote(c), durDelta(c.ActiveSeconds, p.ActiveSeconds), false),
-		newCard("switches per hour", fmt.Sprintf("%.1f", c.SwitchesPerHour), fmt.Sprintf("%d context switches", c.Switches), rateDelta(c.SwitchesPerHour, p.SwitchesPerHour), true),
+		switchesCard(c, p),
 		newCard("windows iconified", fmt.Sprint(c.Minimized), "by block and locked", countDelta(c.Minimized, p.Minimized), true),
 		// Neither good nor bad: the way out is the person's to take.
 		{Label: "break-glass uses", Value: fmt.Sprint(c.BreakGlass), Note: "sessions abandoned through the hold", Delta: neutral(countDelta(uint64(c.BreakGlass), uint64(p.BreakGlass)))},
 	}
 	if p.Sessions == 0 {
 		// Every change would be the whole figure: "▲ 25 pts" of nothing.
+		// The heading says so once (NothingBefore).
 		for i := range cards {
-			cards[i].Delta, cards[i].Good, cards[i].Bad = "no sessions before to compare with", false, false
+			cards[i].Delta, cards[i].Good, cards[i].Bad = "", false, false
 		}
 	}
 	return cards
+}
+
+// NothingBefore says the previous period has no session, so the cards
+// show no change: said once, in the heading, not in every card.
+func (v htmlView) NothingBefore() bool { return v.r.Previous.Sessions == 0 }
+
+// switchesCard is the rate of context switches, or, for too little time
+// at the desk to make a rate of, the count and why there is no rate.
+func switchesCard(c, p Totals) card {
+	if !rateMeans(c) {
+		return card{Label: "switches per hour", Value: "—",
+			Note: fmt.Sprintf("%s in %s at the desk: too short for a rate (under ten minutes)", switchCount(c.Switches), dur(deskSeconds(c)))}
+	}
+	d := rateDelta(c.SwitchesPerHour, p.SwitchesPerHour)
+	if !rateMeans(p) {
+		d = delta{} // nothing to compare with
+	}
+	cd := newCard("switches per hour", fmt.Sprintf("%.1f", c.SwitchesPerHour), switchCount(c.Switches), d, true)
+	if !rateMeans(p) {
+		cd.Delta = "no rate before to compare with"
+	}
+	return cd
 }
 
 func neutral(d delta) string {
@@ -146,7 +215,8 @@ func (v htmlView) DaysTitle() string {
 }
 
 // Days is the per-day chart: a stacked column a day (a week for long
-// periods), hour grid lines, and the total above each column.
+// periods), grid lines scaled to the longest column, and the total above
+// each column.
 func (v htmlView) Days() chart {
 	rows := dayRows(v.r.Days, v.loc)
 	ch := chart{W: pageWidth, H: 240}
@@ -156,16 +226,12 @@ func (v htmlView) Days() chart {
 	for _, d := range rows {
 		most = max(most, d.total())
 	}
-	hours := max(uint64(1), (most+3599)/3600)
-	step := uint64(1)
-	for hours/step > 6 {
-		step *= 2
-	}
-	scale := plot / float64(hours*3600)
-	for h := uint64(0); h <= hours; h += step {
-		y := top + plot - float64(h*3600)*scale
+	axis, step := dayAxis(most)
+	scale := plot / float64(axis)
+	for at := uint64(0); at <= axis; at += step {
+		y := top + plot - float64(at)*scale
 		ch.Lines = append(ch.Lines, rect{X: left, Y: y, W: ch.W - left, H: 1, Class: "grid"})
-		ch.Labels = append(ch.Labels, label{X: left - 6, Y: y + 4, Anchor: "end", Text: fmt.Sprintf("%dh", h)})
+		ch.Labels = append(ch.Labels, label{X: left - 6, Y: y + 4, Anchor: "end", Text: axisLabel(at)})
 	}
 	if len(rows) == 0 {
 		return ch
@@ -200,6 +266,44 @@ func (v htmlView) Days() chart {
 	return ch
 }
 
+// axisSteps are the grid steps the per-day chart may use, in seconds:
+// round figures a person reads off a clock.
+var axisSteps = []uint64{10, 15, 30, 60, 2 * 60, 5 * 60, 10 * 60, 15 * 60, 30 * 60,
+	3600, 2 * 3600, 3 * 3600, 4 * 3600, 6 * 3600, 12 * 3600, 24 * 3600}
+
+// dayAxis is the per-day chart's axis for a longest column of most
+// seconds: the smallest step that needs at most 5 lines above zero, and
+// the top as a whole number of steps. Two minutes get an axis of two
+// minutes, not a sliver of an hour; nothing gets one hour.
+func dayAxis(most uint64) (axis, step uint64) {
+	if most == 0 {
+		return 3600, 3600
+	}
+	for _, step = range axisSteps {
+		if (most+step-1)/step <= 5 {
+			break
+		}
+	}
+	return max(1, (most+step-1)/step) * step, step
+}
+
+// axisLabel is a grid line's time: "0", "30s", "1m 30s", "15m", "2h", "1h 30m".
+func axisLabel(secs uint64) string {
+	switch {
+	case secs == 0:
+		return "0"
+	case secs < 60:
+		return fmt.Sprintf("%ds", secs)
+	case secs < 3600 && secs%60 != 0:
+		return fmt.Sprintf("%dm %02ds", secs/60, secs%60)
+	case secs < 3600:
+		return fmt.Sprintf("%dm", secs/60)
+	case secs%3600 == 0:
+		return fmt.Sprintf("%dh", secs/3600)
+	}
+	return fmt.Sprintf("%dh %02dm", secs/3600, secs%3600/60)
+}
+
 // htmlSession is a session's row.
 type htmlSession struct {
 	When, Device, NextAction, Outcome, Level, Active, Drift string
@@ -216,14 +320,15 @@ const pageWidth = 752
 func (v htmlView) Sessions() []htmlSession {
 	out := make([]htmlSession, len(v.r.Sessions))
 	for i, s := range v.r.Sessions {
-		h := htmlSession{When: sessionWhen(s, v.loc), Device: s.Device, NextAction: s.NextAction, Outcome: s.Outcome, Level: s.Enforcement,
+		h := htmlSession{When: sessionWhen(s, v.loc), Device: inert.Terminal(s.Device), NextAction: inert.Terminal(s.NextAction),
+			Outcome: inert.Terminal(s.Outcome), Level: inert.Terminal(s.Enforcement),
 			Active: dur(s.ActiveSeconds), Drift: pct(s.DriftShare), Pending: s.Pending}
 		if s.Timeline != nil {
 			h.Strip = stripChart(s, v.loc)
 		} else {
 			var top []string
 			for _, b := range s.Top {
-				top = append(top, bucketName(b)+" "+dur(b.Seconds))
+				top = append(top, inert.Terminal(bucketName(b))+" "+dur(b.Seconds))
 			}
 			h.Top = strings.Join(top, " · ")
 		}
@@ -257,14 +362,26 @@ func stripChart(s Session, loc *time.Location) *chart {
 
 // htmlWindow is a row of the top windows.
 type htmlWindow struct {
-	Class, OnTask, Drift, Unsplit string
-	Bar                           chart
-	Titles                        string
+	Name, Class, OnTask, Drift, Unsplit string
+	Icon                                template.URL
+	Bar                                 chart
+	Titles                              string
 }
 
 func (v htmlView) AnyUnsplit() bool {
 	for _, w := range v.r.Windows {
 		if w.UnsplitSeconds > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// AnyIcon says whether a top window has an icon: the names of those
+// without one are then indented to line up.
+func (v htmlView) AnyIcon() bool {
+	for _, w := range v.r.Windows {
+		if v.icon(w.App) != "" {
 			return true
 		}
 	}
@@ -284,7 +401,7 @@ func (v htmlView) Windows() []htmlWindow {
 	}
 	out := make([]htmlWindow, len(v.r.Windows))
 	for i, w := range v.r.Windows {
-		h := htmlWindow{Class: w.Class, OnTask: show(w.OnTaskSeconds), Drift: show(w.DriftSeconds), Unsplit: show(w.UnsplitSeconds),
+		h := htmlWindow{Name: inert.Terminal(windowName(w.Class, w.App)), Class: inert.Terminal(w.Class), Icon: v.icon(w.App), OnTask: show(w.OnTaskSeconds), Drift: show(w.DriftSeconds), Unsplit: show(w.UnsplitSeconds),
 			Bar: chart{W: 200, H: 12}}
 		x := 0.0
 		for _, p := range []struct {
@@ -300,12 +417,23 @@ func (v htmlView) Windows() []htmlWindow {
 		}
 		var titles []string
 		for _, b := range w.Titles {
-			titles = append(titles, "“"+b.Title+"” "+dur(b.Seconds))
+			titles = append(titles, "“"+inert.Terminal(b.Title)+"” "+dur(b.Seconds))
 		}
 		h.Titles = strings.Join(titles, " · ")
 		out[i] = h
 	}
 	return out
+}
+
+// ManyDevices and Devices feed the page's device column and table.
+func (v htmlView) ManyDevices() bool { return len(v.r.Devices) > 0 }
+
+func (v htmlView) Devices() []deviceRow {
+	rows := deviceRows(v.r)
+	for i := range rows {
+		rows[i].Name = inert.Terminal(rows[i].Name)
+	}
+	return rows
 }
 
 // htmlSite is a row of the top sites.
@@ -315,7 +443,7 @@ type htmlSite struct{ Host, OnTask, Drift string }
 func (v htmlView) Sites() []htmlSite {
 	out := make([]htmlSite, len(v.r.Sites))
 	for i, s := range v.r.Sites {
-		out[i] = htmlSite{Host: s.Host, OnTask: showSecs(s.OnTaskSeconds), Drift: showSecs(s.DriftSeconds)}
+		out[i] = htmlSite{Host: inert.Terminal(s.Host), OnTask: showSecs(s.OnTaskSeconds), Drift: showSecs(s.DriftSeconds)}
 	}
 	return out
 }

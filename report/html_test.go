@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"html"
 	"image"
 	"image/color"
 	"os"
@@ -21,10 +22,32 @@ func TestHTMLIsSelfContained(t *testing.T) {
 	if err := HTML(&page, build(t, fixture(t), LastDays(fixtureNow, 7, 0)), time.UTC); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"http:", "https:", "url(", "<script", "@import", " src=", " href=", "<link", "<img"} {
-		if strings.Contains(strings.ToLower(page.String()), bad) {
+	checkSelfContained(t, page.String())
+}
+
+// checkSelfContained fails t for anything in page that would load from
+// outside it: an image is a data: URI of a PNG or an SVG and nothing else.
+func checkSelfContained(t *testing.T, page string) {
+	t.Helper()
+	lower := strings.ToLower(page)
+	for _, bad := range []string{"http:", "https:", "url(", "<script", "@import", " href=", "<link", "<object", "<embed", "<iframe"} {
+		if strings.Contains(lower, bad) {
 			t.Errorf("the page: got %q in it, want nothing loaded from outside", bad)
 		}
+	}
+	// Outside text is escaped ("&lt;img src=x"): only the page's own
+	// tags start with "<".
+	for _, tag := range regexp.MustCompile(`<[a-zA-Z][^>]*>`).FindAllString(page, -1) {
+		l := strings.ToLower(tag)
+		if !strings.Contains(l, " src=") && !strings.HasPrefix(l, "<img") {
+			continue
+		}
+		if !regexp.MustCompile(`^<img class="icon" src="data:image/(png|svg\+xml);base64,[A-Za-z0-9+/=]+" alt="" width="20" height="20">$`).MatchString(html.UnescapeString(tag)) {
+			t.Errorf("the page: got %.120q, want every image an <img> of a data: URI (PNG or SVG)", tag)
+		}
+	}
+	if !strings.Contains(page, `content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`) {
+		t.Errorf("the page's Content-Security-Policy: want default-src 'none' and images from data: alone")
 	}
 }
 

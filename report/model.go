@@ -155,13 +155,25 @@ type Stretch struct {
 	ToUnixMillis   int64  `json:"to_unix_millis"`
 	Kind           string `json:"kind"`
 	Class          string `json:"class"`
+	App
+}
+
+// App is the desktop entry of a window class, beside the class wherever
+// one appears, when the desktop knows one (Options.Apps); each key is
+// omitted otherwise. Name is localized as the desktop shows it; all three
+// are outside text, exact here and neutralized where rendered.
+type App struct {
+	Name      string `json:"app,omitempty"`        // the entry's Name, e.g. "Firefox"
+	DesktopID string `json:"desktop_id,omitempty"` // e.g. "org.mozilla.firefox", no ".desktop"
+	Icon      string `json:"icon,omitempty"`       // its Icon=: a theme icon name or an absolute path
 }
 
 // Bucket is time in one window class and title; the title as today's
 // private_classes and redact_titles allow it ("" when private). Reserved
 // buckets have an empty class and a title like "(away)".
 type Bucket struct {
-	Class   string `json:"class"`
+	Class string `json:"class"`
+	App
 	Title   string `json:"title"`
 	Seconds uint64 `json:"seconds"`
 }
@@ -171,7 +183,8 @@ type Bucket struct {
 // drifted: their summary records a window's time but not whether it was
 // on task or drift.
 type WindowTime struct {
-	Class          string   `json:"class"`
+	Class string `json:"class"`
+	App
 	OnTaskSeconds  uint64   `json:"on_task_seconds"`
 	DriftSeconds   uint64   `json:"drift_seconds"`
 	UnsplitSeconds uint64   `json:"unsplit_seconds"`

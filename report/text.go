@@ -126,11 +126,29 @@ func (t *textWriter) totals(r *Report) {
 	if c.UnavailableSeconds+p.UnavailableSeconds > 0 {
 		row("  no evidence", dur(c.UnavailableSeconds), dur(p.UnavailableSeconds), durDelta(c.UnavailableSeconds, p.UnavailableSeconds))
 	}
-	row("switches per hour", fmt.Sprintf("%.1f", c.SwitchesPerHour), fmt.Sprintf("%.1f", p.SwitchesPerHour), rateDelta(c.SwitchesPerHour, p.SwitchesPerHour))
+	rate := func(t Totals) string {
+		if !rateMeans(t) {
+			return "—"
+		}
+		return fmt.Sprintf("%.1f", t.SwitchesPerHour)
+	}
+	if rateMeans(c) && rateMeans(p) {
+		row("switches per hour", rate(c), rate(p), rateDelta(c.SwitchesPerHour, p.SwitchesPerHour))
+	} else {
+		// A rate of a few minutes is noise, and no change is shown
+		// against one.
+		t.line("  %-22s%14s%14s", "switches per hour", rate(c), rate(p))
+	}
 	row("windows iconified", fmt.Sprint(c.Minimized), fmt.Sprint(p.Minimized), countDelta(c.Minimized, p.Minimized))
 	row("break-glass uses", fmt.Sprint(c.BreakGlass), fmt.Sprint(p.BreakGlass), countDelta(uint64(c.BreakGlass), uint64(p.BreakGlass)))
 	if none {
 		t.line("  %s", t.paint("2", "no sessions in the previous period to compare with"))
+	}
+	if !rateMeans(c) && c.Sessions > 0 {
+		for _, l := range wrap(fmt.Sprintf("switches per hour: %s in %s at the desk, too short for a rate (under ten minutes)",
+			switchCount(c.Switches), dur(deskSeconds(c))), textWidth-2) {
+			t.line("  %s", t.paint("2", l))
+		}
 	}
 	t.line("")
 }
@@ -229,7 +247,7 @@ func (t *textWriter) windows(r *Report) {
 		return dur(secs)
 	}
 	for _, w := range r.Windows {
-		l := fmt.Sprintf("  %-32s%12s%12s", clip(inert.Terminal(w.Class), 32), show(w.OnTaskSeconds), show(w.DriftSeconds))
+		l := fmt.Sprintf("  %-32s%12s%12s", clip(inert.Terminal(windowName(w.Class, w.App)), 32), show(w.OnTaskSeconds), show(w.DriftSeconds))
 		if unsplit {
 			l += fmt.Sprintf("%12s", show(w.UnsplitSeconds))
 		}
@@ -323,6 +341,36 @@ func wrap(s string, n int) []string {
 		lines = append(lines, cur)
 	}
 	return lines
+}
+
+// devices writes the Devices table, when the report covers many
+// machines: each machine's figures, and on the line below them what they
+// were read from.
+func (t *textWriter) devices(r *Report) {
+	if len(r.Devices) == 0 {
+		return
+	}
+	t.line("%s", t.paint("1", fmt.Sprintf("%-28s%10s%10s%10s", "Devices", "sessions", "active", "on task")))
+	for _, d := range deviceRows(r) {
+		name := inert.Terminal(d.Name)
+		if d.This {
+			name += " (this machine)"
+		}
+		t.line("  %-26s%10d%10s%10s", clip(name, 26), d.Sessions, d.Active, d.OnTask)
+		for _, l := range wrap(d.Record, textWidth-4) {
+			t.line("    %s", l)
+		}
+	}
+	if r.Totals.OverlapSeconds > 0 {
+		t.line("  time active counts %s once: sessions ran on two machines at the same time", dur(r.Totals.OverlapSeconds))
+	}
+	for _, d := range r.Devices {
+		if d.Pinned != "" {
+			// The whole sentence is in the JSON's devices[].pinned.
+			t.line("  %s", clip(inert.Terminal(d.Name)+": first seen, its key pinned: "+d.Key, textWidth-2))
+		}
+	}
+	t.line("")
 }
 
 // sites is "Top sites", beside "Top windows": the hosts of the pages in

@@ -151,3 +151,23 @@ func TestAppsChangedNamesTheWindowInFront(t *testing.T) {
 		t.Fatalf("the raw log after AppsChanged: got %+v, want only the new verdict", got)
 	}
 }
+
+// An app: rule, however written, never matches a window that has no
+// desktop entry, whatever its class and title spell.
+func FuzzAppRule(f *testing.F) {
+	for _, s := range []string{"app:firefox-esr", "APP:*", "app:*.desktop", "app:[a-", `app:\`, "app:org.mozilla.firefox.desktop"} {
+		f.Add(s, "app:*", "x")
+	}
+	f.Fuzz(func(t *testing.T, text, class, title string) {
+		r, err := ParseRule(text)
+		if err != nil || r.app == nil {
+			return
+		}
+		w := Window{ID: "1", Class: class, Instance: class, Title: title, Available: true}
+		if r.matches(w, FoldTitle(title)) {
+			t.Fatalf("%q matched class %q title %q with no desktop entry", text, class, title)
+		}
+		w.App = App{ID: "x"}
+		r.matches(w, FoldTitle(title)) // and never panics with one
+	})
+}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -375,10 +376,43 @@ func (s *stats) topSites() []SiteTime {
 	return s.sites.top(TopSites)
 }
 
-// topN is the bounded list of buckets (see listed) as credited so far.
+// topN is the bounded list of buckets (see listed) as credited so far,
+// in whole seconds that add up to the time accounted rounded once
+// (summedBuckets): a sealed summary's buckets sum to its active time, as
+// `history` and `report` show it.
 func (s *stats) topN() []Bucket {
 	list, _ := s.listed(s.best(), bucketKey{}, 0)
-	return toBuckets(list)
+	return summedBuckets(list)
+}
+
+// summedBuckets is list in whole seconds that add up to its total rounded
+// once: each is its time rounded down, and the seconds that leaves short
+// go to the ones with the largest remainders, earlier first on a tie — so
+// the order stays (a longer bucket never shows less) and none is off by a
+// second or more. Rounding each on its own would let 43 buckets of 0.4 s
+// add up to 0 s, or 40 s of a session read 43 s.
+func summedBuckets(list []timed) []Bucket {
+	out := make([]Bucket, len(list))
+	var total time.Duration
+	var floors uint64
+	for i, x := range list {
+		whole := max(x.d, 0) / time.Second
+		out[i] = Bucket{Class: x.k.class, Title: x.k.title, Seconds: uint64(whole)}
+		total += max(x.d, 0)
+		floors += uint64(whole)
+	}
+	short := seconds(total) - floors
+	order := make([]int, len(list))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(max(list[b].d, 0)%time.Second, max(list[a].d, 0)%time.Second)
+	})
+	for _, i := range order[:min(int(short), len(order))] {
+		out[i].Seconds++
+	}
+	return out
 }
 
 // liveTopN is topN as of now: the open segment (the current window's, or

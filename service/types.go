@@ -78,6 +78,10 @@ type Window struct {
 	Class    string // WM_CLASS class part, e.g. "Firefox"
 	Instance string // WM_CLASS instance part, e.g. "Navigator"
 	Title    string // _NET_WM_NAME (or WM_NAME), unscrubbed
+	// AppID is the app id the window itself states where the source reads
+	// one (X11: _GTK_APPLICATION_ID); "" else. Only matched to a desktop
+	// entry (AppDirectory), never shown, stored or judged.
+	AppID string
 	// Site is the page in front when the window is a browser's and its
 	// extension's tab report fits it (TabFits): host and path, uncut
 	// (SiteFromParts); DisplaySite where it is shown or stored.
@@ -226,6 +230,18 @@ type Summary struct {
 	// them, the rest in (other)); hosts only, never a path.
 	Sites []SiteTime `json:"sites,omitempty"`
 	Hash  string     `json:"hash"`
+}
+
+// ActiveSeconds is the session's accounted time: its buckets' seconds,
+// which add up to it (the time from start to end, less any stretch in
+// Review before an Extend revived it). `history` and `report` both show
+// this figure.
+func (s Summary) ActiveSeconds() uint64 {
+	var n uint64
+	for _, b := range s.Buckets {
+		n += b.Seconds
+	}
+	return n
 }
 
 // AuditReport is the result of walking the audit chain.

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/internal/inert"
+	"github.com/antidrift/antidrift/report"
 	"github.com/antidrift/antidrift/service"
 
 	"bytes"
@@ -492,7 +493,7 @@ func historyText(entries []map[string]dbus.Variant) string {
 	if many {
 		fmt.Fprint(tw, "DEVICE\t")
 	}
-	fmt.Fprintln(tw, "SEQ\tENDED\tTOOK\tOUTCOME\tLEVEL\tSWITCHES\tDRIFT\tNEXT ACTION")
+	fmt.Fprintln(tw, "SEQ\tENDED\tACTIVE\tOUTCOME\tLEVEL\tSWITCHES\tDRIFT\tNEXT ACTION")
 	for _, e := range entries {
 		if many {
 			var device string
@@ -502,18 +503,23 @@ func historyText(entries []map[string]dbus.Variant) string {
 		var (
 			seq, switches              uint32
 			started, ended             int64
-			drift                      uint64
+			drift, active              uint64
 			outcome, level, nextAction string
 		)
 		for k, dst := range map[string]any{"seq": &seq, "switch_count": &switches, "started_unix": &started,
-			"ended_unix": &ended, "drift_seconds": &drift, "outcome": &outcome, "enforcement": &level, "next_action": &nextAction} {
+			"ended_unix": &ended, "drift_seconds": &drift, "outcome": &outcome, "enforcement": &level, "next_action": &nextAction,
+			"active_seconds": &active} {
 			if v, ok := e[k]; ok {
 				_ = v.Store(dst)
 			}
 		}
+		if _, ok := e["active_seconds"]; !ok && ended > started {
+			active = uint64(ended - started) // a daemon from before active_seconds
+		}
+		// The figures the report shows for the session, said as it says them.
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", seq, time.Unix(ended, 0).Format("2006-01-02 15:04"),
-			short(time.Duration(ended-started)*time.Second), inert.Terminal(outcome), inert.Terminal(level), switches,
-			short(time.Duration(drift)*time.Second), truncate(inert.Terminal(nextAction), 50))
+			report.Duration(active), inert.Terminal(outcome), inert.Terminal(level), switches,
+			report.Duration(drift), truncate(inert.Terminal(nextAction), 50))
 	}
 	tw.Flush()
 	return b.String()

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/persist"
@@ -93,6 +94,12 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", inert.Terminal(dir), why)}
 		}
 		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
+		// Apps by the names and icons the desktop shows (docs/reports.md);
+		// without an index (no inotify) the classes are shown as they are.
+		if ix, err := apps.Open(""); err == nil {
+			defer ix.Close()
+			opts.Apps = ix
+		}
 		which, err := devices.pick(cfg)
 		if err != nil {
 			return x.cmd.usageError("%s", err)

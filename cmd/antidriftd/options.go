@@ -46,6 +46,10 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	}
 	if m.apps != nil {
 		opts.Apps = appDirectory{m.apps}
+		// The report the panels get names apps as `antidrift report` does.
+		rep := opts.Reporter.(report.DirReporter)
+		rep.Options.Apps = m.apps
+		opts.Reporter = rep
 	}
 	return opts
 }
