@@ -41,7 +41,6 @@ type Main struct {
 	// date on it without touching the machine's.
 	Clock service.Clock
 
-	apps     *apps.Index // the desktop entries; nil when they could not be opened
 	log      *slog.Logger
 	src      source
 	stopPush func() // ends Evidence1 reports reaching the source
@@ -51,6 +50,7 @@ type Main struct {
 	watchers []func()     // stop funcs of the presence watchers
 	store    *persist.Store
 	judge    *llmjudge.Judge // nil: the rules alone decide
+	apps     *apps.Index     // the desktop entries; nil when they could not be opened
 	svc      *service.Service
 	conn     *dbus.Conn
 	notifier *systemdNotifier
