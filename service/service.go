@@ -22,9 +22,6 @@ type Options struct {
 	// wlroots, kwin, gnome-shell, none), for the EvidenceSource property.
 	// The core never branches on it.
 	EvidenceSource string
-	// Apps names windows by their desktop entries (nil: by their class
-	// only).
-	Apps AppDirectory
 
 	DefaultLevel   Level    // used when Start passes ""; default warn
 	DefaultAllowed []string // used when Start passes no classes
@@ -47,11 +44,12 @@ type Options struct {
 	// (judge_site_paths); by default it hears the host only.
 	JudgeSitePaths bool
 
-	Judge    Judge    // asked about windows no rule decides; nil: they are off task
-	Guard    Guard    // nil: nothing is enforced
-	Notifier Notifier // nil: no notifications
-	Reporter Reporter // nil: Report answers that reports are unavailable
-	Quieter  Quieter  // nil: quiet sessions silence nothing
+	Judge    Judge        // asked about windows no rule decides; nil: they are off task
+	Guard    Guard        // nil: nothing is enforced
+	Notifier Notifier     // nil: no notifications
+	Reporter Reporter     // nil: Report answers that reports are unavailable
+	Quieter  Quieter      // nil: quiet sessions silence nothing
+	Apps     AppDirectory // nil: windows are named by their class only
 
 	// Quiet makes every session quiet unless Start is told otherwise
 	// (SetQuiet): other apps' notifications do not pop up while it is
@@ -79,7 +77,6 @@ type Service struct {
 	log             *slog.Logger
 	version         string
 	evidenceSource  string
-	apps            AppDirectory // nil: no desktop entries
 	defaultLevel    Level
 	defaultAllowed  []string
 	breakGlassHold  time.Duration
@@ -94,13 +91,11 @@ type Service struct {
 	privacy         privacy
 	nudges          *nudger        // nil without a notifier
 	quieter         Quieter        // nil: nothing is silenced
+	apps            AppDirectory   // nil: no desktop entries
 	quietDefault    bool           // config's quiet
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
 	bgStopped       bool
-
-	// Guarded by mu: class → the app it was last seen as (BucketApps).
-	appsSeen map[string]App
 
 	mu           sync.Mutex
 	listeners    []Listener
@@ -128,10 +123,11 @@ type Service struct {
 	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono     time.Duration
 	lastBoot     time.Duration
-	clockSetBack time.Duration // how far the date was set back this session
-	quiet        bool          // the session is quiet (Do Not Disturb)
-	plannedQuiet *bool         // in locked and planning: SetQuiet's choice for the next Start
-	quietNote    string        // the Quieter's sentence for the person
+	clockSetBack time.Duration  // how far the date was set back this session
+	quiet        bool           // the session is quiet (Do Not Disturb)
+	plannedQuiet *bool          // in locked and planning: SetQuiet's choice for the next Start
+	quietNote    string         // the Quieter's sentence for the person
+	appsSeen     map[string]App // class → the app it was last seen as (BucketApps)
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -153,7 +149,6 @@ func New(o Options) *Service {
 		log:             o.Logger,
 		version:         o.Version,
 		evidenceSource:  o.EvidenceSource,
-		apps:            o.Apps,
 		defaultLevel:    o.DefaultLevel,
 		defaultAllowed:  slices.Clone(o.DefaultAllowed),
 		breakGlassHold:  o.BreakGlassHold,
@@ -164,6 +159,7 @@ func New(o Options) *Service {
 		guard:           o.Guard,
 		reporter:        o.Reporter,
 		quieter:         o.Quieter,
+		apps:            o.Apps,
 		quietDefault:    o.Quiet,
 		idleAfter:       o.IdleAfter,
 		privacy:         privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},

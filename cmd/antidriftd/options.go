@@ -35,9 +35,6 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	}
 	// Each port is set only when its adapter exists: a nil pointer in an
 	// interface is not a nil interface, and the core tests for nil.
-	if m.apps != nil {
-		opts.Apps = appDirectory{m.apps}
-	}
 	if m.notes != nil {
 		opts.Notifier = m.notes
 	}
@@ -46,6 +43,9 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	}
 	if m.quiet != nil {
 		opts.Quieter = m.quiet
+	}
+	if m.apps != nil {
+		opts.Apps = appDirectory{m.apps}
 	}
 	return opts
 }
