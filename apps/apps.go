@@ -10,7 +10,8 @@
 // then <instance>.desktop and <class>.desktop as they are, then lowercased
 // with spaces as '-', each also with the vendor prefixes "gnome-",
 // "fedora-", "mozilla-" and "debian-"; then the window's app id (a
-// Flatpak or Snap app id, or the GTK application id) as a desktop id.
+// Flatpak or Snap app id, or the GTK application id) as a desktop id. A
+// window that states an app id an entry has is that app's (see Lookup).
 //
 // An entry with NoDisplay=true is still matched (as GNOME does: a window
 // of a program whose entry is hidden from menus is still that program),

@@ -131,6 +131,14 @@ func (f *mutableApps) Lookup(class, instance, appID string) (App, bool) {
 func TestAppsChangedNamesTheWindowInFront(t *testing.T) {
 	d := &mutableApps{m: map[string]App{}}
 	h, _, _ := newDriftHarness(t, driftOpts{apps: d})
+	h.RecordWindow(winID("0", "Viewer")) // no session yet: named all the same
+	d.mu.Lock()
+	d.m["Viewer"] = App{ID: "viewer", Name: "Viewer App"}
+	d.mu.Unlock()
+	h.AppsChanged()
+	if v := h.View(); v.CurrentApp.Name != "Viewer App" || v.State != StateLocked {
+		t.Fatalf("AppsChanged with no session: got app %+v in %s, want Viewer App in locked", v.CurrentApp, v.State)
+	}
 	h.RecordWindow(winID("1", "Editor"))
 	h.start(t, LevelWarn, "app:myeditor")
 	h.settle()
