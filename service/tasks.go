@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -36,13 +37,16 @@ type TaskSource interface {
 	Get(ctx context.Context, id string) (TaskItem, error)
 	// Started says the session with this task began (Taskwarrior: `task
 	// <uuid> start` unless already started; remembers whether antidrift
-	// started it). CalDAV: nothing.
+	// started it). CalDAV: nothing. ErrTaskAlreadyStarted when it was
+	// started already: the core then never calls Stopped for it, and
+	// remembers that in the session (durably), so a leaf need not.
 	Started(ctx context.Context, t TaskItem) error
 	// Complete marks it done if it is still as t.Version says; otherwise
 	// *TaskChanged, and nothing is written.
 	Complete(ctx context.Context, t TaskItem) error
 	// Stopped says the session ended without success (abandon, expiry):
-	// Taskwarrior `task <uuid> stop` if antidrift started it; CalDAV nothing.
+	// Taskwarrior `task <uuid> stop`; CalDAV nothing. The core calls it
+	// only when Started returned nil (antidrift started it).
 	Stopped(ctx context.Context, t TaskItem) error
 }
 
@@ -73,3 +77,8 @@ type TaskNotFound struct {
 func (e *TaskNotFound) Error() string {
 	return fmt.Sprintf("%s has no task %s", e.Source, e.ID)
 }
+
+// ErrTaskAlreadyStarted is Started's answer when the task was started
+// already (by the person, in its task manager): not a failure, but the
+// core then leaves it started when the session ends without success.
+var ErrTaskAlreadyStarted = errors.New("the task was started already")
