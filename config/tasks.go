@@ -140,6 +140,8 @@ func caldav(v any) (*CalDAV, error) {
 					cd.PasswordFile, err = homePath(s)
 				}
 			}
+		case "password":
+			err = fmt.Errorf("a password never goes in config.toml: put it in a 0600 file named by password_file, or in the Secret Service with `secret-tool store --label=antidrift service antidrift url URL username NAME`")
 		default:
 			err = fmt.Errorf("unknown key (the keys are %s)", strings.Join(caldavKeys, ", "))
 		}
