@@ -44,3 +44,30 @@ func TestASummaryWithATaskIsAuditVersion2(t *testing.T) {
 		t.Errorf("this build refuses its own version 2 line: %v", err)
 	}
 }
+
+// A raw log's task line (version 2, the task as an object) is read back
+// whole by the slow path, and the lines around it by the fast one.
+func TestATaskLineIsReadBack(t *testing.T) {
+	s := openStore(t, newStateDir(t))
+	id := "0197a3c4-5e6f-7a8b-9c0d-000000000042"
+	task := service.FocusEvent{Version: service.RawLogTaskVersion, AtUnixMillis: 1_780_000_000_000, Mark: service.MarkTask,
+		Task: &service.SessionTask{Source: "taskwarrior", ID: "3b57c555-9465-4989-87b5-55cd2b3c1123", Title: "Write the report", Version: "20261203T132730Z"}}
+	events := append([]service.FocusEvent{task}, sampleEvents()...)
+	for _, e := range events {
+		if err := s.AppendEvent(id, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []service.FocusEvent
+	if err := s.EachEvent(id, func(e service.FocusEvent) { got = append(got, e) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(events) || !reflect.DeepEqual(got[0], task) {
+		t.Fatalf("EachEvent: got %d events, first %+v; want %d, first %+v", len(got), got[0], len(events), task)
+	}
+	for i := range events[1:] {
+		if got[i+1] != events[i+1] {
+			t.Errorf("event %d: got %+v, want %+v", i+1, got[i+1], events[i+1])
+		}
+	}
+}

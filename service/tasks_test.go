@@ -175,6 +175,9 @@ func TestStartTaskCompleteTicksItOff(t *testing.T) {
 		t.Errorf("after StartTask: next %q, success %q, ref %q, title %q; want the task's title, %q, taskwarrior:t1", v.NextAction, v.SuccessCondition, v.TaskRef, v.TaskTitle, DefaultTaskSuccess)
 	}
 	h.tasks.waitFor(t, "Started")
+	if ev := h.store.events[id]; len(ev) == 0 || ev[0].Mark != MarkTask || ev[0].Task == nil || ev[0].Task.Ref() != "taskwarrior:t1" || ev[0].Version != RawLogTaskVersion {
+		t.Errorf("the raw log's first line: got %+v, want the task mark with taskwarrior:t1 at version %d", ev, RawLogTaskVersion)
+	}
 	if snap := h.store.last(); snap.Task == nil || snap.Task.ID != "t1" || snap.Format() != 2 {
 		t.Errorf("state.json: task %+v, format %d; want task t1 in a version 2 snapshot", snap.Task, snap.Format())
 	}
