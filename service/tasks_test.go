@@ -395,3 +395,19 @@ func waitSnapshot(t *testing.T, h *harness, ok func(Snapshot) bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Expiry leaves the task open and stops what antidrift started.
+func TestExpiryStopsTheTask(t *testing.T) {
+	h := newHarness(t)
+	h.tasks.done = make(chan string, 16)
+	if _, err := h.StartTask(context.Background(), "t1", "", 60, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.tasks.waitFor(t, "Started")
+	h.clock.Advance(2 * time.Minute)
+	h.tasks.waitFor(t, "Stopped")
+	waitResult(t, h, TaskResultLeftOpen)
+	if v := h.View(); v.Outcome != OutcomeExpired {
+		t.Errorf("outcome %s, want expired", v.Outcome)
+	}
+}
