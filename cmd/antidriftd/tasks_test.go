@@ -160,6 +160,9 @@ func TestTaskwarriorTasks(t *testing.T) {
 	if got := tw.get(t, report, "status"); got != "completed" {
 		t.Errorf("task 1 after complete: status %q, want completed", got)
 	}
+	if out, _ := tw.cli(t, "status"); !strings.Contains(out, "taskwarrior:"+report+": done") {
+		t.Errorf("status after complete: want the task line with its result, got\n%s", out)
+	}
 	out, _ = tw.cli(t, "status", "--json")
 	if !strings.Contains(out, `"task_result": "done"`) && !strings.Contains(out, `"task_result":"done"`) {
 		t.Errorf("status --json after complete: want task_result done, got\n%s", out)
