@@ -144,7 +144,6 @@ type twTask struct {
 	Description string `json:"description"`
 	Status      string `json:"status"`
 	Start       string `json:"start"`
-	Modified    string `json:"modified"`
 }
 
 func setupHook(fs *flag.FlagSet) func(*invocation) error {
@@ -195,7 +194,10 @@ func taskwarriorHook(stdin io.Reader, stdout io.Writer, secs uint64) error {
 	default:
 		return nil // another change: nothing for antidrift
 	}
-	said := followTask("taskwarrior:"+now.UUID, event, now.Description, now.Modified, secs)
+	// No version: Taskwarrior sets the task's modified after its hooks
+	// ran, so the one in hand is already stale; a session started here
+	// checks at complete only that the task is still pending.
+	said := followTask("taskwarrior:"+now.UUID, event, now.Description, "", secs)
 	fmt.Fprintln(stdout, "antidrift: "+inert.Terminal(said))
 	return nil
 }

@@ -214,9 +214,10 @@ func TestTaskwarriorHook(t *testing.T) {
 	tw := newTaskwarrior(t, bus)
 	tw.task(t, "add", "Fix the bike")
 	tw.task(t, "add", "Call mum")
+	tw.task(t, "add", "Water the plants")
 	d := tw.startDaemon(t, "[tasks.taskwarrior]\n")
 	s := d.Session(t)
-	bike := tw.uuid(t, "1")
+	bike, mum, plants := tw.uuid(t, "1"), tw.uuid(t, "2"), tw.uuid(t, "3")
 
 	out := tw.task(t, "rc.verbose=on", "1", "start") // the hook's line is a footnote
 	if !strings.Contains(out, "antidrift: antidrift started session") {
@@ -242,17 +243,29 @@ func TestTaskwarriorHook(t *testing.T) {
 	}
 	s.Call(t, "End", nil, new(string))
 
+	// Started by the hook, completed by antidrift: ticked off (Taskwarrior
+	// changed the task's modified after the hook, which is no conflict).
+	tw.task(t, "uuid:"+mum, "start")
+	testenv.WaitForProp(t, wait, s, "State", "active")
+	if out, err := tw.cli(t, "complete"); err != nil {
+		t.Fatalf("antidrift complete: %v\n%s", err, out)
+	}
+	testenv.WaitForProp(t, wait, s, "TaskResult", "done")
+	if got := tw.get(t, mum, "status"); got != "completed" {
+		t.Errorf("the task the hook started, after antidrift complete: status %q, want completed", got)
+	}
+	s.Call(t, "End", nil, new(string))
+
 	// The daemon down: the hook exits 0 with a message, the task starts.
 	d.Stop(t)
-	out, err := tw.tryTask("rc.verbose=on", "1", "start") // working-set number 1 is Call mum now
+	out, err := tw.tryTask("rc.verbose=on", "uuid:"+plants, "start")
 	if err != nil {
-		t.Fatalf("task 1 start with antidrift down: %v\n%s", err, out)
+		t.Fatalf("task start with antidrift down: %v\n%s", err, out)
 	}
 	if !strings.Contains(out, "antidrift is not running") {
 		t.Errorf("task start with antidrift down: got\n%s\nwant the hook to say antidrift is not running", out)
 	}
-	mum := tw.uuid(t, "1")
-	if got := tw.get(t, mum, "start"); got == "" {
+	if got := tw.get(t, plants, "start"); got == "" {
 		t.Errorf("task start with antidrift down: the task was not started; the hook must never stop Taskwarrior")
 	}
 }
