@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/internal/testsupport/hostile"
 )
 
 func crlf(s string) []byte { return []byte(strings.ReplaceAll(s, "\n", "\r\n")) }
@@ -149,4 +151,24 @@ func FuzzDecodeTodo(f *testing.F) {
 			t.Fatalf("read back %+v, want done with id %q", back, item.ID)
 		}
 	})
+}
+
+// Hostile task names come through exact, as a server would send them
+// (TEXT escaped as RFC 5545 says, every other byte raw): the data is never
+// neutralized here (renderers do that, each for its reader).
+func TestHostileTitlesAreExact(t *testing.T) {
+	esc := strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\n", `\n`)
+	for _, h := range hostile.Texts {
+		data := crlf("BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:x\nBEGIN:VTODO\nUID:u-1\nDTSTAMP:20261201T100000Z\n")
+		data = append(data, "SUMMARY:"+esc.Replace(h.Text)+"\r\n"...)
+		data = append(data, crlf("END:VTODO\nEND:VCALENDAR\n")...)
+		_, item, err := decodeObject(data, time.UTC)
+		if err != nil {
+			t.Errorf("%s: %v", h.Name, err)
+			continue
+		}
+		if item.Title != h.Text {
+			t.Errorf("%s: got title %q, want %q", h.Name, item.Title, h.Text)
+		}
+	}
 }
