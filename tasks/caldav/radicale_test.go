@@ -299,3 +299,18 @@ func TestCompleteLeavesARepeatingTask(t *testing.T) {
 		t.Errorf("the repeating task was rewritten:\ngot  %q\nwant %q", after, before)
 	}
 }
+
+// Without password_file and with no Secret Service on the bus, the
+// person is told where a password can come from.
+func TestNoSecretServiceIsASentence(t *testing.T) {
+	bus := testenv.StartBus(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", bus.Address)
+	s, err := newSource(Options{URL: "http://127.0.0.1:9/alice/tasks/", Username: radUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.List(ctx5(t))
+	if err == nil || !strings.Contains(err.Error(), "no Secret Service") || !strings.Contains(err.Error(), "password_file") {
+		t.Fatalf("List with no Secret Service: got %v, want a sentence naming the Secret Service and password_file", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/internal/busconn"
 )
 
 // maxPasswordFile bounds what is read of password_file: a password, not a
@@ -88,17 +90,11 @@ type secret struct {
 // so the person is told to unlock the keyring.
 func secretServicePassword(ctx context.Context, rawURL, username string) (string, error) {
 	storeLine := fmt.Sprintf("secret-tool store --label=antidrift service antidrift url %s username %s", rawURL, username)
-	conn, err := dbus.SessionBusPrivateNoAutoStartup(dbus.WithContext(ctx))
+	conn, err := connectSessionBus(ctx)
 	if err != nil {
-		return "", say("no password_file is set and the session bus cannot be reached to ask the Secret Service for the CalDAV password")
+		return "", err
 	}
 	defer conn.Close()
-	if err := conn.Auth(nil); err != nil {
-		return "", say("no password_file is set and the session bus refused antidrift while it asked the Secret Service for the CalDAV password")
-	}
-	if err := conn.Hello(); err != nil {
-		return "", say("no password_file is set and the session bus refused antidrift while it asked the Secret Service for the CalDAV password")
-	}
 	svc := conn.Object(secretsName, secretsPath)
 	var found, locked []dbus.ObjectPath
 	attrs := map[string]string{"service": "antidrift", "url": rawURL, "username": username}
@@ -140,6 +136,34 @@ func secretServicePassword(ctx context.Context, rawURL, username string) (string
 		return "", say("the CalDAV password for %s in the Secret Service is empty: store it again with `%s`", username, storeLine)
 	}
 	return string(s.Value), nil
+}
+
+// connectSessionBus opens a private connection to the session bus through
+// busconn (framed, like every bus connection of the daemon), within ctx.
+func connectSessionBus(ctx context.Context) (*dbus.Conn, error) {
+	type dialed struct {
+		conn *dbus.Conn
+		err  error
+	}
+	ch := make(chan dialed, 1)
+	go func() {
+		c, err := busconn.Connect("", nil)
+		ch <- dialed{c, err}
+	}()
+	select {
+	case d := <-ch:
+		if d.err != nil {
+			return nil, say("no password_file is set and the session bus cannot be reached to ask the Secret Service for the CalDAV password")
+		}
+		return d.conn, nil
+	case <-ctx.Done():
+		go func() {
+			if d := <-ch; d.conn != nil {
+				d.conn.Close()
+			}
+		}()
+		return nil, say("the session bus did not answer in time when antidrift asked the Secret Service for the CalDAV password")
+	}
 }
 
 // dbusErrorName is the D-Bus error's name, not its message (a Secret
