@@ -3,10 +3,11 @@
 // GNOME's Endeavour through Evolution Data Server, Planify, Errands,
 // Thunderbird and Tasks.org through DAVx⁵ show).
 //
-// What it reads: every VTODO of the collection (a calendar-query REPORT
-// for VTODO), keeping the open ones — neither STATUS COMPLETED/CANCELLED
-// nor carrying a COMPLETED date — client-side, since servers differ in the
-// prop-filters they honour. What it writes: on Complete only,
+// What it reads: the collection's VTODOs without a COMPLETED date (a
+// calendar-query REPORT with that prop-filter, report.go; a server that
+// refuses the filter is asked for all), of which those with STATUS
+// COMPLETED or CANCELLED are left out here, since a text-match filter on
+// STATUS would also drop the tasks that have no STATUS. What it writes: on Complete only,
 // STATUS:COMPLETED, COMPLETED, PERCENT-COMPLETE:100 (and LAST-MODIFIED,
 // DTSTAMP), with If-Match on the ETag the session read, so a task another
 // client changed or deleted meanwhile is never overwritten nor recreated:
@@ -173,43 +174,11 @@ func (s *Source) fail(ctx context.Context, err error) error {
 	return s.sentence(ctx, err)
 }
 
-// query reads every VTODO of the collection, open or not.
-func (s *Source) query(ctx context.Context) ([]todo, error) {
-	var objs []caldav.CalendarObject
-	err := guard(func() (err error) {
-		objs, err = s.cal.QueryCalendar(ctx, s.url.Path, &caldav.CalendarQuery{
-			CompRequest: caldav.CalendarCompRequest{Name: "VCALENDAR", AllProps: true, AllComps: true},
-			CompFilter:  caldav.CompFilter{Name: "VCALENDAR", Comps: []caldav.CompFilter{{Name: "VTODO"}}},
-		})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]todo, 0, len(objs))
-	for _, o := range objs {
-		if o.Data == nil {
-			continue
-		}
-		comp, err := masterTodo(o.Data)
-		if err != nil {
-			continue // not a task (the filter is the server's; trust nothing)
-		}
-		item, err := mapTodo(comp, time.Local)
-		if err != nil {
-			continue // no UID: it could never be written back
-		}
-		item.Version = o.ETag
-		out = append(out, todo{path: o.Path, etag: o.ETag, cal: o.Data, comp: comp, item: item})
-	}
-	return out, nil
-}
-
 // List is the open tasks of the collection.
 func (s *Source) List(ctx context.Context) ([]service.TaskItem, error) {
 	ctx, cancel := withDeadline(ctx)
 	defer cancel()
-	all, err := s.query(ctx)
+	all, err := s.report(ctx, filter{open: true})
 	if err != nil {
 		return nil, s.fail(ctx, err)
 	}
@@ -224,7 +193,7 @@ func (s *Source) List(ctx context.Context) ([]service.TaskItem, error) {
 
 // find is the task with UID id, or nil.
 func (s *Source) find(ctx context.Context, id string) (*todo, error) {
-	all, err := s.query(ctx)
+	all, err := s.report(ctx, filter{uid: id})
 	if err != nil {
 		return nil, err
 	}

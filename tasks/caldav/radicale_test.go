@@ -57,6 +57,14 @@ func ctx5(t *testing.T) context.Context {
 	return ctx
 }
 
+func itemsOf(todos []todo) []service.TaskItem {
+	var out []service.TaskItem
+	for _, t := range todos {
+		out = append(out, t.item)
+	}
+	return out
+}
+
 func byID(items []service.TaskItem) map[string]service.TaskItem {
 	m := map[string]service.TaskItem{}
 	for _, it := range items {
@@ -89,13 +97,25 @@ func TestListsOpenTasksFromRadicale(t *testing.T) {
 	if want := time.Date(2026, 12, 10, 17, 0, 0, 0, berlin); !got["taxes-2"].Due.Equal(want) {
 		t.Errorf("taxes-2 due: got %v, want %v", got["taxes-2"].Due, want)
 	}
+	// The server picks the open ones itself (COMPLETED not defined): a
+	// done task is not even sent. A cancelled one without COMPLETED is,
+	// and is left out here.
+	raw, err := s.report(ctx5(t), filter{open: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := byID(itemsOf(raw)); len(raw) != 3 || ids["done-3"].ID != "" || ids["dropped-4"].ID == "" {
+		t.Errorf("the server's open tasks: got %+v, want report-1, taxes-2 and dropped-4", itemsOf(raw))
+	}
 	one, err := s.Get(ctx5(t), "done-3")
 	if err != nil || !one.Done || one.Title != "Already done" {
 		t.Errorf("Get(done-3): got %+v, %v; want the completed task", one, err)
 	}
 	var nf *service.TaskNotFound
-	if _, err := s.Get(ctx5(t), "no-such-uid"); !errors.As(err, &nf) {
-		t.Errorf("Get(no-such-uid): got %v, want *service.TaskNotFound", err)
+	for _, id := range []string{"no-such-uid", "report", "REPORT-1", "<x>&amp;"} {
+		if got, err := s.Get(ctx5(t), id); !errors.As(err, &nf) {
+			t.Errorf("Get(%q): got %+v, %v; want *service.TaskNotFound (the UID matched whole)", id, got, err)
+		}
 	}
 }
 

@@ -61,12 +61,12 @@ func TestBadServersAreSentences(t *testing.T) {
 BEGIN:VTODO
 SUMMARY;broken
 END:VCALENDAR</C:calendar-data></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>`))
-		}, "antidrift cannot read as a task list"},
+		}, "holds a task that is not iCalendar antidrift can read"},
 		{"text the iCalendar decoder panics on", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/xml")
 			w.WriteHeader(http.StatusMultiStatus)
 			w.Write([]byte(`<?xml version="1.0"?><D:multistatus xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:response><D:href>/alice/tasks/a.ics</D:href><D:propstat><D:prop><D:getetag>"1"</D:getetag><C:calendar-data>0;0=</C:calendar-data></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>`))
-		}, "antidrift cannot read as a task list"},
+		}, "holds a task that is not iCalendar antidrift can read"},
 		{"10 MB, no length", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/xml")
 			w.WriteHeader(http.StatusMultiStatus)
@@ -225,5 +225,46 @@ func TestPasswordFileRules(t *testing.T) {
 		if strings.Contains(err.Error(), "pw-") {
 			t.Errorf("%s: the error holds the password: %v", path, err)
 		}
+	}
+}
+
+// A server that refuses the prop-filter is asked again for every VTODO
+// (go-webdav's query), and the open ones are picked here.
+func TestServerWithoutPropFiltersStillLists(t *testing.T) {
+	var filtered, plain int
+	s := standIn(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), "prop-filter") {
+			filtered++
+			http.Error(w, "supported-filter", http.StatusForbidden)
+			return
+		}
+		plain++
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusMultiStatus)
+		obj := func(href, uid, extra string) string {
+			return `<D:response><D:href>` + href + `</D:href><D:propstat><D:prop><D:getetag>"e-` + uid + `"</D:getetag><C:calendar-data>BEGIN:VCALENDAR&#13;
+VERSION:2.0&#13;
+PRODID:x&#13;
+BEGIN:VTODO&#13;
+UID:` + uid + `&#13;
+DTSTAMP:20261201T100000Z&#13;
+SUMMARY:task ` + uid + `&#13;
+` + extra + `END:VTODO&#13;
+END:VCALENDAR&#13;
+</C:calendar-data></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>`
+		}
+		w.Write([]byte(`<?xml version="1.0"?><D:multistatus xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">` +
+			obj("/alice/tasks/a.ics", "a", "") + obj("/alice/tasks/b.ics", "b", "STATUS:COMPLETED&#13;\n") + `</D:multistatus>`))
+	})
+	items, err := s.List(ctx5(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].ID != "a" || items[0].Version != "e-a" {
+		t.Fatalf("got %+v, want the open task a with version e-a", items)
+	}
+	if filtered != 1 || plain != 1 {
+		t.Errorf("got %d filtered and %d plain queries, want one of each", filtered, plain)
 	}
 }

@@ -135,6 +135,8 @@ func (s *Source) sentence(ctx context.Context, err error) error {
 		return changed
 	case errors.As(err, &w):
 		return w
+	case errors.Is(err, errUnreadableTask):
+		return fmt.Errorf("the CalDAV list at %s holds a task that is not iCalendar antidrift can read, so the list could not be read: look at the list in your task app", host)
 	case errors.Is(err, errTooLarge):
 		return fmt.Errorf("the CalDAV server at %s sent a reply larger than %d MiB; antidrift did not read it", host, MaxReply>>20)
 	case errors.As(err, &se):

@@ -3,6 +3,7 @@ package caldav
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,9 @@ type todo struct {
 	comp *ical.Component
 	item service.TaskItem
 }
+
+// errNotATask is a calendar object that holds no single task.
+var errNotATask = errors.New("a calendar object without one VTODO")
 
 // errNoUID is a VTODO that cannot be addressed: it has no UID.
 var errNoUID = errors.New("a VTODO without UID")
@@ -74,12 +78,12 @@ func masterTodo(cal *ical.Calendar) (*ical.Component, error) {
 			continue
 		}
 		if found != nil {
-			return nil, errors.New("a calendar object with two VTODOs")
+			return nil, fmt.Errorf("%w: two VTODOs", errNotATask)
 		}
 		found = c
 	}
 	if found == nil {
-		return nil, errors.New("a calendar object without a VTODO")
+		return nil, fmt.Errorf("%w: no VTODO", errNotATask)
 	}
 	return found, nil
 }
