@@ -96,6 +96,14 @@ func (s *Source) report(ctx context.Context, f filter) ([]todo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseMultistatus(body)
+}
+
+// parseMultistatus reads a calendar-query's reply: each response's href,
+// ETag and calendar object, mapped. A calendar object that is no
+// iCalendar fails the whole reply (errUnreadableTask) rather than leaving
+// a task out unsaid; one without a single VTODO or without UID is no task.
+func parseMultistatus(body []byte) ([]todo, error) {
 	var ms multistatus
 	if err := xml.Unmarshal(body, &ms); err != nil {
 		return nil, err

@@ -172,3 +172,27 @@ func TestHostileTitlesAreExact(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMultistatus feeds anything as a calendar-query's reply: never a
+// panic; every task read has a UID, a path and its calendar object.
+func FuzzMultistatus(f *testing.F) {
+	f.Add([]byte(`<?xml version="1.0"?><D:multistatus xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:response><D:href>/a/b.ics</D:href><D:propstat><D:prop><D:getetag>"1"</D:getetag><C:calendar-data>BEGIN:VCALENDAR&#13;
+BEGIN:VTODO&#13;
+UID:u&#13;
+SUMMARY:x&#13;
+END:VTODO&#13;
+END:VCALENDAR&#13;
+</C:calendar-data></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>`))
+	f.Add([]byte(`<D:multistatus xmlns:D="DAV:"><D:response><D:href>%zz</D:href></D:response></D:multistatus>`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		todos, err := parseMultistatus(body)
+		if err != nil {
+			return
+		}
+		for _, td := range todos {
+			if td.item.ID == "" || td.path == "" || td.cal == nil || td.comp == nil || td.item.Version != td.etag {
+				t.Fatalf("got %+v", td)
+			}
+		}
+	})
+}
