@@ -268,3 +268,29 @@ END:VCALENDAR&#13;
 		t.Errorf("got %d filtered and %d plain queries, want one of each", filtered, plain)
 	}
 }
+
+// TLS is verified: a server whose certificate the system does not trust
+// gets no request at all (so no password), and the person is told why.
+func TestUntrustedCertificateIsRefused(t *testing.T) {
+	asked := false
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asked = true }))
+	t.Cleanup(srv.Close)
+	s, err := newSource(Options{URL: srv.URL + "/alice/tasks/", Username: "alice", PasswordFile: passwordFile(t, standInPassword)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.List(ctx5(t))
+	if err == nil || !strings.Contains(err.Error(), "certificate that is not trusted") {
+		t.Fatalf("got %v, want a sentence saying the certificate is not trusted", err)
+	}
+	if asked {
+		t.Error("the server got a request through an untrusted certificate")
+	}
+	// The same server with its certificate trusted (a Client the caller
+	// gives, as for a private CA) is asked.
+	s, _ = newSource(Options{URL: srv.URL + "/alice/tasks/", Username: "alice", PasswordFile: passwordFile(t, standInPassword), Client: srv.Client()})
+	s.List(ctx5(t))
+	if !asked {
+		t.Error("the server with a trusted certificate was not asked")
+	}
+}
