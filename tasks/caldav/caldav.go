@@ -72,23 +72,23 @@ func New(o Options) (service.TaskSource, error) {
 func newSource(o Options) (*Source, error) {
 	raw := strings.TrimSpace(o.URL)
 	if raw == "" {
-		return nil, errors.New("[tasks.caldav] needs url: the address of the task list (its collection)")
+		return nil, errors.New("url is missing: give the address of the task list (its collection)")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("[tasks.caldav] url %q is not an https:// address of a task list", raw)
+		return nil, fmt.Errorf("url %q is not an https:// address of a task list", raw)
 	}
 	if u.User != nil {
-		return nil, errors.New("[tasks.caldav] url must not carry a user or password: give username, and the password in password_file or the Secret Service")
+		return nil, errors.New("url must not carry a user or password: give username, and the password in password_file or the Secret Service")
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("[tasks.caldav] url %q must not have a query or fragment", raw)
+		return nil, fmt.Errorf("url %q must not have a query or fragment", raw)
 	}
 	if err := checkScheme(u); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(o.Username) == "" {
-		return nil, errors.New("[tasks.caldav] needs username")
+		return nil, errors.New("username is missing")
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/" // a collection
@@ -104,7 +104,7 @@ func newSource(o Options) (*Source, error) {
 	root := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
 	s.cal, err = caldav.NewClient(&doer{client: s.http, auth: s.credentials}, root.String())
 	if err != nil {
-		return nil, fmt.Errorf("[tasks.caldav] url %q: %v", raw, err)
+		return nil, fmt.Errorf("url %q: %v", raw, err)
 	}
 	return s, nil
 }
@@ -118,7 +118,7 @@ func checkScheme(u *url.URL) error {
 	case u.Scheme == "http" && endpoint.IsLoopback(u.Hostname()):
 		return nil
 	default:
-		return fmt.Errorf("[tasks.caldav] url %s is plain http to another machine, which would send the password in clear: use https://", u.Redacted())
+		return fmt.Errorf("url %s is plain http to another machine, which would send the password in clear: use https://", u.Redacted())
 	}
 }
 

@@ -171,8 +171,8 @@ func TestNewRefusesUnsafeURLs(t *testing.T) {
 		{"https://alice:pw@dav.example.com/tasks/", "alice", "must not carry a user or password"},
 		{"https://dav.example.com/tasks/?x=1", "alice", "must not have a query"},
 		{"ftp://dav.example.com/tasks/", "alice", "is not an https:// address"},
-		{"", "alice", "needs url"},
-		{"https://dav.example.com/tasks/", "", "needs username"},
+		{"", "alice", "url is missing"},
+		{"https://dav.example.com/tasks/", "", "username is missing"},
 	} {
 		_, err := New(Options{URL: c.url, Username: c.user})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
