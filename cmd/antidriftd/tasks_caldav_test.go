@@ -112,6 +112,30 @@ func TestCalDAVTasksEndToEnd(t *testing.T) {
 		}
 	}
 
+	// Another client renames the next task between start and complete:
+	// complete leaves it as the other client wrote it, and says so.
+	if out, errOut, code := antidriftCLI(t, d, "end"); code != 0 {
+		t.Fatalf("antidrift end: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := antidriftCLI(t, d, "start", "--task", "caldav:taxes-2", "--for", "25m"); code != 0 {
+		t.Fatalf("antidrift start --task: exit %d\n%s%s", code, out, errOut)
+	}
+	testenv.WaitForValue(t, 10*time.Second, "TaskRef", "caldav:taxes-2", func() string { return s.String(t, "TaskRef") })
+	r.Put(t, "/alice/tasks/taxes.ics", caldavTask("taxes-2", "SUMMARY:File taxes and the VAT\nPRIORITY:5\n"))
+	_, theirs, _ := r.Get(t, "/alice/tasks/taxes.ics")
+	if out, errOut, code := antidriftCLI(t, d, "complete"); code != 0 {
+		t.Fatalf("antidrift complete: exit %d\n%s%s", code, out, errOut)
+	}
+	result := testenv.WaitFor(t, 15*time.Second, "TaskResult to say what happened", func() string { return s.String(t, "TaskResult") },
+		func(v string) bool { return v != "" && v != "being ticked off" })
+	t.Logf("TaskResult after a concurrent edit: %s", result)
+	if !strings.Contains(result, "changed by another client") || !strings.Contains(result, "renamed") || strings.Contains(result, "priority") {
+		t.Errorf("TaskResult after a concurrent edit: got %q, want it to say another client renamed it (and nothing else: the priority is as it was)", result)
+	}
+	if _, now, _ := r.Get(t, "/alice/tasks/taxes.ics"); now != theirs {
+		t.Errorf("the other client's edit was overwritten:\ngot  %q\nwant %q", now, theirs)
+	}
+
 	r.Stop()
 	out, errOut, code = antidriftCLI(t, d, "tasks")
 	if code == 0 || !strings.Contains(errOut, "caldav could not list its tasks: the CalDAV server at") || !strings.Contains(errOut, "is not running") {
@@ -122,5 +146,36 @@ func TestCalDAVTasksEndToEnd(t *testing.T) {
 	}
 	if got := s.String(t, "State"); got == "" {
 		t.Error("the daemon stopped answering")
+	}
+}
+
+// The daemon reads the password from a real gnome-keyring on its session
+// bus when [tasks.caldav] has no password_file (the secret-tool store line
+// of docs/tasks.md).
+func TestCalDAVPasswordFromTheKeyringEndToEnd(t *testing.T) {
+	testenv.Need(t, "dbus-daemon", "radicale", "gnome-keyring-daemon", "secret-tool")
+	const password = "e2e-Keyring-Pa55"
+	r := testenv.StartRadicale(t, "alice", password)
+	url := r.MakeTaskList(t, "/alice/tasks/")
+	r.Put(t, "/alice/tasks/a.ics", caldavTask("a-1", "SUMMARY:From the keyring\n"))
+	bus := testenv.StartBus(t)
+	k := testenv.StartKeyring(t, bus, "login-keyring-pass")
+	k.Store(t, password, "antidrift", "service", "antidrift", "url", url, "username", "alice")
+
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "antidrift"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "[tasks.caldav]\nurl = \"" + url + "\"\nusername = \"alice\"\n"
+	if err := os.WriteFile(filepath.Join(home, "antidrift", "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "XDG_CONFIG_HOME="+home)
+	out, errOut, code := antidriftCLI(t, d, "tasks")
+	if code != 0 || !strings.Contains(out, "caldav:a-1") || !strings.Contains(out, "From the keyring") {
+		t.Fatalf("antidrift tasks: exit %d\n%s%s\nwant the keyring's list", code, out, errOut)
+	}
+	if strings.Contains(d.Output(), password) {
+		t.Errorf("the password was logged:\n%s", d.Output())
 	}
 }

@@ -318,7 +318,7 @@ func (s *Source) whatChangedNow(ctx context.Context, t service.TaskItem) string 
 }
 
 // whatChanged names what differs between the task as the session read it
-// and as the server has it now, in the words TaskChanged.Error puts after
+// and as the server has it now (from what the session kept of it), in the words TaskChanged.Error puts after
 // its own ("… so it was left as it is: it was renamed"). The title is not
 // repeated (it is private, and the person knows which task it is).
 func whatChanged(was, now service.TaskItem) string {
@@ -329,10 +329,12 @@ func whatChanged(was, now service.TaskItem) string {
 	if now.Title != was.Title {
 		what = append(what, "it was renamed")
 	}
-	if !now.Due.Equal(was.Due) {
+	// Due and priority only when the session kept them (a core that
+	// records only the title and version passes them zero).
+	if !was.Due.IsZero() && !now.Due.Equal(was.Due) {
 		what = append(what, "its due date changed")
 	}
-	if now.Priority != was.Priority {
+	if was.Priority != 0 && now.Priority != was.Priority {
 		what = append(what, "its priority changed")
 	}
 	if len(what) == 0 {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/antidrift/antidrift/internal/testsupport/hostile"
+	"github.com/antidrift/antidrift/service"
 )
 
 func crlf(s string) []byte { return []byte(strings.ReplaceAll(s, "\n", "\r\n")) }
@@ -195,4 +196,24 @@ END:VCALENDAR&#13;
 			}
 		}
 	})
+}
+
+// What changed is said from what the session kept: a zero due date or
+// priority (not kept) is not news.
+func TestWhatChanged(t *testing.T) {
+	due := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
+	now := service.TaskItem{ID: "u", Title: "b", Due: due, Priority: 3, Done: true}
+	for _, c := range []struct {
+		was  service.TaskItem
+		want string
+	}{
+		{service.TaskItem{ID: "u", Title: "b"}, "it was marked done or cancelled"},
+		{service.TaskItem{ID: "u", Title: "a", Done: true}, "it was renamed"},
+		{service.TaskItem{ID: "u", Title: "b", Due: due.Add(time.Hour), Priority: 1, Done: true}, "its due date changed, its priority changed"},
+		{service.TaskItem{ID: "u", Title: "b", Due: due, Priority: 3, Done: true}, "it was edited"},
+	} {
+		if got := whatChanged(c.was, now); got != c.want {
+			t.Errorf("whatChanged(%+v): got %q, want %q", c.was, got, c.want)
+		}
+	}
 }
