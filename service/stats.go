@@ -123,7 +123,7 @@ func (s *stats) apply(e FocusEvent) {
 	case MarkMinimized:
 		s.minimizes++
 		return
-	case MarkNotDistraction, MarkTabBlocked:
+	case MarkNotDistraction, MarkTabBlocked, MarkTask:
 		return
 	case MarkAway:
 		s.flush(at)

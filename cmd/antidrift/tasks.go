@@ -128,7 +128,7 @@ func tasksFailed(tasks []listedTask, failures []taskFailure) error {
 }
 
 var cmdHook = &command{
-	name: "hook", synopsis: "taskwarrior [--for DURATION]",
+	name: "hook", method: "FollowTask", synopsis: "taskwarrior [--for DURATION]",
 	summary: "Taskwarrior's on-modify hook: task N start/stop/done starts, abandons or completes a session (docs/tasks.md)",
 	minArgs: 1, maxArgs: 1,
 	setup: setupHook,
@@ -148,7 +148,7 @@ type twTask struct {
 }
 
 func setupHook(fs *flag.FlagSet) func(*invocation) error {
-	timebox := fs.String("for", "25m", "the timebox of a session `task N start` starts")
+	timebox := fs.String("for", "25m", "the timebox, a `DURATION`, of a session that task N start starts")
 	return func(x *invocation) error {
 		if x.arg() != "taskwarrior" {
 			return x.cmd.usageError("%s: the one hook is taskwarrior", inert.Terminal(x.arg()))
