@@ -25,6 +25,12 @@ here=$(dirname "$0")
 # (tasks/taskwarrior, cmd/antidriftd/tasks_test.go).
 "$here/install-missing.sh" "the Taskwarrior tests" task:taskwarrior || [ "$(id -u)" != 0 ]
 
+# The CalDAV task source's tests (tasks/caldav) run a real Radicale on
+# 127.0.0.1 with basic auth, and read its password from a real
+# gnome-keyring on the test's own bus, stored there by secret-tool.
+"$here/install-missing.sh" "the CalDAV tests" radicale:radicale gnome-keyring-daemon:gnome-keyring \
+	secret-tool:libsecret-tools || [ "$(id -u)" != 0 ]
+
 # web-ext lint checks the browser extension as addons.mozilla.org does
 # (dist.TestWebExtLint): web-ext from npm, into a cache (scripts/web-ext.sh).
 "$here/install-missing.sh" "the browser extension's lint" npm:npm node:nodejs || [ "$(id -u)" != 0 ]

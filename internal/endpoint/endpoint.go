@@ -49,3 +49,8 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// IsLoopback reports whether host (a URL's Hostname, no port) is certainly
+// this machine, by the same rule as Check: localhost or a loopback IP
+// literal; a name is never resolved.
+func IsLoopback(host string) bool { return isLoopback(host) }
