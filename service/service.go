@@ -49,6 +49,9 @@ type Options struct {
 	Notifier Notifier // nil: no notifications
 	Reporter Reporter // nil: Report answers that reports are unavailable
 	Quieter  Quieter  // nil: quiet sessions silence nothing
+	// RulesFile is where ApplyProposal writes (config's rules.toml); nil:
+	// proposals cannot be applied.
+	RulesFile RulesFile
 
 	// Quiet makes every session quiet unless Start is told otherwise
 	// (SetQuiet): other apps' notifications do not pop up while it is
@@ -90,6 +93,8 @@ type Service struct {
 	privacy         privacy
 	nudges          *nudger        // nil without a notifier
 	quieter         Quieter        // nil: nothing is silenced
+	rulesFile       RulesFile      // nil: proposals cannot be applied
+	rulesMu         sync.Mutex     // orders writes of the rules file; never held with mu waiting on it
 	quietDefault    bool           // config's quiet
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
@@ -125,6 +130,7 @@ type Service struct {
 	quiet        bool          // the session is quiet (Do Not Disturb)
 	plannedQuiet *bool         // in locked and planning: SetQuiet's choice for the next Start
 	quietNote    string        // the Quieter's sentence for the person
+	review       reviewCache   // the reviewed session's proposals (reviewapply.go)
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -156,6 +162,7 @@ func New(o Options) *Service {
 		guard:           o.Guard,
 		reporter:        o.Reporter,
 		quieter:         o.Quieter,
+		rulesFile:       o.RulesFile,
 		quietDefault:    o.Quiet,
 		idleAfter:       o.IdleAfter,
 		privacy:         privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
