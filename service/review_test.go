@@ -60,7 +60,9 @@ func TestProposals(t *testing.T) {
 	with := func(f func(*ReviewSettings)) ReviewSettings { s := warn; f(&s); return s }
 	type want struct{ kind, change, reason string }
 	lookups := []step{on("Emacs", 60), off("Zeal", 20), on("Emacs", 60), off("Zeal", 25), on("Emacs", 60), off("Zeal", 15), on("Emacs", 60)}
-	youtube := func(secs int) step { return step{class: "firefox", off: true, secs: secs, site: "www.youtube.com/watch"} }
+	youtube := func(secs int) step {
+		return step{class: "firefox", off: true, secs: secs, site: "www.youtube.com/watch"}
+	}
 	for _, tc := range []struct {
 		name  string
 		steps []step
