@@ -127,6 +127,12 @@ func TestProposals(t *testing.T) {
 			with(func(s *ReviewSettings) { s.Nudges = false; s.Distractions = rulesOf(t, "chat", "game") }), nil},
 		{"ignored, but the person's level is block already", []step{on("Emacs", 60), off("Chat", 180), on("Emacs", 60), off("Game", 180)},
 			with(func(s *ReviewSettings) { s.DefaultLevel = LevelBlock; s.Distractions = rulesOf(t, "chat", "game") }), nil},
+		{"the example of docs/plan-and-review.md", append(append([]step{}, lookups...), youtube(280), on("Emacs", 60), youtube(150), on("Emacs", 60)),
+			with(func(s *ReviewSettings) { s.Grace = 5 * time.Second; s.Allowed = rulesOf(t, "Emacs") }), []want{
+				{ProposeAllow, `allowed_classes + "Zeal"`, "Zeal was judged drift for 1m0s in 3 visits, 3 of them a quick look (the longest 25s) followed straight by on-task work: it looks part of the task"},
+				{ProposeDistraction, `distractions + "url:www.youtube.com"`, "www.youtube.com drew the most drift: 7m10s of the session's 8m10s, in 2 visits (the longest 4m40s)"},
+				{ProposeLevel, `enforcement = "block"`, "2 nudges were ignored: drift went on for a whole nudge repeat (2m0s) after them, the longest episode 4m40s; at block the drifting window is minimized"},
+			}},
 		{"every kind at once, in order", append(append([]step{}, lookups...), youtube(300), on("Emacs", 60), off("Chat", 200), on("Emacs", 60)), warn, []want{
 			{ProposeAllow, `allowed_classes + "Zeal"`, "3 visits"},
 			{ProposeDistraction, `distractions + "url:www.youtube.com"`, "5m0s of the session's 9m20s"},
