@@ -193,5 +193,11 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
-// dur is a duration in whole seconds as a person reads it (1m30s).
-func dur(d time.Duration) string { return d.Round(time.Second).String() }
+// dur is a duration as a person reads it: 1m30s, and to a tenth of a
+// second under ten seconds (1.4s), where whole seconds would blur a grace.
+func dur(d time.Duration) string {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

@@ -26,6 +26,8 @@ func evidenceOf(steps []step) ReviewEvidence {
 		case MarkNotDistraction:
 			st.apply(FocusEvent{AtUnixMillis: at, Mark: MarkNotDistraction, Class: s.class, Title: "t"})
 			st.apply(FocusEvent{AtUnixMillis: at, Mark: MarkVerdict, OffTask: false})
+		case "gap": // no window has focus
+			st.apply(FocusEvent{AtUnixMillis: at, Reason: "no focus"})
 		case MarkAway:
 			st.apply(FocusEvent{AtUnixMillis: at, Mark: MarkAway, Reason: AwayIdle})
 			at += int64(s.secs) * 1000
@@ -41,6 +43,7 @@ func evidenceOf(steps []step) ReviewEvidence {
 }
 
 func on(class string, secs int) step  { return step{class: class, secs: secs} }
+func gap(secs int) step               { return step{secs: secs, mark: "gap"} }
 func off(class string, secs int) step { return step{class: class, off: true, secs: secs} }
 
 func rulesOf(t *testing.T, texts ...string) []Rule {
@@ -73,6 +76,15 @@ func TestProposals(t *testing.T) {
 		{"all on task", []step{on("Emacs", 3600)}, warn, nil},
 		{"a docs window looked up three times between on-task work", lookups, warn, []want{
 			{ProposeAllow, `allowed_classes + "Zeal"`, "Zeal was judged drift for 1m0s in 3 visits, 3 of them a quick look (the longest 25s) followed straight by on-task work"},
+		}},
+		{"looked up, passing through a moment of no focus on the way back", []step{on("Emacs", 60), off("Zeal", 20), gap(1), on("Emacs", 60), off("Zeal", 25), gap(2), gap(1), on("Emacs", 60), off("Zeal", 15), gap(1), on("Emacs", 60)}, warn, []want{
+			{ProposeAllow, `allowed_classes + "Zeal"`, "in 3 visits, 3 of them a quick look"},
+		}},
+		{"looked up, but then nothing had focus for long", []step{on("Emacs", 60), off("Zeal", 20), gap(11), on("Emacs", 60), off("Zeal", 25), gap(1), on("Emacs", 60), off("Zeal", 15), gap(1), on("Emacs", 60)}, warn, []want{
+			{ProposeDistraction, `distractions + "Zeal"`, "in 3 visits (the longest 25s)"}, // two look-ups are not enough
+		}},
+		{"looked up, but went on to another off-task window after the gap", []step{on("Emacs", 60), off("Zeal", 20), gap(1), on("Emacs", 60), off("Zeal", 25), gap(1), on("Emacs", 60), off("Zeal", 15), gap(1), off("Chat", 5), on("Emacs", 60)}, warn, []want{
+			{ProposeDistraction, `distractions + "Zeal"`, "1m0s of the session's 1m5s, in 3 visits"}, // two look-ups; Chat's one is not enough
 		}},
 		{"looked up only twice", lookups[:4], warn, nil},
 		{"looked up, but once for four minutes", append(append([]step{}, lookups...), off("Zeal", 240), on("Emacs", 10)), warn, []want{

@@ -63,7 +63,16 @@ type reviewTally struct {
 	epLen   time.Duration
 	visit   *WindowEvidence // the window of the open visit; nil when none
 	visitD  time.Duration
+	// gapped is the window of a visit that ended in a window giving no
+	// evidence — the moment of no focus a window manager passes through
+	// between two windows: it is a look-up still if an on-task window
+	// comes next.
+	gapped *WindowEvidence
+	gapD   time.Duration
 }
+
+// maxGap is the longest stretch without evidence a look-up passes through.
+const maxGap = 10 * time.Second
 
 func newReviewTally() *reviewTally {
 	return &reviewTally{windows: map[string]*WindowEvidence{}}
@@ -86,6 +95,7 @@ func (t *reviewTally) credit(from, to time.Time, class, host string, kind Segmen
 	joined := t.lastTo.Equal(from)
 	t.lastTo = to
 	if kind == SegmentDrift && class != "" {
+		t.gapped = nil
 		w := t.window(class, host)
 		if !joined || !t.epOpen {
 			t.closeEpisode()
@@ -104,7 +114,22 @@ func (t *reviewTally) credit(from, to time.Time, class, host string, kind Segmen
 		return
 	}
 	t.closeEpisode()
-	t.closeVisit(joined && kind == SegmentOnTask)
+	gapped := t.gapped
+	t.gapped = nil
+	switch {
+	case kind == SegmentUnavailable && joined:
+		switch {
+		case t.visit != nil && d <= maxGap:
+			t.gapped, t.gapD = t.visit, d
+		case gapped != nil && t.gapD+d <= maxGap:
+			t.gapped, t.gapD = gapped, t.gapD+d // still in the gap
+		}
+		t.closeVisit(false)
+	case kind == SegmentOnTask && joined && t.visit == nil && gapped != nil:
+		gapped.Lookups++
+	default:
+		t.closeVisit(joined && kind == SegmentOnTask)
+	}
 	if kind == SegmentOnTask && class != "" {
 		if w := t.window(class, host); w != nil {
 			w.OnTask += d
@@ -152,6 +177,7 @@ func (t *reviewTally) evidence() ReviewEvidence {
 	}
 	c.closeEpisode()
 	c.closeVisit(false)
+	c.gapped = nil
 	ev := ReviewEvidence{Episodes: c.eps}
 	for _, w := range c.windows {
 		ev.Windows = append(ev.Windows, *w)
