@@ -54,6 +54,7 @@ var propertyList = []struct {
 	{"Version", func(v *service.View) any { return v.Version }},
 	{"Quiet", func(v *service.View) any { return v.Quiet }},
 	{"QuietNote", func(v *service.View) any { return v.QuietNote }},
+	{"ReviewNote", func(v *service.View) any { return v.ReviewNote }},
 }
 
 func buckets(in []service.Bucket) []bucket {

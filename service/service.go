@@ -52,6 +52,8 @@ type Options struct {
 	// RulesFile is where ApplyProposal writes (config's rules.toml); nil:
 	// proposals cannot be applied.
 	RulesFile RulesFile
+	// Noter writes the review's note (the model, llmjudge); nil: none.
+	Noter ReviewNoter
 
 	// Quiet makes every session quiet unless Start is told otherwise
 	// (SetQuiet): other apps' notifications do not pop up while it is
@@ -95,6 +97,7 @@ type Service struct {
 	quieter         Quieter        // nil: nothing is silenced
 	rulesFile       RulesFile      // nil: proposals cannot be applied
 	rulesMu         sync.Mutex     // orders writes of the rules file; never held with mu waiting on it
+	noter           ReviewNoter    // nil: no review note
 	quietDefault    bool           // config's quiet
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
@@ -131,6 +134,7 @@ type Service struct {
 	plannedQuiet *bool         // in locked and planning: SetQuiet's choice for the next Start
 	quietNote    string        // the Quieter's sentence for the person
 	review       reviewCache   // the reviewed session's proposals (reviewapply.go)
+	reviewNote   string        // the model's note on the session in review (reviewnote.go)
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -163,6 +167,7 @@ func New(o Options) *Service {
 		reporter:        o.Reporter,
 		quieter:         o.Quieter,
 		rulesFile:       o.RulesFile,
+		noter:           o.Noter,
 		quietDefault:    o.Quiet,
 		idleAfter:       o.IdleAfter,
 		privacy:         privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
@@ -364,6 +369,8 @@ func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 		w.effects = append(w.effects, func() { s.nudges.showDeadline(note) })
 	}
 	w.snapshot = s.snapshotLocked()
+	s.reviewNote = ""
+	s.askReviewNoteLocked(&w)
 	return w
 }
 
@@ -453,6 +460,7 @@ func (s *Service) clearSessionLocked() {
 	s.stats = nil
 	s.awayMarked = ""
 	s.quiet, s.plannedQuiet = false, nil
+	s.reviewNote = ""
 	s.resetDriftLocked()
 }
 

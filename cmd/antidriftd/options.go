@@ -40,6 +40,7 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	}
 	if m.judge != nil {
 		opts.Judge = m.judge
+		opts.Noter = m.judge // the review's note, from the same model
 	}
 	if m.quiet != nil {
 		opts.Quieter = m.quiet
