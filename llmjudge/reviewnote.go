@@ -26,8 +26,9 @@ seconds of drift and away time, window switches, time per window class, time per
 changes antidrift proposes. Write exactly two plain sentences: what went well or what pulled them away, and
 one concrete suggestion for the next session. No lists, no markdown, no greeting.`
 
-// maxNote is the longest note the schema lets the model write.
-const maxNote = service.MaxReviewNote
+// maxNote is the longest note the schema lets the model write: two
+// sentences, with room (the core keeps at most service.MaxReviewNote).
+const maxNote = 300
 
 var noteSchema = map[string]any{
 	"type":                 "object",
@@ -35,6 +36,10 @@ var noteSchema = map[string]any{
 	"required":             []string{"note"},
 	"additionalProperties": false,
 }
+
+// noteMaxTokens bounds the note's reply: the longest note the schema
+// allows, even a token per character, and its JSON.
+const noteMaxTokens = maxNote + 64
 
 // noteTimeout is how long a note may take: longer than a verdict, since
 // the model writes more, and nothing waits for it.
@@ -49,7 +54,7 @@ func (j *Judge) ReviewNote(ctx context.Context, f service.ReviewFacts) (string, 
 	body, err := json.Marshal(chatRequest{
 		Model:     j.model,
 		Messages:  []chatMessage{{Role: "system", Content: noteSystemPrompt}, {Role: "user", Content: string(facts)}},
-		MaxTokens: maxTokens,
+		MaxTokens: noteMaxTokens,
 		ResponseFormat: responseFormat{
 			Type:       "json_schema",
 			JSONSchema: jsonSchema{Name: "review_note", Strict: true, Schema: noteSchema},
@@ -111,7 +116,7 @@ func readContent(resp *http.Response) (string, error) {
 		return "", errors.New("the model's reply is not a chat completion")
 	}
 	if reply.Choices[0].FinishReason == "length" {
-		return "", fmt.Errorf("the model's note was cut off at %d tokens", maxTokens)
+		return "", fmt.Errorf("the model's note was cut off at %d tokens", noteMaxTokens)
 	}
 	return reply.Choices[0].Message.Content, nil
 }

@@ -116,3 +116,40 @@ func TestReviewProposesTheDocsWindowAndApplyingAllowsIt(t *testing.T) {
 	s.d.Start(t)
 	nextSessionAllowsDocs("after a restart, from rules.toml")
 }
+
+// With a real model (llama-server, random weights) configured as the
+// judge, the review shows its note beside the proposals; the note is kept
+// in review-notes.jsonl and never enters the sealed chain, which still
+// verifies.
+func TestReviewShowsTheModelsNoteKeptBesideTheChain(t *testing.T) {
+	srv := testenv.StartLlamaServer(t, "")
+	s := startDaemon(t, "[judge]\nkind = \"llm\"\nendpoint = \""+srv.URL+"\"\ntimeout = \"60s\"\n")
+	s.ok(t, "start", "write the intro", "--done-when", "it is committed", "--for", "10m")
+	s.ok(t, "complete")
+	type listed struct {
+		Proposals []proposal `json:"proposals"`
+		Note      string     `json:"note"`
+	}
+	var got listed
+	deadline := time.Now().Add(2 * time.Minute)
+	for got = okJSON[listed](t, s, "review"); got.Note == ""; got = okJSON[listed](t, s, "review") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the model's note in antidrift review --json: got none within 2m, want one\n%s\n%s", s.d.Output(), srv.Output())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if text := s.ok(t, "review"); !strings.Contains(text, "Note (from your model): ") {
+		t.Errorf("antidrift review: got\n%s\nwant the note beside the figures", text)
+	}
+	notes, err := os.ReadFile(filepath.Join(s.d.StateDir, "review-notes.jsonl"))
+	if err != nil || !strings.Contains(string(notes), `"version":1`) {
+		t.Fatalf("review-notes.jsonl: got %q (%v), want the note's line", notes, err)
+	}
+	s.ok(t, "end")
+	audit, err := os.ReadFile(filepath.Join(s.d.StateDir, "audit.jsonl"))
+	if err != nil || strings.Contains(string(audit), "note") {
+		t.Errorf("audit.jsonl: got %q (%v), want the sealed summary without the note", audit, err)
+	}
+	s.ok(t, "verify")
+	t.Logf("the random model's note: %q", got.Note)
+}
