@@ -23,6 +23,7 @@ func TestRulesFileApplyKeepsConfigAndLoads(t *testing.T) {
 		{Kind: service.ProposeAllow, Rule: "zeal"}, // already there
 		{Kind: service.ProposeAllow, Rule: "url:docs.python.org"},
 		{Kind: service.ProposeDistraction, Rule: `a\:b`},
+		{Kind: service.ProposeDistraction, Rule: service.LiteralRule(`q"] enforcement = "observe`)}, // a class is outside text
 		{Kind: service.ProposeGrace, Grace: 20 * time.Second},
 		{Kind: service.ProposeLevel, Level: service.LevelBlock},
 	} {
@@ -44,7 +45,7 @@ func TestRulesFileApplyKeepsConfigAndLoads(t *testing.T) {
 	if got := strings.Join(c.AllowedClasses, ","); got != "Emacs,Zeal,url:docs.python.org" {
 		t.Errorf("allowed_classes: got %s", got)
 	}
-	if got := strings.Join(c.Distractions, ","); got != `url:news.example,a\:b` {
+	if got := strings.Join(c.Distractions, ","); got != `url:news.example,a\:b,q"] enforcement = "observe` {
 		t.Errorf("distractions: got %s", got)
 	}
 	if c.DriftGrace != 20*time.Second || c.Enforcement != service.LevelBlock {

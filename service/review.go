@@ -81,6 +81,9 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 		if w.Drift <= 0 && w.Answers == 0 || covered(set.Allowed, w) || covered(set.Distractions, w) {
 			continue
 		}
+		if !ruleOK(w) {
+			continue
+		}
 		lookupsOK := w.Lookups >= LookupMinVisits && 2*w.Lookups > w.Visits && w.Longest <= LookupMaxVisit
 		if w.Answers == 0 && !lookupsOK {
 			continue
@@ -111,6 +114,9 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 		}
 		if covered(set.Distractions, w) {
 			break // the worst is already a distraction
+		}
+		if !ruleOK(w) {
+			continue
 		}
 		rule := ruleFor(w)
 		out = append(out, Proposal{Kind: ProposeDistraction, Change: fmt.Sprintf("distractions + %q", rule), Rule: rule,
@@ -159,6 +165,15 @@ func ruleFor(w WindowEvidence) string {
 		return SiteRulePrefix + strings.ToLower(w.Host)
 	}
 	return LiteralRule(w.Class)
+}
+
+// ruleOK reports whether w's entry is one the rules file can hold: a
+// window's class is its program's choice, and one with control characters
+// or past the length a rule may have is never proposed (applying it would
+// leave a rules file antidrift refuses to read).
+func ruleOK(w WindowEvidence) bool {
+	_, err := ParseRule(ruleFor(w))
+	return err == nil
 }
 
 // covered reports whether a rule of rules already covers w whatever its

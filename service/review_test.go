@@ -109,6 +109,9 @@ func TestProposals(t *testing.T) {
 		}},
 		{"less than a minute of drift", []step{on("Emacs", 600), youtube(50), on("Emacs", 60)}, warn, nil},
 		{"the worst is already a distraction", []step{on("Emacs", 600), youtube(300), on("Emacs", 60), off("Chat", 90)}, with(func(s *ReviewSettings) { s.Distractions = rulesOf(t, "url:*.youtube.com") }), nil},
+		{"a class with control characters is never proposed (the rules file could not hold it)", []step{on("Emacs", 60), off("evil\n[x]", 90), on("Emacs", 60), off("Chat", 70), on("Emacs", 60)}, warn, []want{
+			{ProposeDistraction, `distractions + "Chat"`, "Chat drew the most drift: 1m10s of the session's 2m40s"},
+		}},
 		{"a class with a strange name is proposed literally", []step{on("Emacs", 60), off("a:b*", 90), on("Emacs", 60)}, warn, []want{
 			{ProposeDistraction, `distractions + "a\\:b\\*"`, "a:b* drew the most drift"},
 		}},
