@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -88,6 +89,17 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 		if w.Answers == 0 && !lookupsOK {
 			continue
 		}
+		allowed[w.key()] = true
+		if titles := titleRules(w, set.Allowed); titles != nil {
+			// The answers exempted some titles, and the class drew drift on
+			// others after them: allow those titles, not the whole class.
+			for _, tr := range titles {
+				out = append(out, Proposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", tr), Rule: tr,
+					Reason: fmt.Sprintf("you answered \"not a distraction\" for this %s title, and %s's other titles drew %s of drift after that: allow the title, not the whole class",
+						w.Class, w.Class, dur(w.DriftAfter))})
+			}
+			continue
+		}
 		rule := ruleFor(w)
 		var why string
 		if w.Answers > 0 {
@@ -97,7 +109,6 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 			why = fmt.Sprintf("%s was judged drift for %s in %d visits, %d of them a quick look (the longest %s) followed straight by on-task work: it looks part of the task",
 				name(w), dur(w.Drift), w.Visits, w.Lookups, dur(w.Longest))
 		}
-		allowed[w.key()] = true
 		out = append(out, Proposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", rule), Reason: why, Rule: rule})
 	}
 
@@ -165,6 +176,33 @@ func ruleFor(w WindowEvidence) string {
 		return SiteRulePrefix + strings.ToLower(w.Host)
 	}
 	return LiteralRule(w.Class)
+}
+
+// titleRules are the CLASS:TITLE entries for the titles of w answered "not
+// a distraction", when its class drew drift on other titles after the
+// first answer; nil when the class as a whole is the proposal. A title
+// already allowed, empty (a private class's), or that no rule could hold
+// is left out.
+func titleRules(w WindowEvidence, allowed []Rule) []string {
+	if w.Host != "" || w.Answers == 0 || w.DriftAfter <= 0 {
+		return nil
+	}
+	out := []string{}
+	for _, title := range w.Titles {
+		if strings.TrimSpace(title) == "" {
+			continue
+		}
+		text := LiteralRule(w.Class) + ":" + LiteralRule(title)
+		if _, err := ParseRule(text); err != nil {
+			continue
+		}
+		win := Window{Class: w.Class, Title: title, Available: true}
+		if slices.ContainsFunc(allowed, func(r Rule) bool { return r.matches(win, FoldTitle(title)) }) {
+			continue
+		}
+		out = append(out, text)
+	}
+	return out
 }
 
 // ruleOK reports whether w's entry is one the rules file can hold: a

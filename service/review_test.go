@@ -14,6 +14,7 @@ type step struct {
 	secs  int
 	site  string
 	mark  string // MarkNotDistraction (about the window in front), MarkAway
+	title string // "" is "t"
 }
 
 // evidenceOf plays steps through the accounting, as a live session or a
@@ -22,9 +23,13 @@ func evidenceOf(steps []step) ReviewEvidence {
 	st := newStats()
 	at := int64(1_700_000_000_000)
 	for _, s := range steps {
+		title := s.title
+		if title == "" {
+			title = "t"
+		}
 		switch s.mark {
 		case MarkNotDistraction:
-			st.apply(FocusEvent{AtUnixMillis: at, Mark: MarkNotDistraction, Class: s.class, Title: "t"})
+			st.apply(FocusEvent{AtUnixMillis: at, Mark: MarkNotDistraction, Class: s.class, Title: title})
 			st.apply(FocusEvent{AtUnixMillis: at, Mark: MarkVerdict, OffTask: false})
 		case "gap": // no window has focus
 			st.apply(FocusEvent{AtUnixMillis: at, Reason: "no focus"})
@@ -34,7 +39,7 @@ func evidenceOf(steps []step) ReviewEvidence {
 			st.apply(FocusEvent{AtUnixMillis: at, Mark: MarkBack})
 			continue
 		default:
-			st.apply(FocusEvent{AtUnixMillis: at, Class: s.class, Title: "t", Site: s.site, Available: true, OffTask: s.off})
+			st.apply(FocusEvent{AtUnixMillis: at, Class: s.class, Title: title, Site: s.site, Available: true, OffTask: s.off})
 		}
 		at += int64(s.secs) * 1000
 	}
@@ -101,6 +106,11 @@ func TestProposals(t *testing.T) {
 		{"answered not a distraction", []step{on("Emacs", 60), off("Okular", 40), {class: "Okular", secs: 300, mark: MarkNotDistraction}, on("Emacs", 60)}, warn, []want{
 			{ProposeAllow, `allowed_classes + "Okular"`, `you answered "not a distraction" for Okular once; it held 5m0s on task and 40s judged drift`},
 		}},
+		{"answered not a distraction for one title while the class's other titles drifted", []step{on("Emacs", 60), {class: "Okular", off: true, secs: 40, title: "spec: v2 [draft].pdf"}, {class: "Okular", secs: 300, mark: MarkNotDistraction, title: "spec: v2 [draft].pdf"}, on("Emacs", 60), {class: "Okular", off: true, secs: 200, title: "novel.epub"}, on("Emacs", 60)}, warn, []want{
+			{ProposeAllow, `allowed_classes + "Okular:spec\\: v2 \\[draft].pdf"`, "you answered \"not a distraction\" for this Okular title, and Okular's other titles drew 3m20s of drift after that: allow the title, not the whole class"},
+		}},
+		{"the answered title is allowed already", []step{on("Emacs", 60), {class: "Okular", off: true, secs: 40, title: "spec.pdf"}, {class: "Okular", secs: 300, mark: MarkNotDistraction, title: "spec.pdf"}, on("Emacs", 60), {class: "Okular", off: true, secs: 50, title: "novel.epub"}, on("Emacs", 60)},
+			with(func(s *ReviewSettings) { s.Allowed = rulesOf(t, "okular:spec*") }), nil},
 		{"a page answered not a distraction is allowed as its site", []step{on("Emacs", 60), {class: "firefox", off: true, secs: 40, site: "docs.python.org/3/"}, {class: "firefox", secs: 100, mark: MarkNotDistraction}, on("Emacs", 60)}, warn, []want{
 			{ProposeAllow, `allowed_classes + "url:docs.python.org"`, "for docs.python.org once; it held 1m40s on task and 40s judged drift"},
 		}},

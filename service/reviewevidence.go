@@ -28,9 +28,18 @@ type WindowEvidence struct {
 	// on-task window: a quick look and back to work.
 	Visits, Lookups int
 	Longest         time.Duration // the longest visit
-	// Answers counts the nudges about it answered "not a distraction".
-	Answers int
+	// Answers counts the nudges about it answered "not a distraction";
+	// Titles are the (scrubbed) titles they were about, the first
+	// maxAnsweredTitles distinct ones, for a window without a host; and
+	// DriftAfter is its drift after the first answer, on titles the
+	// answers did not exempt.
+	Answers    int
+	Titles     []string
+	DriftAfter time.Duration
 }
+
+// maxAnsweredTitles bounds the titles one window keeps from answers.
+const maxAnsweredTitles = 3
 
 // key is how a window is told apart: its host, else its lower-cased class.
 func (w WindowEvidence) key() string { return evidenceKey(w.Class, w.Host) }
@@ -110,6 +119,9 @@ func (t *reviewTally) credit(from, to time.Time, class, host string, kind Segmen
 		t.visitD += d
 		if w != nil {
 			w.Drift += d
+			if w.Answers > 0 {
+				w.DriftAfter += d
+			}
 		}
 		return
 	}
@@ -155,11 +167,16 @@ func (t *reviewTally) closeVisit(lookup bool) {
 	t.visit, t.visitD = nil, 0
 }
 
-// answered counts a "not a distraction" answer about class (host: the
-// page in front when it was given, if any).
-func (t *reviewTally) answered(class, host string) {
-	if w := t.window(class, host); w != nil {
-		w.Answers++
+// answered counts a "not a distraction" answer about class and its
+// scrubbed title (host: the page in front when it was given, if any).
+func (t *reviewTally) answered(class, title, host string) {
+	w := t.window(class, host)
+	if w == nil {
+		return
+	}
+	w.Answers++
+	if host == "" && len(w.Titles) < maxAnsweredTitles && !slices.Contains(w.Titles, title) {
+		w.Titles = append(w.Titles, title)
 	}
 }
 
@@ -170,6 +187,7 @@ func (t *reviewTally) evidence() ReviewEvidence {
 		epOpen: t.epOpen, epLen: t.epLen, visitD: t.visitD}
 	for k, w := range t.windows {
 		cw := *w
+		cw.Titles = slices.Clone(w.Titles)
 		c.windows[k] = &cw
 		if w == t.visit {
 			c.visit = &cw

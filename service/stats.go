@@ -128,11 +128,12 @@ func (s *stats) apply(e FocusEvent) {
 		s.minimizes++
 		return
 	case MarkNotDistraction:
+		s.flush(at) // the drift before the answer is before it (a split changes no total)
 		host := ""
 		if strings.EqualFold(e.Class, s.winKey.class) {
 			host = s.winSite
 		}
-		s.review.answered(e.Class, host)
+		s.review.answered(e.Class, e.Title, host)
 		return
 	case MarkTabBlocked:
 		return
