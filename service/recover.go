@@ -85,6 +85,7 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.startedAt, s.deadline = fromUnixMilli(snap.StartedUnixMilli), fromUnixMilli(snap.DeadlineUnixMilli)
 	s.endedAt = fromUnixMilli(snap.EndedUnixMilli)
 	s.level, s.allowed, s.outcome = snap.Enforcement, slices.Clone(snap.AllowedClasses), snap.Outcome
+	s.allowedDuring = slices.Clone(snap.AllowedDuring)
 	s.rules = s.compileRules("allowed_classes", s.allowed)
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
 	s.clockSetBack = time.Duration(snap.ClockSetBackMillis) * time.Millisecond

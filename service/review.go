@@ -71,6 +71,10 @@ type ReviewSettings struct {
 	// Allowed and Distractions are the person's rules (config and rules
 	// file): a window they already cover is not proposed again.
 	Allowed, Distractions []Rule
+	// AllowedDuring are the entries the person allowed while the session
+	// was active (Allow, a nudge's "Allow"): each is proposed for every
+	// session unless the person's rules already hold it.
+	AllowedDuring []string
 }
 
 // Proposals computes the review's proposals: allows (most drift first),
@@ -112,12 +116,40 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 		out = append(out, Proposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", rule), Reason: why, Rule: rule})
 	}
 
+	for _, text := range set.AllowedDuring {
+		if slices.ContainsFunc(out, func(p Proposal) bool { return strings.EqualFold(p.Rule, text) }) ||
+			slices.ContainsFunc(set.Allowed, func(r Rule) bool { return strings.EqualFold(r.Text, text) }) {
+			continue
+		}
+		r, err := ParseRule(text)
+		if err != nil {
+			continue
+		}
+		why := fmt.Sprintf("you allowed %s during this session", text)
+		if !r.Narrowed() || r.Site() {
+			var on time.Duration
+			for _, w := range ev.Windows {
+				if covered([]Rule{r}, w) {
+					on += w.OnTask
+				}
+			}
+			why += fmt.Sprintf("; it held %s on task", dur(on))
+		}
+		out = append(out, Proposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", text), Rule: text, Reason: why + ": keep it for every session"})
+	}
+
 	var total time.Duration
 	for _, w := range ev.Windows {
 		total += w.Drift
 	}
+	during := make([]Rule, 0, len(set.AllowedDuring))
+	for _, text := range set.AllowedDuring {
+		if r, err := ParseRule(text); err == nil {
+			during = append(during, r)
+		}
+	}
 	for _, w := range ev.Windows { // most drift first: the first that fits
-		if allowed[w.key()] || covered(set.Allowed, w) {
+		if allowed[w.key()] || covered(set.Allowed, w) || covered(during, w) {
 			continue
 		}
 		if w.Drift < DistractionMinDrift {

@@ -111,6 +111,13 @@ func TestProposals(t *testing.T) {
 		}},
 		{"the answered title is allowed already", []step{on("Emacs", 60), {class: "Okular", off: true, secs: 40, title: "spec.pdf"}, {class: "Okular", secs: 300, mark: MarkNotDistraction, title: "spec.pdf"}, on("Emacs", 60), {class: "Okular", off: true, secs: 50, title: "novel.epub"}, on("Emacs", 60)},
 			with(func(s *ReviewSettings) { s.Allowed = rulesOf(t, "okular:spec*") }), nil},
+		{"allowed during the session", []step{on("Emacs", 60), off("Okular", 90), on("Okular", 300), on("Emacs", 60)},
+			with(func(s *ReviewSettings) { s.AllowedDuring = []string{"Okular", "firefox:*Docs*"} }), []want{
+				{ProposeAllow, `allowed_classes + "Okular"`, "you allowed Okular during this session; it held 5m0s on task: keep it for every session"},
+				{ProposeAllow, `allowed_classes + "firefox:*Docs*"`, "you allowed firefox:*Docs* during this session: keep it for every session"},
+			}},
+		{"allowed during the session, and in the person's rules already", []step{on("Emacs", 60), on("Okular", 300)},
+			with(func(s *ReviewSettings) { s.AllowedDuring = []string{"Okular"}; s.Allowed = rulesOf(t, "okular") }), nil},
 		{"a page answered not a distraction is allowed as its site", []step{on("Emacs", 60), {class: "firefox", off: true, secs: 40, site: "docs.python.org/3/"}, {class: "firefox", secs: 100, mark: MarkNotDistraction}, on("Emacs", 60)}, warn, []want{
 			{ProposeAllow, `allowed_classes + "url:docs.python.org"`, "for docs.python.org once; it held 1m40s on task and 40s judged drift"},
 		}},

@@ -29,13 +29,14 @@ type reviewCache struct {
 // reviewSettingsLocked are the settings the proposals are measured against.
 func (s *Service) reviewSettingsLocked() ReviewSettings {
 	return ReviewSettings{
-		Level:        s.level,
-		DefaultLevel: s.defaultLevel,
-		Grace:        s.driftGrace,
-		NudgeRepeat:  s.nudgeRepeat,
-		Nudges:       s.nudges != nil,
-		Allowed:      s.compileRules("allowed_classes", s.defaultAllowed),
-		Distractions: s.distractions,
+		Level:         s.level,
+		DefaultLevel:  s.defaultLevel,
+		Grace:         s.driftGrace,
+		NudgeRepeat:   s.nudgeRepeat,
+		Nudges:        s.nudges != nil,
+		Allowed:       s.compileRules("allowed_classes", s.defaultAllowed),
+		Distractions:  s.distractions,
+		AllowedDuring: slices.Clone(s.allowedDuring),
 	}
 }
 

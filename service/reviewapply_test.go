@@ -125,3 +125,22 @@ func TestReviewWithoutARulesFile(t *testing.T) {
 		t.Errorf("got %v, want Storage: no rules file", err)
 	}
 }
+
+// An entry allowed while the session was active is proposed for every
+// session, also after a restart in review (state.json keeps it).
+func TestReviewProposesWhatWasAllowedDuringTheSession(t *testing.T) {
+	store, clock := newFakeStore(), newFakeClock()
+	h := newReviewHarness(t, store, clock, &fakeRulesFile{})
+	h.RecordWindow(winID("1", "Editor"))
+	h.start(t, LevelWarn, "Editor", "Terminal") // allowed at start: not proposed
+	h.RecordWindow(winID("2", "Docs"))
+	must(t, h.Allow("Docs"))
+	clock.Advance(5 * time.Minute)
+	h.RecordWindow(winID("1", "Editor"))
+	must(t, h.Complete())
+	h = newReviewHarness(t, store, clock, &fakeRulesFile{})
+	list, err := h.ReviewProposals()
+	if err != nil || len(list) != 1 || list[0].Rule != "Docs" || !strings.Contains(list[0].Reason, "you allowed Docs during this session; it held 5m0s on task") {
+		t.Fatalf("after a restart in review: got %+v, %v; want one proposal keeping Docs", list, err)
+	}
+}

@@ -103,38 +103,39 @@ type Service struct {
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
 	bgStopped       bool
 
-	mu           sync.Mutex
-	listeners    []Listener
-	state        State
-	sessionID    string
-	nextAction   string
-	successCond  string
-	timebox      time.Duration
-	startedAt    time.Time
-	deadline     time.Time
-	endedAt      time.Time
-	level        Level    // the session's level; in planning, the planned one
-	allowed      []string // the session's allowed entries, as written
-	rules        []Rule   // allowed, compiled
-	outcome      Outcome
-	breakGlassAt time.Time
-	timer        Timer
-	stats        *stats // nil when no session is live
-	window       Window // the latest the sensor reported, session or not, with the site its tab report gives it
-	tabs         tabs   // what the browsers' extensions report, and how it fits window
-	drift        drift
-	presence     map[string]AwayReason // source → reason, for sources saying away
-	awayMarked   AwayReason            // what the session's raw log says now ("" = present)
-	breakDue     bool                  // the desktop's break manager says a break is due
-	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
-	lastMono     time.Duration
-	lastBoot     time.Duration
-	clockSetBack time.Duration // how far the date was set back this session
-	quiet        bool          // the session is quiet (Do Not Disturb)
-	plannedQuiet *bool         // in locked and planning: SetQuiet's choice for the next Start
-	quietNote    string        // the Quieter's sentence for the person
-	review       reviewCache   // the reviewed session's proposals (reviewapply.go)
-	reviewNote   string        // the model's note on the session in review (reviewnote.go)
+	mu            sync.Mutex
+	listeners     []Listener
+	state         State
+	sessionID     string
+	nextAction    string
+	successCond   string
+	timebox       time.Duration
+	startedAt     time.Time
+	deadline      time.Time
+	endedAt       time.Time
+	level         Level    // the session's level; in planning, the planned one
+	allowed       []string // the session's allowed entries, as written
+	allowedDuring []string // those of them Allow added while active (the review proposes them)
+	rules         []Rule   // allowed, compiled
+	outcome       Outcome
+	breakGlassAt  time.Time
+	timer         Timer
+	stats         *stats // nil when no session is live
+	window        Window // the latest the sensor reported, session or not, with the site its tab report gives it
+	tabs          tabs   // what the browsers' extensions report, and how it fits window
+	drift         drift
+	presence      map[string]AwayReason // source → reason, for sources saying away
+	awayMarked    AwayReason            // what the session's raw log says now ("" = present)
+	breakDue      bool                  // the desktop's break manager says a break is due
+	lastWall      time.Time             // the clock at the last event, to catch suspends and a set date
+	lastMono      time.Duration
+	lastBoot      time.Duration
+	clockSetBack  time.Duration // how far the date was set back this session
+	quiet         bool          // the session is quiet (Do Not Disturb)
+	plannedQuiet  *bool         // in locked and planning: SetQuiet's choice for the next Start
+	quietNote     string        // the Quieter's sentence for the person
+	review        reviewCache   // the reviewed session's proposals (reviewapply.go)
+	reviewNote    string        // the model's note on the session in review (reviewnote.go)
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -309,6 +310,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	s.timebox = time.Duration(timeboxSecs) * time.Second
 	s.startedAt, s.deadline, s.endedAt = now, now.Add(s.timebox), time.Time{}
 	s.level, s.allowed, s.rules, s.outcome, s.breakGlassAt = level, classes, rules, OutcomeNone, time.Time{}
+	s.allowedDuring = nil
 	s.stats = newStats()
 	s.resetDriftLocked()
 	s.armTimerLocked()
@@ -457,6 +459,7 @@ func (s *Service) clearSessionLocked() {
 	s.state, s.sessionID, s.nextAction, s.successCond = StateLocked, "", "", ""
 	s.timebox, s.startedAt, s.deadline, s.endedAt = 0, time.Time{}, time.Time{}, time.Time{}
 	s.level, s.allowed, s.rules, s.outcome, s.breakGlassAt = "", nil, nil, OutcomeNone, time.Time{}
+	s.allowedDuring = nil
 	s.stats = nil
 	s.awayMarked = ""
 	s.quiet, s.plannedQuiet = false, nil
@@ -501,6 +504,7 @@ func (s *Service) Allow(entry string) error {
 			return (&Fault{Argument: "window_class", Rule: RuleAllowFull, Limit: MaxAllowed}).err()
 		}
 		s.allowed, s.rules = append(s.allowed, rule.Text), append(s.rules, rule)
+		s.allowedDuring = append(s.allowedDuring, rule.Text)
 		w.snapshot = s.snapshotLocked()
 		s.redecideLocked(w, now)
 		return nil
