@@ -14,7 +14,7 @@ import (
 // is applied unless the person asks (ApplyProposal). docs/plan-and-review.md
 // states each rule in words; keep the two together.
 
-// Proposal kinds.
+// ReviewProposal kinds.
 const (
 	ProposeAllow       = "allow"       // add an entry to allowed_classes
 	ProposeDistraction = "distraction" // add an entry to distractions
@@ -47,8 +47,8 @@ const (
 	IgnoredMin = 2
 )
 
-// Proposal is one change the review proposes.
-type Proposal struct {
+// ReviewProposal is one change the review proposes.
+type ReviewProposal struct {
 	Number uint32 // from 1, in the order listed
 	Kind   string // ProposeAllow, ProposeDistraction, ProposeGrace, ProposeLevel
 	// Change is the setting as the rules file gets it:
@@ -79,11 +79,11 @@ type ReviewSettings struct {
 
 // Proposals computes the review's proposals: allows (most drift first),
 // then the distraction, the grace and the level.
-func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
-	var out []Proposal
+func Proposals(ev ReviewEvidence, set ReviewSettings) []ReviewProposal {
+	var out []ReviewProposal
 	allowed := map[string]bool{}
 	for _, w := range ev.Windows {
-		if w.Drift <= 0 && w.Answers == 0 || covered(set.Allowed, w) || covered(set.Distractions, w) {
+		if w.Drift <= 0 && w.Answers == 0 || coveredBy(set.Allowed, w) || coveredBy(set.Distractions, w) {
 			continue
 		}
 		if !ruleOK(w) {
@@ -98,9 +98,9 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 			// The answers exempted some titles, and the class drew drift on
 			// others after them: allow those titles, not the whole class.
 			for _, tr := range titles {
-				out = append(out, Proposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", tr), Rule: tr,
+				out = append(out, ReviewProposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", tr), Rule: tr,
 					Reason: fmt.Sprintf("you answered \"not a distraction\" for this %s title, and %s's other titles drew %s of drift after that: allow the title, not the whole class",
-						w.Class, w.Class, dur(w.DriftAfter))})
+						w.Class, w.Class, reviewDur(w.DriftAfter))})
 			}
 			continue
 		}
@@ -108,16 +108,16 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 		var why string
 		if w.Answers > 0 {
 			why = fmt.Sprintf("you answered \"not a distraction\" for %s %s; it held %s on task and %s judged drift",
-				name(w), times(w.Answers), dur(w.OnTask), dur(w.Drift))
+				windowName(w), timesWord(w.Answers), reviewDur(w.OnTask), reviewDur(w.Drift))
 		} else {
 			why = fmt.Sprintf("%s was judged drift for %s in %d visits, %d of them a quick look (the longest %s) followed straight by on-task work: it looks part of the task",
-				name(w), dur(w.Drift), w.Visits, w.Lookups, dur(w.Longest))
+				windowName(w), reviewDur(w.Drift), w.Visits, w.Lookups, reviewDur(w.Longest))
 		}
-		out = append(out, Proposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", rule), Reason: why, Rule: rule})
+		out = append(out, ReviewProposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", rule), Reason: why, Rule: rule})
 	}
 
 	for _, text := range set.AllowedDuring {
-		if slices.ContainsFunc(out, func(p Proposal) bool { return strings.EqualFold(p.Rule, text) }) ||
+		if slices.ContainsFunc(out, func(p ReviewProposal) bool { return strings.EqualFold(p.Rule, text) }) ||
 			slices.ContainsFunc(set.Allowed, func(r Rule) bool { return strings.EqualFold(r.Text, text) }) {
 			continue
 		}
@@ -129,13 +129,13 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 		if !r.Narrowed() || r.Site() {
 			var on time.Duration
 			for _, w := range ev.Windows {
-				if covered([]Rule{r}, w) {
+				if coveredBy([]Rule{r}, w) {
 					on += w.OnTask
 				}
 			}
-			why += fmt.Sprintf("; it held %s on task", dur(on))
+			why += fmt.Sprintf("; it held %s on task", reviewDur(on))
 		}
-		out = append(out, Proposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", text), Rule: text, Reason: why + ": keep it for every session"})
+		out = append(out, ReviewProposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", text), Rule: text, Reason: why + ": keep it for every session"})
 	}
 
 	var total time.Duration
@@ -149,22 +149,22 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 		}
 	}
 	for _, w := range ev.Windows { // most drift first: the first that fits
-		if allowed[w.key()] || covered(set.Allowed, w) || covered(during, w) {
+		if allowed[w.key()] || coveredBy(set.Allowed, w) || coveredBy(during, w) {
 			continue
 		}
 		if w.Drift < DistractionMinDrift {
 			break
 		}
-		if covered(set.Distractions, w) {
+		if coveredBy(set.Distractions, w) {
 			break // the worst is already a distraction
 		}
 		if !ruleOK(w) {
 			continue
 		}
 		rule := ruleFor(w)
-		out = append(out, Proposal{Kind: ProposeDistraction, Change: fmt.Sprintf("distractions + %q", rule), Rule: rule,
+		out = append(out, ReviewProposal{Kind: ProposeDistraction, Change: fmt.Sprintf("distractions + %q", rule), Rule: rule,
 			Reason: fmt.Sprintf("%s drew the most drift: %s of the session's %s, in %d visits (the longest %s)",
-				name(w), dur(w.Drift), dur(total), w.Visits, dur(w.Longest))})
+				windowName(w), reviewDur(w.Drift), reviewDur(total), w.Visits, reviewDur(w.Longest))})
 		break
 	}
 
@@ -186,14 +186,14 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 	}
 	if outlasted >= GraceMinEpisodes && 2*near > outlasted {
 		g := (longestNear/GraceStep + 1) * GraceStep
-		out = append(out, Proposal{Kind: ProposeGrace, Change: fmt.Sprintf("drift_grace = %q", g.String()), Grace: g,
+		out = append(out, ReviewProposal{Kind: ProposeGrace, Change: fmt.Sprintf("drift_grace = %q", g.String()), Grace: g,
 			Reason: fmt.Sprintf("%d of the %d episodes that outlasted the grace of %s did so by %s or less (the longest %s): a grace of %s covers them",
-				near, outlasted, dur(set.Grace), dur(GraceNearMiss), dur(longestNear), dur(g))})
+				near, outlasted, reviewDur(set.Grace), reviewDur(GraceNearMiss), reviewDur(longestNear), reviewDur(g))})
 	}
 	if set.Nudges && set.Level == LevelWarn && set.DefaultLevel.rank() < LevelBlock.rank() && ignored >= IgnoredMin {
-		out = append(out, Proposal{Kind: ProposeLevel, Change: fmt.Sprintf("enforcement = %q", LevelBlock), Level: LevelBlock,
+		out = append(out, ReviewProposal{Kind: ProposeLevel, Change: fmt.Sprintf("enforcement = %q", LevelBlock), Level: LevelBlock,
 			Reason: fmt.Sprintf("%d nudges were ignored: drift went on for a whole nudge repeat (%s) after them, the longest episode %s; at block the drifting window is minimized",
-				ignored, dur(set.NudgeRepeat), dur(longestIgnored))})
+				ignored, reviewDur(set.NudgeRepeat), reviewDur(longestIgnored))})
 	}
 	for i := range out {
 		out[i].Number = uint32(i + 1)
@@ -246,9 +246,9 @@ func ruleOK(w WindowEvidence) bool {
 	return err == nil
 }
 
-// covered reports whether a rule of rules already covers w whatever its
+// coveredBy reports whether a rule of rules already covers w whatever its
 // title.
-func covered(rules []Rule, w WindowEvidence) bool {
+func coveredBy(rules []Rule, w WindowEvidence) bool {
 	win := Window{Class: w.Class, Available: true}
 	if w.Host != "" {
 		win.Site = w.Host + "/"
@@ -264,23 +264,23 @@ func covered(rules []Rule, w WindowEvidence) bool {
 	return false
 }
 
-func name(w WindowEvidence) string {
+func windowName(w WindowEvidence) string {
 	if w.Host != "" {
 		return w.Host
 	}
 	return w.Class
 }
 
-func times(n int) string {
+func timesWord(n int) string {
 	if n == 1 {
 		return "once"
 	}
 	return fmt.Sprintf("%d times", n)
 }
 
-// dur is a duration as a person reads it: 1m30s, and to a tenth of a
+// reviewDur is a duration as a person reads it: 1m30s, and to a tenth of a
 // second under ten seconds (1.4s), where whole seconds would blur a grace.
-func dur(d time.Duration) string {
+func reviewDur(d time.Duration) string {
 	if d < 10*time.Second {
 		return d.Round(100 * time.Millisecond).String()
 	}
