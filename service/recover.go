@@ -170,6 +170,7 @@ func sameSnapshot(a, b Snapshot) bool {
 // credited to the last window, and stops the deadline timer. The process
 // is expected to exit after it.
 func (s *Service) Shutdown() {
+	s.stopBg() // a note still being asked is not waited for
 	defer func() {
 		s.bgMu.Lock()
 		s.bgStopped = true

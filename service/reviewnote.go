@@ -87,7 +87,7 @@ func (s *Service) askReviewNoteLocked(w *writes) {
 	facts, id, ended := s.reviewFactsLocked(), s.sessionID, s.endedAt
 	w.effects = append(w.effects, func() {
 		s.inBackground(func() {
-			note, err := s.noter.ReviewNote(context.Background(), facts)
+			note, err := s.noter.ReviewNote(s.stopCtx, facts)
 			if err != nil {
 				s.log.Info("no review note", "err", err)
 				return

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -93,11 +94,13 @@ type Service struct {
 	reporter        Reporter
 	idleAfter       time.Duration
 	privacy         privacy
-	nudges          *nudger        // nil without a notifier
-	quieter         Quieter        // nil: nothing is silenced
-	rulesFile       RulesFile      // nil: proposals cannot be applied
-	rulesMu         sync.Mutex     // orders writes of the rules file; never held with mu waiting on it
-	noter           ReviewNoter    // nil: no review note
+	nudges          *nudger         // nil without a notifier
+	quieter         Quieter         // nil: nothing is silenced
+	rulesFile       RulesFile       // nil: proposals cannot be applied
+	rulesMu         sync.Mutex      // orders writes of the rules file; never held with mu waiting on it
+	noter           ReviewNoter     // nil: no review note
+	stopCtx         context.Context // cancelled when Shutdown starts: ends a note being asked
+	stopBg          context.CancelFunc
 	quietDefault    bool           // config's quiet
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
@@ -177,6 +180,7 @@ func New(o Options) *Service {
 		window:          Window{Reason: "no focus information yet"},
 	}
 	s.tabs = newTabs(s.window)
+	s.stopCtx, s.stopBg = context.WithCancel(context.Background())
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
