@@ -94,3 +94,37 @@ func TestReviewNoteIsShownKeptBesideAndNeverSealed(t *testing.T) {
 		})
 	}
 }
+
+// hangingNoter is a model that never answers until it is told to stop.
+type hangingNoter struct{ asked chan struct{} }
+
+func (h hangingNoter) ReviewNote(ctx context.Context, _ ReviewFacts) (string, error) {
+	close(h.asked)
+	<-ctx.Done()
+	return "too late", ctx.Err()
+}
+
+// A model that hangs delays nothing: the move to review and its reads
+// answer at once, and Shutdown does not wait for it.
+func TestAHangingModelDelaysNothing(t *testing.T) {
+	noter := hangingNoter{asked: make(chan struct{})}
+	clock := newFakeClock()
+	h := &harness{clock: clock, store: newFakeStore()}
+	h.Service = New(Options{Store: h.store, Clock: clock, Logger: quiet, Noter: noter})
+	must(t, h.Recover(Snapshot{}))
+	h.RecordWindow(win("Editor", "notes"))
+	h.start(t, LevelWarn)
+	clock.Advance(time.Minute)
+	must(t, h.Complete())
+	<-noter.asked
+	if _, err := h.ReviewProposals(); err != nil || h.View().ReviewNote != "" {
+		t.Fatalf("in review while the model hangs: got %v, note %q; want the proposals and no note", err, h.View().ReviewNote)
+	}
+	done := make(chan struct{})
+	go func() { h.Shutdown(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown waited for a hanging model")
+	}
+}
