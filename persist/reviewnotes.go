@@ -1,7 +1,10 @@
 package persist
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"path/filepath"
 )
 
@@ -29,4 +32,24 @@ func (s *Store) SaveReviewNote(sessionID, note string) error {
 		return err
 	}
 	return appendDurably(filepath.Join(s.dir, ReviewNotesFileName), append(data, '\n'))
+}
+
+// ReviewNoteOf is the last note kept for a session, "" when none. A line
+// that does not parse (a torn last line) is passed over.
+func (s *Store) ReviewNoteOf(sessionID string) (string, error) {
+	data, err := ReadStateFile(filepath.Join(s.dir, ReviewNotesFileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var note string
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var l reviewNoteLine
+		if json.Unmarshal(line, &l) == nil && l.SessionID == sessionID && l.Version <= reviewNotesVersion {
+			note = l.Note
+		}
+	}
+	return note, nil
 }

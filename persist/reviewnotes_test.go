@@ -24,6 +24,11 @@ func TestReviewNotesAreAppendedBesideTheChain(t *testing.T) {
 	if err != nil || string(data) != want {
 		t.Fatalf("review-notes.jsonl: got %q (%v), want %q", data, err, want)
 	}
+	for id, want := range map[string]string{"a": "first note", "b": "a \"quoted\" note\n", "c": ""} {
+		if got, err := s.ReviewNoteOf(id); err != nil || got != want {
+			t.Errorf("ReviewNoteOf(%s): got %q, %v; want %q", id, got, err, want)
+		}
+	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode: got %v, want 0600", fi.Mode().Perm())
 	}

@@ -26,6 +26,9 @@ type ReviewNoter interface {
 // that implements it is told each note as it arrives.
 type ReviewNoteStore interface {
 	SaveReviewNote(sessionID, note string) error
+	// ReviewNoteOf is the note kept for a session ("" when none), so a
+	// daemon restarted during the review shows it again.
+	ReviewNoteOf(sessionID string) (string, error)
 }
 
 // ReviewFacts are what the model is told: the commitment and the figures,

@@ -34,6 +34,12 @@ type noteStore struct {
 	notes map[string]string
 }
 
+func (n *noteStore) ReviewNoteOf(id string) (string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.notes[id], nil
+}
+
 func (n *noteStore) SaveReviewNote(id, note string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -80,6 +86,17 @@ func TestReviewNoteIsShownKeptBesideAndNeverSealed(t *testing.T) {
 			}
 			if got := store.notes[id]; got != tc.want {
 				t.Errorf("the note kept beside the summary: got %q, want %q", got, tc.want)
+			}
+			// A daemon restarted during the review shows the kept note again
+			// (and does not ask the model again).
+			h.Shutdown()
+			h.Service = New(Options{Store: store, Clock: clock, Logger: quiet, DefaultAllowed: []string{"Editor"}, Noter: noter})
+			must(t, h.Recover(store.last()))
+			if got := h.View().ReviewNote; got != tc.want {
+				t.Errorf("ReviewNote after a restart in review: got %q, want %q", got, tc.want)
+			}
+			if len(noter.told) != 1 {
+				t.Errorf("the model was asked %d times, want once", len(noter.told))
 			}
 			hash, err := h.End()
 			must(t, err)

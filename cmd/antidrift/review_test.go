@@ -141,6 +141,12 @@ func TestReviewShowsTheModelsNoteKeptBesideTheChain(t *testing.T) {
 	if text := s.ok(t, "review"); !strings.Contains(text, "Note (from your model): ") {
 		t.Errorf("antidrift review: got\n%s\nwant the note beside the figures", text)
 	}
+	// A daemon restarted during the review shows the same note.
+	s.d.Stop(t)
+	s.d.Start(t)
+	if again := okJSON[listed](t, s, "review"); again.Note != got.Note {
+		t.Errorf("the note after a restart in review: got %q, want %q", again.Note, got.Note)
+	}
 	notes, err := os.ReadFile(filepath.Join(s.d.StateDir, "review-notes.jsonl"))
 	if err != nil || !strings.Contains(string(notes), `"version":1`) {
 		t.Fatalf("review-notes.jsonl: got %q (%v), want the note's line", notes, err)
