@@ -189,3 +189,34 @@ func checkInterface(iface string) *dbus.Error {
 	}
 	return nil
 }
+
+// ReviewProposal is one proposal as the bus carries it: (number, kind,
+// change, reason).
+type ReviewProposal struct {
+	Number uint32
+	Kind   string
+	Change string
+	Reason string
+}
+
+// ReviewProposals lists the changes the session in review argues for.
+func (m *methods) ReviewProposals(msg dbus.Message) ([]ReviewProposal, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
+		return nil, err
+	}
+	list, err := m.s.svc.ReviewProposals()
+	out := make([]ReviewProposal, len(list))
+	for i, p := range list {
+		out[i] = ReviewProposal{p.Number, p.Kind, p.Change, p.Reason}
+	}
+	return out, m.s.replyError(&msg, err)
+}
+
+// ApplyProposal writes one proposal to the rules file antidrift owns.
+func (m *methods) ApplyProposal(msg dbus.Message, number uint32) (string, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
+		return "", err
+	}
+	applied, err := m.s.svc.ApplyProposal(number)
+	return applied, m.s.replyError(&msg, err)
+}

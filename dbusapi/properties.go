@@ -61,6 +61,7 @@ var propertyList = []struct {
 	{"TaskRef", func(v *service.View) any { return v.TaskRef }},
 	{"TaskTitle", func(v *service.View) any { return v.TaskTitle }},
 	{"TaskResult", func(v *service.View) any { return v.TaskResult }},
+	{"ReviewNote", func(v *service.View) any { return v.ReviewNote }},
 }
 
 func buckets(in []service.Bucket) []bucket {

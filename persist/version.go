@@ -143,6 +143,7 @@ var versionedFiles = []versionedFile{
 	{name: seenFileName, known: SeenFileVersion},
 	{name: deviceKeyFileName, known: deviceKeyVersion},
 	{name: pinsFileName, known: pinsVersion, lines: true},
+	{name: ReviewNotesFileName, known: reviewNotesVersion, lines: true},
 }
 
 // refuseNewer returns a *NewerFormatError for the first file or line in the

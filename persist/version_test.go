@@ -145,6 +145,10 @@ func TestOpenRefusesALaterVersionUntouched(t *testing.T) {
 		{"devices-seen.json", seenFileName, "devices-seen.json has format version", SeenFileVersion, func(t *testing.T, dir, _ string) {
 			writeFile(t, filepath.Join(dir, seenFileName), []byte(`{"version":`+later(SeenFileVersion)+`,"heads":{},"pruned":true}`+"\n"))
 		}},
+		{"a review note", ReviewNotesFileName, "line 2 of review-notes.jsonl has format version", reviewNotesVersion, func(t *testing.T, dir, _ string) {
+			writeFile(t, filepath.Join(dir, ReviewNotesFileName), []byte(`{"version":1,"session_id":"a","note":"x"}`+"\n"+
+				`{"version":`+later(reviewNotesVersion)+`,"session_id":"b","note":"y"}`+"\n"))
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

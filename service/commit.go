@@ -164,6 +164,7 @@ func (s *Service) snapshotLocked() *Snapshot {
 		DeadlineUnixMilli:   unixMilli(s.deadline),
 		Enforcement:         s.level,
 		AllowedClasses:      slices.Clone(s.allowed),
+		AllowedDuring:       slices.Clone(s.allowedDuring),
 		Outcome:             s.outcome,
 		EndedUnixMilli:      unixMilli(s.endedAt),
 		BreakGlassUnixMilli: unixMilli(s.breakGlassAt),

@@ -151,6 +151,7 @@ const (
 	RuleAfter        ArgRule = "after"         // until_unix Got must be after since_unix Limit
 	RuleDays         ArgRule = "days"          // the range is Got days, more than Limit
 	RuleDevice       ArgRule = "device"        // no machine sharing sync_dir is named Got; Choices are their names
+	RuleProposal     ArgRule = "proposal"      // the review has no proposal Got; it has 1 to Limit (0: none)
 )
 
 // message is the person-readable sentence of f.
@@ -190,6 +191,11 @@ func (f *Fault) message() string {
 		return fmt.Sprintf("the range may be at most %d days; got %v days", f.Limit, f.Got)
 	case RuleDevice:
 		return fmt.Sprintf("%s: %s", name, (&NoSuchDevice{Device: fmt.Sprint(f.Got), Devices: f.Choices}).Error())
+	case RuleProposal:
+		if f.Limit == 0 {
+			return fmt.Sprintf("%s is %v, but this session's review proposes nothing", name, f.Got)
+		}
+		return fmt.Sprintf("%s is %v, but this session's review has proposals 1 to %d", name, f.Got, f.Limit)
 	}
 	return name + " is not valid"
 }

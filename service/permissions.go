@@ -24,6 +24,9 @@ const (
 	MethodBreakGlass     Method = "BreakGlass"
 	MethodVerifyAudit    Method = "VerifyAudit"
 	MethodHistory        Method = "History"
+	// The review (review.go): its proposals, and applying one.
+	MethodReviewProposals Method = "ReviewProposals"
+	MethodApplyProposal   Method = "ApplyProposal"
 
 	// The session's task (#39): docs/tasks.md.
 	MethodListTasks        Method = "ListTasks"
@@ -125,6 +128,14 @@ var permissions = []struct {
 	// before Start (locked too: Start works straight from locked) and turn
 	// it on or off while active.
 	{method: MethodSetQuiet, states: []State{StateLocked, StatePlanning, StateActive}},
+
+	// ── The review. ─────────────────────────────────────────────────────
+	// Proposals come from the reviewed session's evidence, so they exist
+	// only in review. Applying one changes the person's rules for the
+	// sessions to come, never the one committed to (it is over), so every
+	// level permits it.
+	{method: MethodReviewProposals, states: []State{StateReview}},
+	{method: MethodApplyProposal, states: []State{StateReview}},
 
 	// ── Reads of the sealed past. Change nothing, so every state. ───────
 	{method: MethodVerifyAudit, states: States},

@@ -88,6 +88,16 @@ var calls = map[Method]func(h *harness) error{
 		_, err := h.BreakGlass("why")
 		return err
 	},
+	MethodReviewProposals: func(h *harness) error { _, err := h.ReviewProposals(); return err },
+	// A session with no evidence proposes nothing: permitted, the number
+	// is then refused as an argument.
+	MethodApplyProposal: func(h *harness) error {
+		_, err := h.ApplyProposal(1)
+		if e, ok := err.(*Error); ok && e.Kind == InvalidArgument {
+			return nil
+		}
+		return err
+	},
 	MethodVerifyAudit:  func(h *harness) error { _, err := h.VerifyAudit(); return err },
 	MethodHistory:      func(h *harness) error { _, err := h.History(0); return err },
 	MethodReport:       func(h *harness) error { _, err := h.Report(0, 3600); return err },
@@ -124,7 +134,7 @@ func want(m Method, s situation) bool {
 		return st == StateActive && (lv != LevelLocked || s.broken)
 	case MethodExtend:
 		return st == StateActive || (st == StateReview && s.outcome == OutcomeExpired)
-	case MethodEnd:
+	case MethodEnd, MethodReviewProposals, MethodApplyProposal:
 		return st == StateReview
 	case MethodAllow:
 		return st == StateActive && lv != LevelLocked

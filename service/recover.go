@@ -70,6 +70,13 @@ func (s *Service) expire(id string) {
 func (s *Service) Recover(snap Snapshot) error {
 	live := snap.State == StateActive || snap.State == StateReview
 	replayed, counted, exempt := s.replay(snap)
+	var note string
+	if ns, ok := s.store.(ReviewNoteStore); ok && snap.State == StateReview && snap.SessionID != "" {
+		var err error
+		if note, err = ns.ReviewNoteOf(snap.SessionID); err != nil {
+			s.log.Warn("reading the review note failed", "session_id", snap.SessionID, "err", err)
+		}
+	}
 
 	s.mu.Lock()
 	s.io.Lock()
@@ -85,6 +92,8 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.startedAt, s.deadline = fromUnixMilli(snap.StartedUnixMilli), fromUnixMilli(snap.DeadlineUnixMilli)
 	s.endedAt = fromUnixMilli(snap.EndedUnixMilli)
 	s.level, s.allowed, s.outcome = snap.Enforcement, slices.Clone(snap.AllowedClasses), snap.Outcome
+	s.allowedDuring = slices.Clone(snap.AllowedDuring)
+	s.reviewNote = cleanNote(note)
 	s.rules = s.compileRules("allowed_classes", s.allowed)
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
 	s.clockSetBack = time.Duration(snap.ClockSetBackMillis) * time.Millisecond
@@ -177,6 +186,7 @@ func sameSnapshot(a, b Snapshot) bool {
 // credited to the last window, and stops the deadline timer. The process
 // is expected to exit after it.
 func (s *Service) Shutdown() {
+	s.stopBg() // a note still being asked is not waited for
 	defer func() {
 		s.bgMu.Lock()
 		s.bgStopped = true

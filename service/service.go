@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -54,6 +55,11 @@ type Options struct {
 	// Tasks are the task managers a session may start from (none: only
 	// by hand), each under its own Name.
 	Tasks []TaskSource
+	// RulesFile is where ApplyProposal writes (config's rules.toml); nil:
+	// proposals cannot be applied.
+	RulesFile RulesFile
+	// Noter writes the review's note (the model, llmjudge); nil: none.
+	Noter ReviewNoter
 
 	// Quiet makes every session quiet unless Start is told otherwise
 	// (SetQuiet): other apps' notifications do not pop up while it is
@@ -93,49 +99,57 @@ type Service struct {
 	reporter        Reporter
 	idleAfter       time.Duration
 	privacy         privacy
-	nudges          *nudger        // nil without a notifier
-	quieter         Quieter        // nil: nothing is silenced
-	apps            AppDirectory   // nil: no desktop entries
+	nudges          *nudger         // nil without a notifier
+	quieter         Quieter         // nil: nothing is silenced
+	apps            AppDirectory    // nil: no desktop entries
+	rulesFile       RulesFile       // nil: proposals cannot be applied
+	rulesMu         sync.Mutex      // orders writes of the rules file; never held with mu waiting on it
+	noter           ReviewNoter     // nil: no review note
+	stopCtx         context.Context // cancelled when Shutdown starts: ends a note being asked
+	stopBg          context.CancelFunc
 	quietDefault    bool           // config's quiet
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
 	bgStopped       bool
 	tasks           tasksPart
 
-	mu           sync.Mutex
-	listeners    []Listener
-	state        State
-	sessionID    string
-	nextAction   string
-	successCond  string
-	timebox      time.Duration
-	startedAt    time.Time
-	deadline     time.Time
-	endedAt      time.Time
-	level        Level    // the session's level; in planning, the planned one
-	allowed      []string // the session's allowed entries, as written
-	rules        []Rule   // allowed, compiled
-	outcome      Outcome
-	breakGlassAt time.Time
-	timer        Timer
-	stats        *stats // nil when no session is live
-	window       Window // the latest the sensor reported, session or not, with the site its tab report gives it
-	tabs         tabs   // what the browsers' extensions report, and how it fits window
-	drift        drift
-	presence     map[string]AwayReason // source → reason, for sources saying away
-	awayMarked   AwayReason            // what the session's raw log says now ("" = present)
-	breakDue     bool                  // the desktop's break manager says a break is due
-	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
-	lastMono     time.Duration
-	lastBoot     time.Duration
-	clockSetBack time.Duration  // how far the date was set back this session
-	quiet        bool           // the session is quiet (Do Not Disturb)
-	plannedQuiet *bool          // in locked and planning: SetQuiet's choice for the next Start
-	quietNote    string         // the Quieter's sentence for the person
-	appsSeen     map[string]App // class → the app it was last seen as (BucketApps)
-	task         *SessionTask   // the session's task; nil: typed by hand
-	taskResult   string         // what became of it: TaskResult
-	taskEnding   taskEnd        // how the active phase now ending ends the task
+	mu            sync.Mutex
+	listeners     []Listener
+	state         State
+	sessionID     string
+	nextAction    string
+	successCond   string
+	timebox       time.Duration
+	startedAt     time.Time
+	deadline      time.Time
+	endedAt       time.Time
+	level         Level    // the session's level; in planning, the planned one
+	allowed       []string // the session's allowed entries, as written
+	allowedDuring []string // those of them Allow added while active (the review proposes them)
+	rules         []Rule   // allowed, compiled
+	outcome       Outcome
+	breakGlassAt  time.Time
+	timer         Timer
+	stats         *stats // nil when no session is live
+	window        Window // the latest the sensor reported, session or not, with the site its tab report gives it
+	tabs          tabs   // what the browsers' extensions report, and how it fits window
+	drift         drift
+	presence      map[string]AwayReason // source → reason, for sources saying away
+	awayMarked    AwayReason            // what the session's raw log says now ("" = present)
+	breakDue      bool                  // the desktop's break manager says a break is due
+	lastWall      time.Time             // the clock at the last event, to catch suspends and a set date
+	lastMono      time.Duration
+	lastBoot      time.Duration
+	clockSetBack  time.Duration  // how far the date was set back this session
+	quiet         bool           // the session is quiet (Do Not Disturb)
+	plannedQuiet  *bool          // in locked and planning: SetQuiet's choice for the next Start
+	quietNote     string         // the Quieter's sentence for the person
+	appsSeen      map[string]App // class → the app it was last seen as (BucketApps)
+	task          *SessionTask   // the session's task; nil: typed by hand
+	taskResult    string         // what became of it: TaskResult
+	taskEnding    taskEnd        // how the active phase now ending ends the task
+	review        reviewCache    // the reviewed session's proposals (reviewapply.go)
+	reviewNote    string         // the model's note on the session in review (reviewnote.go)
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -168,6 +182,8 @@ func New(o Options) *Service {
 		reporter:        o.Reporter,
 		quieter:         o.Quieter,
 		apps:            o.Apps,
+		rulesFile:       o.RulesFile,
+		noter:           o.Noter,
 		quietDefault:    o.Quiet,
 		idleAfter:       o.IdleAfter,
 		privacy:         privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
@@ -181,6 +197,7 @@ func New(o Options) *Service {
 		s.tasks.sources[src.Name()] = src
 	}
 	s.tasks.names = slices.Sorted(maps.Keys(s.tasks.sources))
+	s.stopCtx, s.stopBg = context.WithCancel(context.Background())
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -321,6 +338,7 @@ func (s *Service) start(m Method, nextAction, successCondition string, timeboxSe
 	s.timebox = time.Duration(timeboxSecs) * time.Second
 	s.startedAt, s.deadline, s.endedAt = now, now.Add(s.timebox), time.Time{}
 	s.level, s.allowed, s.rules, s.outcome, s.breakGlassAt = level, classes, rules, OutcomeNone, time.Time{}
+	s.allowedDuring = nil
 	s.stats = newStats()
 	s.resetDriftLocked()
 	s.armTimerLocked()
@@ -387,6 +405,8 @@ func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 	}
 	s.taskEndLocked(&w, o)
 	w.snapshot = s.snapshotLocked()
+	s.reviewNote = ""
+	s.askReviewNoteLocked(&w)
 	return w
 }
 
@@ -479,10 +499,12 @@ func (s *Service) clearSessionLocked() {
 	s.state, s.sessionID, s.nextAction, s.successCond = StateLocked, "", "", ""
 	s.timebox, s.startedAt, s.deadline, s.endedAt = 0, time.Time{}, time.Time{}, time.Time{}
 	s.level, s.allowed, s.rules, s.outcome, s.breakGlassAt = "", nil, nil, OutcomeNone, time.Time{}
+	s.allowedDuring = nil
 	s.stats = nil
 	s.awayMarked = ""
 	s.quiet, s.plannedQuiet = false, nil
 	s.task, s.taskResult, s.taskEnding = nil, "", taskEndWriteBack
+	s.reviewNote = ""
 	s.resetDriftLocked()
 }
 
@@ -523,6 +545,7 @@ func (s *Service) Allow(entry string) error {
 			return (&Fault{Argument: "window_class", Rule: RuleAllowFull, Limit: MaxAllowed}).err()
 		}
 		s.allowed, s.rules = append(s.allowed, rule.Text), append(s.rules, rule)
+		s.allowedDuring = append(s.allowedDuring, rule.Text)
 		w.snapshot = s.snapshotLocked()
 		s.redecideLocked(w, now)
 		return nil

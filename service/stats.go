@@ -3,6 +3,7 @@ package service
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -87,13 +88,16 @@ type stats struct {
 	sites   siteTally
 	winSite string
 
+	// review is the evidence the review proposes from (reviewevidence.go).
+	review *reviewTally
+
 	// credited, when set, hears of every stretch of time as it is credited
 	// (see Timeline); live accounting leaves it nil.
 	credited func(from, to time.Time, k bucketKey, kind SegmentKind)
 }
 
 func newStats() *stats {
-	return &stats{buckets: make(map[bucketKey]time.Duration), byClass: make(map[string]time.Duration), sites: siteTally{}}
+	return &stats{buckets: make(map[bucketKey]time.Duration), byClass: make(map[string]time.Duration), sites: siteTally{}, review: newReviewTally()}
 }
 
 // apply accounts one raw event.
@@ -124,7 +128,15 @@ func (s *stats) apply(e FocusEvent) {
 	case MarkMinimized:
 		s.minimizes++
 		return
-	case MarkNotDistraction, MarkTabBlocked, MarkTask:
+	case MarkNotDistraction:
+		s.flush(at) // the drift before the answer is before it (a split changes no total)
+		host := ""
+		if strings.EqualFold(e.Class, s.winKey.class) {
+			host = s.winSite
+		}
+		s.review.answered(e.Class, e.Title, host)
+		return
+	case MarkTabBlocked, MarkTask:
 		return
 	case MarkAway:
 		s.flush(at)
@@ -165,9 +177,11 @@ func (s *stats) flush(at time.Time) {
 		return
 	}
 	if d := at.Sub(s.lastAt); d > 0 {
+		k, kind := s.creditKey(), s.kind()
 		if s.credited != nil {
-			s.credited(s.lastAt, at, s.creditKey(), s.kind())
+			s.credited(s.lastAt, at, k, kind)
 		}
+		s.review.credit(s.lastAt, at, k.class, s.winSite, kind)
 		switch {
 		case s.isAway:
 			s.credit(s.awayAt, d)

@@ -314,7 +314,11 @@ type Snapshot struct {
 	DeadlineUnixMilli int64    `json:"deadline_unix_millis,omitempty"`
 	Enforcement       Level    `json:"enforcement,omitempty"`
 	AllowedClasses    []string `json:"allowed_classes,omitempty"`
-	Outcome           Outcome  `json:"outcome,omitempty"`
+	// AllowedDuring are the entries of AllowedClasses added while the
+	// session was active (Allow, a nudge's "Allow"): the review proposes
+	// keeping them. Absent in files written before it: none known.
+	AllowedDuring []string `json:"allowed_during,omitempty"`
+	Outcome       Outcome  `json:"outcome,omitempty"`
 	// EndedUnixMilli is when the active phase ended (the move to review).
 	EndedUnixMilli      int64 `json:"ended_unix_millis,omitempty"`
 	BreakGlassUnixMilli int64 `json:"break_glass_unix_millis,omitempty"`

@@ -81,6 +81,9 @@ type View struct {
 	// or was refused.
 	TaskRef, TaskTitle, TaskResult string
 	QuietNote                      string
+	// ReviewNote is the model's two sentences on the session in review
+	// (reviewnote.go); "" without a model, or until it answers.
+	ReviewNote string
 	// ChangesIn, when not 0, is how long after this view was read its
 	// Buckets will read differently with no change announced in between
 	// (the current window's seconds tick). 0: nothing in it moves with
@@ -97,6 +100,7 @@ func (s *Service) View() View {
 
 func (s *Service) viewLocked() View {
 	v := View{
+		ReviewNote:        s.reviewNoteLocked(),
 		State:             s.state,
 		SessionID:         s.sessionID,
 		NextAction:        s.nextAction,

@@ -209,7 +209,7 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	case service.StateReview:
 		fmt.Fprintf(&b, "%s  %s (%s)\n", p.yellow("review"), p.bold(s.NextAction), s.Outcome)
 		row("done when", "%s", s.SuccessCondition)
-		next := "antidrift end (seals the summary)"
+		next := "antidrift review (the rule changes it proposes), antidrift end (seals the summary)"
 		if service.Outcome(s.Outcome) == service.OutcomeExpired {
 			next += ", or antidrift extend DURATION to keep going"
 		}

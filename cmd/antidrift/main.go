@@ -71,7 +71,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		cmdPlan, cmdCancelPlan, cmdTasks, cmdStart, cmdStatus, cmdComplete, cmdAbandon, cmdExtend, cmdEnd,
-		cmdRefocus, cmdAllow, cmdEnforce, cmdBreakGlass, cmdHistory, cmdReport, cmdVerify, cmdForgetKey, cmdHook, cmdHelp,
+		cmdRefocus, cmdAllow, cmdEnforce, cmdBreakGlass, cmdReview, cmdHistory, cmdReport, cmdVerify, cmdForgetKey, cmdHook, cmdHelp,
 	}
 }
 

@@ -43,6 +43,7 @@ var argWords = map[string]map[string]string{
 	"BreakGlass":     {"reason": "REASON"},
 	"History":        {"limit": "--limit"},
 	"ReportDevice":   {"device": "--device"},
+	"ApplyProposal":  {"number": "--apply"},
 }
 
 // States as a person thinks of them: where antidrift is, and where a
@@ -190,6 +191,11 @@ func (c *command) invalidArgument(method string, e dbus.Error) error {
 		msg = fmt.Sprintf("%s must be at most %d; got %d", word, limit, d.num("got"))
 	case service.RuleDevice:
 		msg = fmt.Sprintf("%s: %s", word, (&service.NoSuchDevice{Device: d.str("got"), Devices: d.strs("choices")}).Error())
+	case service.RuleProposal:
+		msg = fmt.Sprintf("%s %d: this session's review proposes nothing", word, d.num("got"))
+		if limit > 0 {
+			msg = fmt.Sprintf("%s %d: this session's review has proposals 1 to %d ('antidrift review' lists them)", word, d.num("got"), limit)
+		}
 	default:
 		// A rule this CLI has no words for (the report's range, which the
 		// CLI checks before sending; another daemon's): the daemon's own.

@@ -58,6 +58,9 @@ type Main struct {
 	workers  sync.WaitGroup
 
 	publish *persist.Publisher // the copy in sync_dir; nil without one
+	// rulesPath is the rules file beside the config (config.RulesPath):
+	// read at start, written by ApplyProposal; "" when there is no config path.
+	rulesPath string
 }
 
 // Run opens the state directory, recovers the core, serves it on the bus
@@ -307,7 +310,10 @@ func (m *Main) loadConfig() (config.Config, []string) {
 			return config.Default(), nil
 		}
 	}
-	cfg, problems := config.Load(path)
+	// The rules file antidrift writes (antidrift review --apply) is read on
+	// top: config.toml itself is the person's and never rewritten.
+	m.rulesPath = config.RulesPath(path)
+	cfg, problems := config.LoadWithRules(path)
 	var out []string
 	for _, p := range problems {
 		out = append(out, p.String()) // Run logs every startup problem, once

@@ -308,21 +308,23 @@ func (g gen) wrong() any {
 
 // signature is the right argument list of each method, as generators.
 var signatures = map[string][]func(gen) any{
-	"Plan":           nil,
-	"CancelPlan":     nil,
-	"Start":          {func(g gen) any { return g.str() }, func(g gen) any { return g.str() }, func(g gen) any { return g.u64() }, func(g gen) any { return g.str() }, func(g gen) any { return g.strs() }},
-	"Complete":       nil,
-	"Abandon":        {func(g gen) any { return g.str() }},
-	"Extend":         {func(g gen) any { return g.u64() }},
-	"End":            nil,
-	"Refocus":        nil,
-	"Allow":          {func(g gen) any { return g.str() }},
-	"SetEnforcement": {func(g gen) any { return g.str() }},
-	"BreakGlass":     {func(g gen) any { return g.str() }},
-	"VerifyAudit":    nil,
-	"History":        {func(g gen) any { return g.u32() }},
-	"Report":         {func(g gen) any { return g.i64() }, func(g gen) any { return g.i64() }},
-	"ReportDevice":   {func(g gen) any { return g.i64() }, func(g gen) any { return g.i64() }, func(g gen) any { return g.str() }},
+	"Plan":            nil,
+	"CancelPlan":      nil,
+	"Start":           {func(g gen) any { return g.str() }, func(g gen) any { return g.str() }, func(g gen) any { return g.u64() }, func(g gen) any { return g.str() }, func(g gen) any { return g.strs() }},
+	"Complete":        nil,
+	"Abandon":         {func(g gen) any { return g.str() }},
+	"Extend":          {func(g gen) any { return g.u64() }},
+	"End":             nil,
+	"Refocus":         nil,
+	"Allow":           {func(g gen) any { return g.str() }},
+	"SetEnforcement":  {func(g gen) any { return g.str() }},
+	"BreakGlass":      {func(g gen) any { return g.str() }},
+	"VerifyAudit":     nil,
+	"History":         {func(g gen) any { return g.u32() }},
+	"Report":          {func(g gen) any { return g.i64() }, func(g gen) any { return g.i64() }},
+	"ReportDevice":    {func(g gen) any { return g.i64() }, func(g gen) any { return g.i64() }, func(g gen) any { return g.str() }},
+	"ReviewProposals": nil,
+	"ApplyProposal":   {func(g gen) any { return g.u32() }},
 }
 
 var propertyNames = []string{"State", "SessionId", "Deadline", "Buckets", "Problems", "AuditPending", "Version", "Nope", ""}
@@ -569,7 +571,9 @@ var busCalls = []struct {
 	{"Plan", nil}, {"CancelPlan", nil}, {"Start", []any{"next", "done", uint64(60), "", []string{}}},
 	{"Complete", nil}, {"Abandon", []any{""}}, {"Extend", []any{uint64(60)}}, {"End", nil},
 	{"Refocus", nil}, {"Allow", []any{"Terminal"}}, {"SetEnforcement", []any{"warn"}},
-	{"SetQuiet", []any{false}}, {"BreakGlass", []any{"why"}}, {"VerifyAudit", nil}, {"History", []any{uint32(0)}},
+	{"SetQuiet", []any{false}}, {"BreakGlass", []any{"why"}},
+	{"ReviewProposals", nil}, {"ApplyProposal", []any{uint32(1)}}, // a session with no evidence proposes nothing: InvalidArgument
+	{"VerifyAudit", nil}, {"History", []any{uint32(0)}},
 	{"Report", []any{int64(0), int64(3600)}}, {"ReportDevice", []any{int64(0), int64(3600), ""}},
 }
 
@@ -589,7 +593,7 @@ func permitted(method string, s cell) bool {
 		return st == "active" && (lv != "locked" || s.broken)
 	case "Extend":
 		return st == "active" || (st == "review" && s.outcome == "expired")
-	case "End":
+	case "End", "ReviewProposals", "ApplyProposal":
 		return st == "review"
 	case "Allow":
 		return st == "active" && lv != "locked"
@@ -716,6 +720,8 @@ func sweepCell(t *testing.T, c *client, s cell) {
 		before := c.view(t)
 		err := c.call(bc.method, bc.args...).Err
 		switch {
+		case permitted(bc.method, s) && bc.method == "ApplyProposal" && errName(err) == "org.antidrift.Error.InvalidArgument":
+			// permitted: the session proposes nothing, so number 1 is refused as an argument
 		case permitted(bc.method, s) && err != nil:
 			t.Errorf("%s: %s refused, the table permits it: %v", s.name, bc.method, err)
 		case !permitted(bc.method, s) && errName(err) != "org.antidrift.Error.NotPermitted":

@@ -92,7 +92,7 @@ func check(path string) int {
 			return 1
 		}
 	}
-	_, problems := config.Load(path)
+	_, problems := config.LoadWithRules(path)
 	for _, p := range problems {
 		fmt.Println(p.String())
 	}

@@ -42,6 +42,7 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	}
 	if m.judge != nil {
 		opts.Judge = m.judge
+		opts.Noter = m.judge // the review's note, from the same model
 	}
 	if m.quiet != nil {
 		opts.Quieter = m.quiet
@@ -56,5 +57,8 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	var taskProblems []string
 	opts.Tasks, taskProblems = taskSources(cfg.Tasks)
 	opts.Problems = append(slices.Clip(opts.Problems), taskProblems...)
+	if m.rulesPath != "" {
+		opts.RulesFile = config.RulesFile{Path: m.rulesPath}
+	}
 	return opts
 }

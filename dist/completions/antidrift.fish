@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/antidrift.fish (or
 # /usr/share/fish/vendor_completions.d/).
 
-set -l commands plan cancel-plan tasks start status complete abandon extend end refocus allow enforce break-glass history report verify forget-key hook help
+set -l commands plan cancel-plan tasks start status complete abandon extend end refocus allow enforce break-glass review history report verify forget-key hook help
 set -l levels observe warn block locked
 
 # No file names anywhere.
@@ -23,6 +23,7 @@ complete -c antidrift -n $none -a refocus -d 'Acknowledge drift: back to the nex
 complete -c antidrift -n $none -a allow -d 'Count a window class (or CLASS:TITLE-GLOB) as on task'
 complete -c antidrift -n $none -a enforce -d 'Set the enforcement level'
 complete -c antidrift -n $none -a break-glass -d 'At level locked: start the hold before abandon'
+complete -c antidrift -n $none -a review -d 'In review: the rule changes the session proposes'
 complete -c antidrift -n $none -a history -d 'List sealed sessions, newest first'
 complete -c antidrift -n $none -a report -d 'See the week as text, JSON or an HTML page'
 complete -c antidrift -n $none -a verify -d 'Check the audit log hash chain'
@@ -58,6 +59,9 @@ complete -c antidrift -n '__fish_seen_subcommand_from status' -l format -x -a 't
 complete -c antidrift -n '__fish_seen_subcommand_from enforce' -a "$levels" -d 'Enforcement level'
 complete -c antidrift -n '__fish_seen_subcommand_from extend' -a '5m 10m 15m 25m 30m 1h' -d 'Duration'
 complete -c antidrift -n '__fish_seen_subcommand_from help' -a "$commands"
+
+# review
+complete -c antidrift -n '__fish_seen_subcommand_from review' -l apply -x -d 'Apply proposal N to the rules file'
 
 # history
 complete -c antidrift -n '__fish_seen_subcommand_from history' -l limit -x -d 'Show at most N sessions'
