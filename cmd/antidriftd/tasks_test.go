@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
+
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 )
 
@@ -168,6 +170,12 @@ func TestTaskwarriorTasks(t *testing.T) {
 		t.Errorf("status --json after complete: want task_result done, got\n%s", out)
 	}
 	tw.cli(t, "end")
+	// The sealed summary keeps the task and what became of it.
+	var history []map[string]dbus.Variant
+	s.Call(t, "History", testenv.Args(uint32(1)), &history)
+	if len(history) != 1 || history[0]["task_ref"].Value() != "taskwarrior:"+report || history[0]["task_result"].Value() != "done" {
+		t.Errorf("History after end: got %v, want task_ref taskwarrior:%s and task_result done", history, report)
+	}
 
 	// Abandon: pending, and stopped again (antidrift started it).
 	if out, err := tw.cli(t, "start", "--task", "taskwarrior:"+milk, "--for", "25m", "--done-when", "milk in the fridge"); err != nil {
