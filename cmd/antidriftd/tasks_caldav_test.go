@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,5 +178,66 @@ func TestCalDAVPasswordFromTheKeyringEndToEnd(t *testing.T) {
 	}
 	if strings.Contains(d.Output(), password) {
 		t.Errorf("the password was logged:\n%s", d.Output())
+	}
+}
+
+// A CalDAV server that accepts and never answers neither blocks the
+// daemon nor antidrift tasks beyond the source's deadline: the daemon
+// answers other calls meanwhile, and tasks says the server did not answer.
+func TestHangingCalDAVServerLeavesTheDaemonResponsive(t *testing.T) {
+	testenv.Need(t, "dbus-daemon")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() }) // held open, never answered
+		}
+	}()
+	home := t.TempDir()
+	pwFile := filepath.Join(home, "pw")
+	if err := os.WriteFile(pwFile, []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "antidrift"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "[tasks.caldav]\nurl = \"http://" + l.Addr().String() + "/me/tasks/\"\nusername = \"me\"\npassword_file = \"" + pwFile + "\"\n"
+	if err := os.WriteFile(filepath.Join(home, "antidrift", "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := testenv.StartDaemon(t, testenv.StartBus(t), filepath.Join(t.TempDir(), "state"), "XDG_CONFIG_HOME="+home)
+	s := d.Session(t)
+	type result struct {
+		out, errOut string
+		code        int
+	}
+	done := make(chan result, 1)
+	began := time.Now()
+	go func() {
+		out, errOut, code := antidriftCLI(t, d, "tasks")
+		done <- result{out, errOut, code}
+	}()
+	// While ListTasks waits on the server, the daemon answers.
+	for i := 0; i < 5; i++ {
+		if got := s.String(t, "State"); got == "" {
+			t.Fatal("State: got nothing while ListTasks waited")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	select {
+	case r := <-done:
+		t.Logf("antidrift tasks answered after %v", time.Since(began).Round(100*time.Millisecond))
+		if r.code == 0 || !strings.Contains(r.errOut, "caldav could not list its tasks") || !strings.Contains(r.errOut, "did not answer in time") {
+			t.Errorf("antidrift tasks with a hanging server: exit %d\n%s%s\nwant a sentence saying it did not answer in time", r.code, r.out, r.errOut)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("antidrift tasks still waiting after 30s on a hanging CalDAV server")
 	}
 }
