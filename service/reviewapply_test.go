@@ -144,3 +144,58 @@ func TestReviewProposesWhatWasAllowedDuringTheSession(t *testing.T) {
 		t.Fatalf("after a restart in review: got %+v, %v; want one proposal keeping Docs", list, err)
 	}
 }
+
+// Applying the grace and the level changes the settings the next session
+// starts from: its drift waits the new grace, and a Start without a level
+// gets block.
+func TestAppliedGraceAndLevelHoldForTheNextSession(t *testing.T) {
+	rf := &fakeRulesFile{}
+	store, clock := newFakeStore(), newFakeClock()
+	h := newReviewHarness(t, store, clock, rf)
+	editor, chat := winID("1", "Editor"), winID("2", "Chat")
+	h.RecordWindow(editor)
+	h.start(t, LevelWarn)
+	// Three near misses of the 5 s grace, and two ignored nudges.
+	for _, d := range []time.Duration{8 * time.Second, 9 * time.Second, 10 * time.Second, 3 * time.Minute, 3 * time.Minute} {
+		clock.Advance(time.Minute)
+		h.RecordWindow(chat)
+		clock.Advance(d)
+		h.RecordWindow(editor)
+	}
+	must(t, h.Complete())
+	list, err := h.ReviewProposals()
+	must(t, err)
+	kinds := map[string]uint32{}
+	for _, p := range list {
+		kinds[p.Kind] = p.Number
+	}
+	if kinds[ProposeGrace] == 0 || kinds[ProposeLevel] == 0 {
+		t.Fatalf("proposals: got %+v, want a grace and a level", list)
+	}
+	for _, n := range []uint32{kinds[ProposeGrace], kinds[ProposeLevel]} {
+		if _, err := h.ApplyProposal(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rf.applied) != 2 || rf.applied[0].Grace != 15*time.Second || rf.applied[1].Level != LevelBlock {
+		t.Fatalf("written: got %+v, want the grace 15s and level block", rf.applied)
+	}
+	_, err = h.End()
+	must(t, err)
+	h.RecordWindow(editor)
+	if _, err := h.Start("more", "done", 3600, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if v := h.View(); v.Enforcement != LevelBlock {
+		t.Errorf("the next session's level: got %s, want block", v.Enforcement)
+	}
+	h.RecordWindow(chat)
+	clock.Advance(12 * time.Second)
+	if v := h.View(); v.Drift == DriftDrifting {
+		t.Errorf("12 s into Chat with a grace of 15 s: got %s (%s), want not yet drifting", v.Drift, v.DriftReason)
+	}
+	clock.Advance(4 * time.Second)
+	if v := h.View(); v.Drift != DriftDrifting {
+		t.Errorf("16 s into Chat: got %s (%s), want drifting", v.Drift, v.DriftReason)
+	}
+}
