@@ -55,6 +55,7 @@ type Manager struct {
 	owner  *busname.Owner
 	done   chan struct{}
 	loop   sync.WaitGroup
+	closed sync.Once
 
 	// Owned by the loop goroutine.
 	want   bool
@@ -108,13 +109,15 @@ func (m *Manager) Quiet(on bool) { m.wants.Post(on) }
 
 // Close puts the setting back, as the daemon stops (a quiet session that
 // is still active is silenced again by the next start), and stops the
-// worker.
+// worker. A second Close does nothing.
 func (m *Manager) Close() {
-	close(m.done)
-	m.loop.Wait()
-	m.want = false
-	m.apply()
-	m.follow.Close()
+	m.closed.Do(func() {
+		close(m.done)
+		m.loop.Wait()
+		m.want = false
+		m.apply()
+		m.follow.Close()
+	})
 }
 
 func (m *Manager) run() {
