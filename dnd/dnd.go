@@ -207,7 +207,11 @@ func (m *Manager) silence(ctx context.Context) {
 			m.fail("reading", kind, err)
 			return
 		}
-		if cur == s.quiet() {
+		already := cur == s.quiet()
+		if q, ok := s.(quietValues); ok {
+			already = q.isQuiet(cur)
+		}
+		if already {
 			m.o.Log.Info("notifications were already silenced by the person: left as they are", "server", kind)
 			m.o.Note(s.already())
 			return
@@ -227,7 +231,11 @@ func (m *Manager) silence(ctx context.Context) {
 		return
 	}
 	m.o.Log.Info("other apps' notifications silenced for the quiet session", "server", kind)
-	m.o.Note("")
+	note := ""
+	if n, ok := s.(quietNoter); ok {
+		note = n.quietNote(ctx)
+	}
+	m.o.Note(note)
 }
 
 func (m *Manager) fail(doing, kind string, err error) {
