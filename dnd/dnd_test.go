@@ -1,6 +1,7 @@
 package dnd
 
 import (
+	"context"
 	"testing"
 
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
@@ -24,4 +25,21 @@ func TestCloseTwice(t *testing.T) {
 	}()
 	m.Close()
 	m.Quiet(true)
+}
+
+// A dunst value from quiet.json is data: one that is not a pause level or
+// a boolean is refused before dunst is asked anything (the record is kept
+// and named, as for any failed putting-back), never sent as it is.
+func TestDunstValuesRefused(t *testing.T) {
+	d := dunstPaused{} // no connection: a value that reached the bus would panic
+	for _, v := range []string{"level:101", "level:-1", "level:", "level:1e3", "maybe", "", "TRUE"} {
+		if err := d.set(context.Background(), v); err == nil {
+			t.Errorf("set(%q): got success, want a refusal", v)
+		}
+	}
+	for v, want := range map[string]bool{"true": true, "level:60": true, "level:1": true, "false": false, "level:0": false} {
+		if got := d.isQuiet(v); got != want {
+			t.Errorf("isQuiet(%q): got %v, want %v", v, got, want)
+		}
+	}
 }
