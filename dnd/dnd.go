@@ -55,6 +55,7 @@ type Manager struct {
 	owner  *busname.Owner
 	done   chan struct{}
 	loop   sync.WaitGroup
+	closed sync.Once
 
 	// Owned by the loop goroutine.
 	want   bool
@@ -108,13 +109,15 @@ func (m *Manager) Quiet(on bool) { m.wants.Post(on) }
 
 // Close puts the setting back, as the daemon stops (a quiet session that
 // is still active is silenced again by the next start), and stops the
-// worker.
+// worker. A second Close does nothing.
 func (m *Manager) Close() {
-	close(m.done)
-	m.loop.Wait()
-	m.want = false
-	m.apply()
-	m.follow.Close()
+	m.closed.Do(func() {
+		close(m.done)
+		m.loop.Wait()
+		m.want = false
+		m.apply()
+		m.follow.Close()
+	})
 }
 
 func (m *Manager) run() {
@@ -204,7 +207,11 @@ func (m *Manager) silence(ctx context.Context) {
 			m.fail("reading", kind, err)
 			return
 		}
-		if cur == s.quiet() {
+		already := cur == s.quiet()
+		if q, ok := s.(quietValues); ok {
+			already = q.isQuiet(cur)
+		}
+		if already {
 			m.o.Log.Info("notifications were already silenced by the person: left as they are", "server", kind)
 			m.o.Note(s.already())
 			return
@@ -224,7 +231,11 @@ func (m *Manager) silence(ctx context.Context) {
 		return
 	}
 	m.o.Log.Info("other apps' notifications silenced for the quiet session", "server", kind)
-	m.o.Note("")
+	note := ""
+	if n, ok := s.(quietNoter); ok {
+		note = n.quietNote(ctx)
+	}
+	m.o.Note(note)
 }
 
 func (m *Manager) fail(doing, kind string, err error) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -36,6 +37,16 @@ type setting interface {
 	quiet() string
 	// already is the sentence for a person who had silenced it already.
 	already() string
+}
+
+// A setting with more than one silenced value says which values are
+// silenced (otherwise only quiet is).
+type quietValues interface{ isQuiet(v string) bool }
+
+// A setting whose silencing leaves something the person should know says
+// it (QuietNote; "" when nothing).
+type quietNoter interface {
+	quietNote(ctx context.Context) string
 }
 
 // settingOf is the switch of a kind of server, for putting back a record
@@ -105,39 +116,108 @@ func stderrOf(err error) string {
 	return ""
 }
 
-// dunstPaused is dunst's org.dunstproject.cmd0 paused property, as
-// dunstctl set-paused sets it.
+// dunstPaused is dunst's pause, on org.dunstproject.cmd0. dunst 1.10 and
+// later have pause levels (pauseLevel, as dunstctl set-pause-level sets
+// it): a notification shows while paused when its override_pause_level,
+// which only the person's dunstrc rules give, is at least the level, and
+// dunst's own dunstrc gives critical ones 60 and normal ones 30. So a
+// quiet session pauses at dunstQuietLevel, where antidrift's critical
+// nudges still show and other apps' normal ones wait. dunst 1.9 has only
+// paused, which holds every notification, antidrift's too: the session
+// says so (quietNote). Values: "level:N" (1.10+), "true"/"false" (1.9, and
+// records from before).
 type dunstPaused struct{ conn *dbus.Conn }
 
-const dunstIface = "org.dunstproject.cmd0"
+const (
+	dunstIface = "org.dunstproject.cmd0"
+	// dunstQuietLevel is the override_pause_level dunst's own dunstrc
+	// gives [urgency_critical].
+	dunstQuietLevel = 60
+	dunstQuiet      = "quiet" // set's word for "pause the way this dunst can"
+)
 
 func (dunstPaused) kind() string  { return kindDunst }
-func (dunstPaused) quiet() string { return "true" }
+func (dunstPaused) quiet() string { return dunstQuiet }
 func (dunstPaused) already() string {
 	return "dunst was already paused: antidrift leaves it paused, and paused it stays after the session."
 }
 
+// isQuiet: the person had paused dunst already, at any level.
+func (dunstPaused) isQuiet(v string) bool {
+	return v == "true" || (strings.HasPrefix(v, "level:") && v != "level:0")
+}
+
+func (d dunstPaused) prop(ctx context.Context, name string, v any) error {
+	return d.conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", dbus.FlagNoAutoStart, dunstIface, name).Store(v)
+}
+
+func (d dunstPaused) setProp(ctx context.Context, name string, v any) error {
+	return d.conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", dbus.FlagNoAutoStart, dunstIface, name, dbus.MakeVariant(v)).Err
+}
+
+// level is dunst's pause level, ok false for a dunst without levels (1.9).
+func (d dunstPaused) level(ctx context.Context) (uint32, bool, error) {
+	var level uint32
+	err := d.prop(ctx, "pauseLevel", &level)
+	if busname.IsError(err, "org.freedesktop.DBus.Error.ServiceUnknown") || busname.IsError(err, "org.freedesktop.DBus.Error.NameHasNoOwner") || busname.IsError(err, "org.freedesktop.DBus.Error.NoReply") {
+		return 0, false, err
+	}
+	return level, err == nil, nil
+}
+
 func (d dunstPaused) get(ctx context.Context) (string, error) {
-	var paused bool
-	err := d.conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", dbus.FlagNoAutoStart, dunstIface, "paused").Store(&paused)
+	level, levels, err := d.level(ctx)
 	if err != nil {
+		return "", fmt.Errorf("reading dunst's pause level: %w", err)
+	}
+	if levels {
+		return fmt.Sprintf("level:%d", level), nil
+	}
+	var paused bool
+	if err := d.prop(ctx, "paused", &paused); err != nil {
 		return "", fmt.Errorf("reading dunst's paused: %w", err)
 	}
 	return fmt.Sprint(paused), nil
 }
 
 func (d dunstPaused) set(ctx context.Context, v string) error {
-	if v != "true" && v != "false" {
-		return fmt.Errorf("paused: %q is not a boolean", v)
+	var err error
+	switch {
+	case v == dunstQuiet:
+		if _, levels, _ := d.level(ctx); levels {
+			err = d.setProp(ctx, "pauseLevel", uint32(dunstQuietLevel))
+		} else {
+			err = d.setProp(ctx, "paused", true)
+		}
+	case v == "true" || v == "false":
+		err = d.setProp(ctx, "paused", v == "true")
+	case strings.HasPrefix(v, "level:"):
+		n, perr := strconv.ParseUint(strings.TrimPrefix(v, "level:"), 10, 32)
+		if perr != nil || n > 100 {
+			return fmt.Errorf("dunst's pause level: %q is not a level", v)
+		}
+		if err = d.setProp(ctx, "pauseLevel", uint32(n)); busname.IsError(err, "org.freedesktop.DBus.Error.UnknownProperty") || busname.IsError(err, "org.freedesktop.DBus.Error.InvalidArgs") {
+			err = d.setProp(ctx, "paused", n > 0) // a dunst without levels now
+		}
+	default:
+		return fmt.Errorf("dunst's pause: %q is not a value", v)
 	}
-	err := d.conn.Object(notificationsName, notificationsPath).CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", dbus.FlagNoAutoStart, dunstIface, "paused", dbus.MakeVariant(v == "true")).Err
-	if v != d.quiet() && (busname.IsError(err, "org.freedesktop.DBus.Error.ServiceUnknown") || busname.IsError(err, "org.freedesktop.DBus.Error.NameHasNoOwner")) {
+	if v != dunstQuiet && (busname.IsError(err, "org.freedesktop.DBus.Error.ServiceUnknown") || busname.IsError(err, "org.freedesktop.DBus.Error.NameHasNoOwner")) {
 		return nil // dunst is gone, and its pause with it: the next one starts unpaused
 	}
 	if err != nil {
-		return fmt.Errorf("setting dunst's paused to %s: %w", v, err)
+		return fmt.Errorf("setting dunst's pause to %s: %w", v, err)
 	}
 	return nil
+}
+
+// quietNote is what the person should know about a paused dunst: one
+// without pause levels holds antidrift's nudges too.
+func (d dunstPaused) quietNote(ctx context.Context) string {
+	if _, levels, err := d.level(ctx); err == nil && !levels {
+		return "This dunst (before 1.10) holds every notification while paused, antidrift's nudges too: they wait with the others until the session ends or you step away; antidrift status and the panels show drift as it happens. dunst 1.10 and later let the nudges through."
+	}
+	return ""
 }
 
 // xfceDND is xfce4-notifyd's do-not-disturb setting, in xfconf's channel

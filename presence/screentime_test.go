@@ -15,9 +15,10 @@ import (
 // org.gnome.Shell.ScreenTime on a private dbus-daemon: a godbus peer that
 // owns org.gnome.Shell and exports State and LastBreakEndTime on
 // /org/gnome/Shell/ScreenTime, announcing changes with PropertiesChanged as
-// the Shell does. (Real GNOME Shell with short break reminders is left to a
-// desktop test: the Shell's break manager waits on the idle monitor, which a
-// headless Shell only reaches after real idle time.)
+// the Shell does. Real GNOME Shell with short break reminders is in the
+// desktop tests (cmd/antidriftd: TestGnomeBreakReminderIsABreak for
+// IN_BREAK, TestGnomeBreakDue for BREAK_DUE): the Shell's break manager
+// waits on real idle time, so the states' edges are tested here.
 
 func inBreak(away bool) Event {
 	return Event{Reason: ReasonBreak, Away: away, Source: SourceScreenTime}

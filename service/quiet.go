@@ -9,7 +9,8 @@ package service
 // Quiet must not block: the core calls it after releasing its lock, in
 // the order its decisions were made, and the leaf does the bus or settings
 // work on its own goroutine. The leaf says what it did — banners that were
-// already off, a server it cannot silence — through Service.SetQuietNote.
+// already off, a server it cannot silence, a dunst that holds the nudges
+// too — through Service.SetQuietNote.
 type Quieter interface {
 	Quiet(on bool)
 }

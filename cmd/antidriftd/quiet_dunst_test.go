@@ -124,3 +124,70 @@ func TestQuietRecordPutBackAtStart(t *testing.T) {
 		t.Fatalf("%s after it was put back: %v, want it gone", dnd.RecordFile, err)
 	}
 }
+
+// dunstCount is `dunstctl count <which>` (displayed, waiting, history).
+func dunstCount(t *testing.T, k *desktop, which string) string {
+	t.Helper()
+	out, err := k.bus.Run(t, "dunstctl", "count", which)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return strings.TrimSpace(out)
+}
+
+// antidrift's own nudge during a quiet session on a real dunst, the one
+// on PATH. dunst 1.10 and later (pause levels): paused at level 60, so
+// another app's normal notification waits while antidrift's critical
+// nudge is displayed. dunst 1.9 (Debian bookworm's) holds both, and
+// QuietNote says so. Which branch ran is logged; run it with a dunst of
+// each kind first on PATH to prove both (dunst 1.12.2 from trixie was).
+func TestQuietNudgeOnDunst(t *testing.T) {
+	k := startDesktop(t, true, driftConfig+"quiet = true\nidle_after = \"1h\"\n")
+	mon := testenv.StartMonitor(t, k.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
+	_, err := k.bus.Run(t, "dunstctl", "get-pause-level")
+	levels := err == nil
+	version, _ := k.bus.Run(t, "dunst", "--version")
+	t.Logf("dunst with pause levels: %v (%s)", levels, strings.SplitN(version, "\n", 2)[0])
+
+	s := k.d.Session(t)
+	startSession(t, s, "write code", "tests pass", 600, "warn", "Editor")
+	waitPaused(t, k, "true")
+	if _, err := k.bus.Run(t, "notify-send", "Chat", "someone wrote"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitForValue(t, wait, "dunstctl count waiting (the other app's notification)", "1", func() string { return dunstCount(t, k, "waiting") })
+
+	k.x.Activate(t, k.distraction)
+	waitProp(t, k.d, "Drift", "drifting")
+	mon.WaitFor(t, "Drifting: Distraction", wait)
+	if levels {
+		if got, _ := k.bus.Run(t, "dunstctl", "get-pause-level"); strings.TrimSpace(got) != "60" {
+			t.Fatalf("dunstctl get-pause-level during a quiet session: got %q, want 60", got)
+		}
+		testenv.WaitForValue(t, wait, "dunstctl count displayed (antidrift's nudge)", "1", func() string { return dunstCount(t, k, "displayed") })
+		if got := dunstCount(t, k, "waiting"); got != "1" {
+			t.Fatalf("dunstctl count waiting with the nudge shown: got %s, want 1 (the other app's)", got)
+		}
+		if got := s.String(t, "QuietNote"); got != "" {
+			t.Fatalf("QuietNote on a dunst with pause levels: got %q, want none", got)
+		}
+	} else {
+		testenv.WaitForValue(t, wait, "dunstctl count waiting (the other app's and the nudge)", "2", func() string { return dunstCount(t, k, "waiting") })
+		if got := dunstCount(t, k, "displayed"); got != "0" {
+			t.Fatalf("dunstctl count displayed on dunst 1.9 paused: got %s, want 0", got)
+		}
+		testenv.WaitFor(t, wait, "QuietNote to say this dunst holds antidrift's nudges", func() string { return s.String(t, "QuietNote") },
+			func(n string) bool { return strings.Contains(n, "antidrift's nudges too") })
+	}
+
+	s.Call(t, "Complete", nil)
+	waitPaused(t, k, "false")
+	if levels {
+		if got, _ := k.bus.Run(t, "dunstctl", "get-pause-level"); strings.TrimSpace(got) != "0" {
+			t.Fatalf("dunstctl get-pause-level after the session: got %q, want 0", got)
+		}
+	}
+	if got := s.String(t, "QuietNote"); got != "" {
+		t.Fatalf("QuietNote after the session: got %q, want none", got)
+	}
+}

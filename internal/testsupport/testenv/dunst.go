@@ -41,12 +41,16 @@ const dunstrc = `[global]
 # advertises body-markup.
     markup = full
 # Notifications stay until acted on, so a slow test still finds them.
+# The pause levels are those of dunst's own dunstrc (1.10 and later; 1.9
+# ignores them): paused at 60, critical ones still show.
 [urgency_low]
     timeout = 0
 [urgency_normal]
     timeout = 0
+    override_pause_level = 30
 [urgency_critical]
     timeout = 0
+    override_pause_level = 60
 `
 
 // menuScript stands in for dmenu. Files next to it: "choice" holds the label
