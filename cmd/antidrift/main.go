@@ -1,7 +1,19 @@
 // Command antidrift is the everyday face of antidriftd: it starts, changes
-// and ends focus sessions and shows them, as a thin client of the daemon's
-// D-Bus API (org.antidrift.Session1). Every decision is the daemon's; this
-// command parses arguments, makes one call and prints the answer.
+// and ends focus sessions and shows them. Every decision about a session
+// is the daemon's: the session commands parse their arguments, check the
+// limits the CLI knows (speak.go says the rest of the daemon's refusals in
+// its own words), call the daemon's D-Bus API (org.antidrift.Session1) and
+// print the answer.
+//
+// Some commands also read for themselves, never writing a record and
+// never taking the daemon's lock: report reads config.toml, the state
+// directory (persist.Reader) and sync_dir without the daemon at all;
+// history and verify read the other machines' copies in sync_dir
+// (config.toml says where, the state directory which copy is this
+// machine's); verify --journal reads the journal (journalctl) for the
+// heads the daemon logged at each seal; forget-key reads config.toml and
+// sync_dir; and a daemon that will not start is explained from the state
+// directory's version (client.go).
 //
 // Exit codes: 0 done; 1 the daemon refused (said in commands and flags,
 // speak.go) or the audit chain is broken (verify); 2 usage, including an
