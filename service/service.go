@@ -44,11 +44,12 @@ type Options struct {
 	// (judge_site_paths); by default it hears the host only.
 	JudgeSitePaths bool
 
-	Judge    Judge    // asked about windows no rule decides; nil: they are off task
-	Guard    Guard    // nil: nothing is enforced
-	Notifier Notifier // nil: no notifications
-	Reporter Reporter // nil: Report answers that reports are unavailable
-	Quieter  Quieter  // nil: quiet sessions silence nothing
+	Judge    Judge        // asked about windows no rule decides; nil: they are off task
+	Guard    Guard        // nil: nothing is enforced
+	Notifier Notifier     // nil: no notifications
+	Reporter Reporter     // nil: Report answers that reports are unavailable
+	Quieter  Quieter      // nil: quiet sessions silence nothing
+	Apps     AppDirectory // nil: windows are named by their class only
 
 	// Quiet makes every session quiet unless Start is told otherwise
 	// (SetQuiet): other apps' notifications do not pop up while it is
@@ -90,6 +91,7 @@ type Service struct {
 	privacy         privacy
 	nudges          *nudger        // nil without a notifier
 	quieter         Quieter        // nil: nothing is silenced
+	apps            AppDirectory   // nil: no desktop entries
 	quietDefault    bool           // config's quiet
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
@@ -121,10 +123,11 @@ type Service struct {
 	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono     time.Duration
 	lastBoot     time.Duration
-	clockSetBack time.Duration // how far the date was set back this session
-	quiet        bool          // the session is quiet (Do Not Disturb)
-	plannedQuiet *bool         // in locked and planning: SetQuiet's choice for the next Start
-	quietNote    string        // the Quieter's sentence for the person
+	clockSetBack time.Duration  // how far the date was set back this session
+	quiet        bool           // the session is quiet (Do Not Disturb)
+	plannedQuiet *bool          // in locked and planning: SetQuiet's choice for the next Start
+	quietNote    string         // the Quieter's sentence for the person
+	appsSeen     map[string]App // class → the app it was last seen as (BucketApps)
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -156,6 +159,7 @@ func New(o Options) *Service {
 		guard:           o.Guard,
 		reporter:        o.Reporter,
 		quieter:         o.Quieter,
+		apps:            o.Apps,
 		quietDefault:    o.Quiet,
 		idleAfter:       o.IdleAfter,
 		privacy:         privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
@@ -211,6 +215,7 @@ func (s *Service) RecordWindow(win Window) {
 	win = s.privacy.scrub(win)
 	win.Title = clip(win.Title, MaxTitleLen) // after redaction, which must see a secret whole
 	win.Site = ""                            // only a tab report that fits says which page is in front
+	win.App = s.lookupApp(win)               // a map read, before the lock all the same
 	s.mu.Lock()
 	if win == s.tabs.seen && raw == s.tabs.rawTitle {
 		s.mu.Unlock()
@@ -223,6 +228,7 @@ func (s *Service) RecordWindow(win Window) {
 		s.tabs.settled = false
 	}
 	s.tabs.seen, s.tabs.rawTitle = win, raw
+	s.rememberAppLocked(win)
 	s.refreshWindowLocked()
 }
 
