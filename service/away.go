@@ -60,8 +60,7 @@ func (s *Service) syncAwayLocked(w *writes, now time.Time) {
 	s.awayMarked = reason
 	if reason == "" {
 		s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkBack})
-		s.drift.focusAt = now // back at the desk: the grace starts afresh
-		s.applyVerdictLocked(w, s.verdictLocked(), now)
+		s.resumeLocked(w, now) // back at the desk: down the path again, the grace afresh
 		return
 	}
 	s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkAway, Reason: reason})

@@ -104,6 +104,25 @@ func (s *Service) lateVerdict(id string, key verdictKey, v Verdict) {
 	s.commit(w)
 }
 
+// resumeLocked takes the unchanged current window down the path again when
+// the person is back at the desk (drift paused while away): its grace
+// starts afresh, a browser window between two pages waits for its tab
+// report as it would on arrival (that report, or tabSettle, decides it),
+// and a verdict other than the one it had is accounted (MarkVerdict)
+// before it is applied, so the live off-task flag and the drift state
+// agree.
+func (s *Service) resumeLocked(w *writes, now time.Time) {
+	s.drift.focusAt = now
+	if s.tabs.waiting() {
+		return
+	}
+	v := s.verdictLocked()
+	if v != s.drift.verdict {
+		s.accountVerdictLocked(w, v, now)
+	}
+	s.applyVerdictLocked(w, v, now)
+}
+
 // recordVerdictLocked takes a new verdict on the unchanged current window
 // through steps 5 and 6: the raw log records it, so replay splits drift
 // time the same way, and the drift state moves.
