@@ -31,7 +31,7 @@ func (s *Service) SetAway(source string, reason AwayReason, away bool) {
 	if s.state == StateActive {
 		s.syncAwayLocked(&w, now)
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 }
 
 // awayReasonLocked is why the person is away now, "" when present. Asleep
@@ -183,5 +183,5 @@ func (s *Service) SetBreakDue(due bool) {
 		return
 	}
 	s.breakDue = due
-	s.commit(writes{})
+	s.commitUnlocks(writes{})
 }

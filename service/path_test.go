@@ -15,12 +15,12 @@ import (
 // (verdict.go says what each does). verdict.go itself is the spine that
 // calls them.
 var pathSteps = [][]string{
-	{"privacy.go", "tabs.go"}, // 1. made private, given its site
-	{"verdictkey.go"},         // 2. keyed
-	{"ruleverdict.go"},        // 3. decided by the rules
-	{"judge.go"},              // 4. decided by the judge
-	{"account.go"},            // 5. accounted
-	{"applyverdict.go"},       // 6. applied
+	{"entrance.go", "privacy.go", "tabs.go"}, // 1. enters, made private, given its site
+	{"verdictkey.go"},                        // 2. keyed
+	{"ruleverdict.go"},                       // 3. decided by the rules
+	{"judge.go"},                             // 4. decided by the judge
+	{"account.go"},                           // 5. accounted
+	{"applyverdict.go"},                      // 6. applied
 }
 
 // declared maps each function and Service method of package service (not

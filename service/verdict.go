@@ -6,7 +6,8 @@ import "time"
 // one path through the core, each step in the file named for it, none
 // calling back into an earlier one:
 //
-//  1. made private where it enters (RecordWindow; privacy.go): a private
+//  1. enters (entrance.go: RecordWindow, and a tab report through
+//     refreshWindowUnlocks), made private there (privacy.go): a private
 //     class loses its title, redactions are applied, nothing after this
 //     sees more; then given the site its browser's tab report says is in
 //     front, or held until that report comes (tabs.go);
@@ -101,7 +102,7 @@ func (s *Service) lateVerdict(id string, key verdictKey, v Verdict) {
 	if s.state == StateActive {
 		s.recordVerdictLocked(&w, v, now)
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 }
 
 // resumeLocked takes the unchanged current window down the path again when
