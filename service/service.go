@@ -224,27 +224,11 @@ func (s *Service) planTransition(m Method, to State) error {
 // starts accounting. enforcement "" means the level planned in planning, or
 // the configured default; no classes means the configured default ones.
 func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64, enforcement string, allowed []string) (string, error) {
-	next, err := cleanText("next_action", nextAction, true)
+	a, err := checkStart(nextAction, successCondition, timeboxSecs, enforcement, allowed)
 	if err != nil {
 		return "", err
 	}
-	success, err := cleanText("success_condition", successCondition, true)
-	if err != nil {
-		return "", err
-	}
-	if err := checkTimebox("timebox_secs", timeboxSecs); err != nil {
-		return "", err
-	}
-	var level Level
-	if enforcement != "" {
-		if level, err = parseLevel("enforcement", enforcement); err != nil {
-			return "", err
-		}
-	}
-	classes, rules, err := cleanRules("allowed_classes", allowed)
-	if err != nil {
-		return "", err
-	}
+	next, success, level, classes, rules := a.next, a.success, a.level, a.classes, a.rules
 	id, uerr := uuid.NewV7()
 	if uerr != nil {
 		return "", &Error{Kind: Storage, Msg: "could not make a session id: " + uerr.Error()}

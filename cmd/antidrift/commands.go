@@ -18,6 +18,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/antidrift/antidrift/internal/inert"
+	"github.com/antidrift/antidrift/service"
 )
 
 // invocation is one run of a subcommand: its parsed arguments, where it
@@ -57,6 +58,16 @@ func (x *invocation) close() {
 }
 
 func (x *invocation) call(method string, args []any, reply ...any) error {
+	// The limits the CLI knows are checked before the call, in the
+	// daemon's words: an argument too large to send is said as one a
+	// little too long is, never as the bus's refusal of the message.
+	if f := service.CheckCall(service.Method(method), args...); f != nil {
+		cmd := commandOf(method)
+		if cmd == nil {
+			cmd = x.cmd
+		}
+		return cmd.usageError("%s", f.Say(cliWords, service.Method(method)))
+	}
 	c, err := x.client()
 	if err != nil {
 		return err
