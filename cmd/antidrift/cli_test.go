@@ -286,7 +286,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"status", "--format", "xml"}, `--format "xml"`},
 		{[]string{"status", "--json", "--format", "waybar"}, "disagree"},
 		{[]string{"status", "--bogus"}, "unknown flag --bogus (the flags are --follow, --format, --json, --wait-change)"},
-		{[]string{"history", "--limit", "many"}, `invalid value "many" for flag --limit`},
+		{[]string{"history", "--limit", "many"}, `--limit many: N must be a whole number such as 20 (digits only)`},
 		{[]string{"help", "frobnicate"}, `unknown command "frobnicate"`},
 	} {
 		r := cli(t, env, c.args...)

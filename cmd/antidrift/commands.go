@@ -529,6 +529,13 @@ var cmdHelp = &command{
 func setupHelp(*flag.FlagSet) func(*invocation) error {
 	return func(x *invocation) error {
 		if x.arg() == "" {
+			if x.json {
+				list := make([]commandHelp, len(commands))
+				for i, c := range commands {
+					list[i] = c.helpOf(false)
+				}
+				return x.printJSON(map[string]any{"commands": list})
+			}
 			fmt.Fprint(x.stdout, usage())
 			return nil
 		}
@@ -536,8 +543,40 @@ func setupHelp(*flag.FlagSet) func(*invocation) error {
 		if i < 0 {
 			return x.cmd.usageError("unknown command %q", x.arg())
 		}
+		if x.json {
+			return x.printJSON(commands[i].helpOf(true))
+		}
 		return commands[i].run([]string{"--help"}, x.stdout)
 	}
+}
+
+// commandHelp is a command's help as help --json prints it.
+type commandHelp struct {
+	Name     string     `json:"name"`
+	Synopsis string     `json:"synopsis"`
+	Summary  string     `json:"summary"`
+	Flags    []flagHelp `json:"flags,omitempty"`
+}
+
+type flagHelp struct {
+	Name  string `json:"name"`            // without the dashes
+	Value string `json:"value,omitempty"` // what its value is called (DURATION); "" for a switch
+	Usage string `json:"usage"`
+}
+
+// helpOf is c's help as data; with its flags when flags is set.
+func (c *command) helpOf(flags bool) commandHelp {
+	h := commandHelp{Name: c.name, Synopsis: c.synopsis, Summary: c.summary}
+	if flags {
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		fs.Bool("json", false, "print parseable JSON on stdout")
+		c.setup(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			name, usage := flag.UnquoteUsage(f)
+			h.Flags = append(h.Flags, flagHelp{Name: f.Name, Value: name, Usage: usage})
+		})
+	}
+	return h
 }
 
 // maxDuration is the longest timebox, and the longest extension: the

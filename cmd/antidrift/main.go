@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -206,11 +207,38 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 	}
 	if err := fs.Parse(append(append(flags, "--"), positional...)); err != nil {
-		// Only a value the flag's Set refused gets here; the flag package
-		// names flags with one dash, the docs with two.
-		return nil, errors.New(strings.Replace(err.Error(), " flag -", " flag --", 1))
+		return nil, flagValueError(fs, err)
 	}
 	return fs.Args(), nil
+}
+
+// flagValueRefused is how the flag package says a flag's Set refused a
+// value: `invalid value "abc" for flag -limit: parse error`.
+// (`invalid boolean value "maybe" for -quiet: parse error` for a switch).
+var flagValueRefused = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+
+// flagValueError says err, a value the flag's Set refused, in words: the
+// flag as the docs write it (two dashes) and the value as typed, and for a
+// number what a number is, not strconv's "parse error".
+func flagValueError(fs *flag.FlagSet, err error) error {
+	m := flagValueRefused.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	value, name, why := m[1], m[2], m[3]
+	f := fs.Lookup(name)
+	if f == nil {
+		return err
+	}
+	switch {
+	case isBoolFlag(f):
+		return fmt.Errorf("--%s=%s: a switch is given alone (--%s), or as --%s=true or --%s=false", name, inert.Terminal(value), name, name, name)
+	case why == "parse error":
+		why = valueName(f) + " must be a whole number such as 20 (digits only)"
+	case why == "value out of range":
+		why = valueName(f) + " is too large a number"
+	}
+	return fmt.Errorf("--%s %s: %s", name, inert.Terminal(value), why)
 }
 
 // unknownFlag says name is not one of fs's flags, and which one the person
