@@ -225,7 +225,13 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	}
 	if s.is(service.StateActive) || s.is(service.StateReview) {
 		row("switches", "%d", s.SwitchCount)
-		b.WriteString(bucketChart(s.Buckets, 5))
+		// A bucket without a second yet is no row ("(evidence unavailable)
+		// 0s" says nothing), unless it is the window in front: its time is
+		// what is counting now.
+		bs := slices.DeleteFunc(slices.Clone(s.Buckets), func(b bucket) bool {
+			return b.Seconds == 0 && (b.Class == "" || b.Class != s.CurrentClass)
+		})
+		b.WriteString(bucketChart(bs, 5))
 	}
 	if s.AuditPending > 0 {
 		row("audit", "%d %s waiting to be sealed", s.AuditPending, plural(int(s.AuditPending), "summary", "summaries"))
@@ -301,9 +307,6 @@ func siteText(s *status) string {
 //
 //	Editor   main.go   ██████████ 12m
 func bucketChart(bs []bucket, n int) string {
-	// A bucket that holds no time yet (the window just came, evidence
-	// just went) is no row: "(evidence unavailable) 0s" says nothing.
-	bs = slices.DeleteFunc(slices.Clone(bs), func(b bucket) bool { return b.Seconds == 0 })
 	bs = bs[:min(n, len(bs))]
 	if len(bs) == 0 {
 		return ""

@@ -41,8 +41,8 @@ func TestStatusSaysDriftAsItIs(t *testing.T) {
 	}
 
 	empty := activeStatus(now)
-	empty.Buckets = []bucket{{Class: "Editor", Title: "main.go", Seconds: 90}, {Title: "(evidence unavailable)"}}
-	if got := statusText(empty, now, textOpts{}); strings.Contains(got, "evidence unavailable") || !strings.Contains(got, "main.go") {
-		t.Errorf("a bucket of 0 s: got\n%s\nwant the row of main.go and none of (evidence unavailable)", got)
+	empty.Buckets = []bucket{{Class: "Editor", Title: "main.go", Seconds: 90}, {Title: "(evidence unavailable)"}, {Class: "NbBrowser", Title: "news"}}
+	if got := statusText(empty, now, textOpts{}); strings.Contains(got, "evidence unavailable") || !strings.Contains(got, "main.go") || !strings.Contains(got, "news") {
+		t.Errorf("buckets of 0 s: got\n%s\nwant the rows of main.go and of the window in front (news), none of (evidence unavailable)", got)
 	}
 }
