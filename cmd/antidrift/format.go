@@ -308,7 +308,7 @@ func siteText(s *status) string {
 //	Editor   main.go   ██████████ 12m
 func bucketChart(bs []bucket, n int) string {
 	bs = bs[:min(n, len(bs))]
-	if len(bs) == 0 {
+	if len(bs) == 0 || bs[0].Seconds == 0 {
 		return ""
 	}
 	const barWidth = 16

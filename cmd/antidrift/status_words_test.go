@@ -45,4 +45,9 @@ func TestStatusSaysDriftAsItIs(t *testing.T) {
 	if got := statusText(empty, now, textOpts{}); strings.Contains(got, "evidence unavailable") || !strings.Contains(got, "main.go") || !strings.Contains(got, "news") {
 		t.Errorf("buckets of 0 s: got\n%s\nwant the rows of main.go and of the window in front (news), none of (evidence unavailable)", got)
 	}
+
+	empty.Buckets = []bucket{{Class: "NbBrowser", Title: "news"}} // only the window in front, no second yet
+	if got := statusText(empty, now, textOpts{}); strings.Contains(got, "time spent") {
+		t.Errorf("only a bucket of 0 s: got\n%s\nwant no chart yet", got)
+	}
 }
