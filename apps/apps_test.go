@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-func writeEntry(t *testing.T, dir, rel, body string) string {
+func writeEntry(t testing.TB, dir, rel, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -103,6 +103,8 @@ func TestLookupAppID(t *testing.T) {
 	wantLookup(t, x, "weird", "", "org.example.Tool", "org.example.Tool")
 	wantLookup(t, x, "spotify", "", "spotify", "spotify_spotify")
 	wantLookup(t, x, "weird", "", "org.example.Missing", "")
+	// an app id no entry has: the class decides, as without one
+	wantLookup(t, x, "firefox-esr", "Navigator", "org.example.Missing", "firefox-esr")
 }
 
 func TestEarlierDirWinsAndHidden(t *testing.T) {
@@ -353,4 +355,28 @@ func TestOpenUsesEnvironment(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 	wantLookup(t, x, "mine", "", "", "mine") // still answers after Close
+}
+
+// OnChange is called when a reading changes what Lookup answers, and not
+// for a change that does not (a file that is no desktop entry).
+func TestOnChange(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "applications")
+	writeEntry(t, d, "a.desktop", app("A"))
+	x := openTest(t, "C", d)
+	calls := make(chan struct{}, 10)
+	x.OnChange(func() { calls <- struct{}{} })
+	writeEntry(t, d, "notes.txt", "not an entry")
+	writeEntry(t, d, "link.desktop", "[Desktop Entry]\nType=Link\nName=L\n") // read, but no application
+	writeEntry(t, d, "b.desktop", app("B"))
+	select {
+	case <-calls:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no OnChange call 10s after an entry was added")
+	}
+	waitLookup(t, x, "b", "b")
+	select {
+	case <-calls:
+		t.Fatal("a second OnChange call for one change")
+	case <-time.After(500 * time.Millisecond):
+	}
 }

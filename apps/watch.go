@@ -15,7 +15,11 @@ import (
 // settle is how long the watcher waits, after a change, for the rest of a
 // burst (a package installing a hundred entries) before reading again. It
 // runs only after a change: idle, the watcher sleeps in read(2).
-const settle = 150 * time.Millisecond
+const settle = 100 * time.Millisecond
+
+// maxSettle bounds the wait for a burst to end, so a directory that never
+// stops changing still has its entries read.
+const maxSettle = time.Second
 
 const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR
@@ -162,9 +166,15 @@ func (w *watcher) loop() {
 		if !w.relevant(buf[:n]) {
 			continue
 		}
-		// let the burst settle: read until it has been quiet for settle
+		// let the burst settle: read until it has been quiet for settle,
+		// or maxSettle has passed since the change
+		until := time.Now().Add(maxSettle)
 		for {
-			w.f.SetReadDeadline(time.Now().Add(settle))
+			next := time.Now().Add(settle)
+			if next.After(until) {
+				next = until
+			}
+			w.f.SetReadDeadline(next)
 			if _, err := w.f.Read(buf); err != nil {
 				if errors.Is(err, os.ErrClosed) {
 					return

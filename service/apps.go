@@ -20,7 +20,7 @@ func (s *Service) lookupApp(w Window) App {
 	if s.apps == nil || !w.Available || (w.Class == "" && w.Instance == "") {
 		return App{}
 	}
-	a, ok := s.apps.Lookup(w.Class, w.Instance, "")
+	a, ok := s.apps.Lookup(w.Class, w.Instance, w.AppID)
 	if !ok {
 		return App{}
 	}
@@ -65,4 +65,29 @@ func (s *Service) bucketAppsLocked(buckets []Bucket) []BucketApp {
 		add(s.window.Class, s.window.App)
 	}
 	return out
+}
+
+// AppsChanged says the desktop entries changed (an app was installed,
+// removed or renamed): the window in front is named again, and decided
+// again where an app: rule now reads differently. Nothing else about the
+// window changed, so nothing is accounted but a changed verdict.
+func (s *Service) AppsChanged() {
+	s.mu.Lock()
+	seen := s.tabs.seen
+	s.mu.Unlock()
+	app := s.lookupApp(seen) // off the lock, though it only reads memory
+	s.mu.Lock()
+	if s.tabs.seen != seen || seen.App == app {
+		s.mu.Unlock() // the window changed meanwhile (it was named then) or its name did not
+		return
+	}
+	s.tabs.seen.App = app
+	s.window.App = app
+	s.rememberAppLocked(s.tabs.seen)
+	var w writes
+	now := s.tickLocked(&w)
+	if s.state == StateActive {
+		s.redecideLocked(&w, now)
+	}
+	s.commitUnlocks(w)
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -57,7 +58,7 @@ func TestAppRulesMatchTheDesktopID(t *testing.T) {
 			t.Errorf("ParseRule(%q): got no error, want one", bad)
 		}
 	}
-	if !strings.Contains(RuleSyntax, "app:DESKTOP-ID") {
+	if !strings.Contains(RuleSyntax, "app:DESKTOP-ID for") {
 		t.Errorf("RuleSyntax does not say how to write an app: rule: %q", RuleSyntax)
 	}
 }
@@ -110,4 +111,71 @@ func TestWindowsAreNamedByTheirApp(t *testing.T) {
 	if v := h.View(); v.Drift != DriftOnTask || v.CurrentApp.Name != "GNU Emacs" {
 		t.Fatalf("after Allow app:emacs: got %s (%q), app %+v", v.Drift, v.DriftReason, v.CurrentApp)
 	}
+}
+
+// mutableApps is a desktop whose entries a test changes.
+type mutableApps struct {
+	mu sync.Mutex
+	m  map[string]App
+}
+
+func (f *mutableApps) Lookup(class, instance, appID string) (App, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a, ok := f.m[class]
+	return a, ok
+}
+
+// An app installed while its window is in front: the window is named, and
+// decided again by the app: rule that now covers it.
+func TestAppsChangedNamesTheWindowInFront(t *testing.T) {
+	d := &mutableApps{m: map[string]App{}}
+	h, _, _ := newDriftHarness(t, driftOpts{apps: d})
+	h.RecordWindow(winID("0", "Viewer")) // no session yet: named all the same
+	d.mu.Lock()
+	d.m["Viewer"] = App{ID: "viewer", Name: "Viewer App"}
+	d.mu.Unlock()
+	h.AppsChanged()
+	if v := h.View(); v.CurrentApp.Name != "Viewer App" || v.State != StateLocked {
+		t.Fatalf("AppsChanged with no session: got app %+v in %s, want Viewer App in locked", v.CurrentApp, v.State)
+	}
+	h.RecordWindow(winID("1", "Editor"))
+	h.start(t, LevelWarn, "app:myeditor")
+	h.settle()
+	if v := h.View(); v.Drift != DriftDrifting || v.CurrentApp != (App{}) {
+		t.Fatalf("before the entry: got %s, app %+v; want drifting, no app", v.Drift, v.CurrentApp)
+	}
+	events := len(h.store.events[h.View().SessionID])
+	h.AppsChanged() // nothing changed: nothing happens
+	d.mu.Lock()
+	d.m["Editor"] = App{ID: "myeditor", Name: "My Editor"}
+	d.mu.Unlock()
+	h.AppsChanged()
+	v := h.View()
+	if v.Drift != DriftOnTask || v.CurrentApp.Name != "My Editor" || v.DriftReason != "My Editor is allowed in this session" {
+		t.Fatalf("after the entry appeared: got %s (%q), app %+v; want on task, My Editor", v.Drift, v.DriftReason, v.CurrentApp)
+	}
+	if got := h.store.events[v.SessionID][events:]; len(got) != 1 || got[0].Mark != MarkVerdict {
+		t.Fatalf("the raw log after AppsChanged: got %+v, want only the new verdict", got)
+	}
+}
+
+// An app: rule, however written, never matches a window that has no
+// desktop entry, whatever its class and title spell.
+func FuzzAppRule(f *testing.F) {
+	for _, s := range []string{"app:firefox-esr", "APP:*", "app:*.desktop", "app:[a-", `app:\`, "app:org.mozilla.firefox.desktop"} {
+		f.Add(s, "app:*", "x")
+	}
+	f.Fuzz(func(t *testing.T, text, class, title string) {
+		r, err := ParseRule(text)
+		if err != nil || r.app == nil {
+			return
+		}
+		w := Window{ID: "1", Class: class, Instance: class, Title: title, Available: true}
+		if r.matches(w, FoldTitle(title)) {
+			t.Fatalf("%q matched class %q title %q with no desktop entry", text, class, title)
+		}
+		w.App = App{ID: "x"}
+		r.matches(w, FoldTitle(title)) // and never panics with one
+	})
 }

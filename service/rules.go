@@ -12,7 +12,7 @@ import (
 
 // RuleSyntax is the one-line description of a rule that every refusal of
 // one ends with, so a person who got a pattern wrong sees how to write it.
-const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any text, ? one character, [abc] one of a set and \\ escapes the next character; or url:HOST or url:HOST/PATH for the page in front of a browser (url:*.youtube.com, url:github.com/antidrift/*); or app:DESKTOP-ID for the windows of an app by its desktop entry (app:org.mozilla.firefox, app:*firefox*)"
+const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any text, ? one character, [abc] one of a set and \\ escapes the next character; or url:HOST[/PATH] for the page in front of a browser (url:*.youtube.com); or app:DESKTOP-ID for an app's windows (app:*firefox*)"
 
 // Rule is one entry of an allowlist or of the distractions: a window class,
 // or a class narrowed to titles (CLASS:TITLE-GLOB, e.g. firefox:*GitHub*,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/service"
 
@@ -36,6 +37,10 @@ type status struct {
 	// Do Not Disturb: the session is quiet, and what antidrift could do.
 	Quiet     bool
 	QuietNote string
+	// The focused window's desktop entry ("" each when none), and those of
+	// the classes in Buckets.
+	CurrentAppId, CurrentAppName, CurrentAppIcon string
+	BucketApps                                   []bucketApp
 
 	raw map[string]dbus.Variant // every property, for --json
 }
@@ -44,6 +49,11 @@ type status struct {
 type bucket struct {
 	Class, Title string
 	Seconds      uint64
+}
+
+// bucketApp is a class's desktop entry: (class, desktop id, name, icon).
+type bucketApp struct {
+	Class, ID, Name, Icon string
 }
 
 // decodeStatus picks the properties the CLI shows out of GetAll's map. A
@@ -61,6 +71,8 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 		"Buckets":     &s.Buckets,
 		"CurrentSite": &s.CurrentSite, "SiteReason": &s.SiteReason,
 		"Quiet": &s.Quiet, "QuietNote": &s.QuietNote,
+		"CurrentAppId": &s.CurrentAppId, "CurrentAppName": &s.CurrentAppName, "CurrentAppIcon": &s.CurrentAppIcon,
+		"BucketApps": &s.BucketApps,
 	} {
 		if v, ok := m[name]; ok {
 			_ = v.Store(dst)
@@ -105,6 +117,13 @@ func (s *status) jsonObject() map[string]any {
 			bs[i] = map[string]any{"class": b.Class, "title": b.Title, "seconds": b.Seconds}
 		}
 		out["buckets"] = bs
+	}
+	if _, ok := s.raw["BucketApps"]; ok {
+		as := make([]map[string]any, len(s.BucketApps))
+		for i, a := range s.BucketApps {
+			as[i] = map[string]any{"class": a.Class, "desktop_id": a.ID, "name": a.Name, "icon": a.Icon}
+		}
+		out["bucket_apps"] = as
 	}
 	return out
 }
@@ -231,7 +250,7 @@ func statusText(s *status, now time.Time, o textOpts) string {
 		bs := slices.DeleteFunc(slices.Clone(s.Buckets), func(b bucket) bool {
 			return b.Seconds == 0 && (b.Class == "" || b.Class != s.CurrentClass)
 		})
-		b.WriteString(bucketChart(bs, 5))
+		b.WriteString(bucketChart(namedBuckets(bs, s.BucketApps), 5))
 	}
 	if s.AuditPending > 0 {
 		row("audit", "%d %s waiting to be sealed", s.AuditPending, plural(int(s.AuditPending), "summary", "summaries"))
@@ -282,12 +301,34 @@ func windowText(s *status) string {
 	switch {
 	case !s.EvidenceAvailable && s.EvidenceReason != "":
 		return "unknown (" + s.EvidenceReason + ")"
-	case s.CurrentClass == "":
+	case s.CurrentClass == "" && s.CurrentAppName == "":
 		return "unknown"
 	case s.CurrentTitle == "":
-		return s.CurrentClass
+		return appLabel(s.CurrentAppName, s.CurrentClass)
 	}
-	return s.CurrentClass + ": " + truncate(s.CurrentTitle, 60)
+	return appLabel(s.CurrentAppName, s.CurrentClass) + ": " + truncate(s.CurrentTitle, 60)
+}
+
+// appLabel names a window by its app's name, with its class in
+// parentheses when the class says something the name does not (apps.Label,
+// the report's rule); no name: the class, as before.
+func appLabel(name, class string) string {
+	return apps.Label(truncate(class, 60), truncate(name, 60))
+}
+
+// namedBuckets is bs with each class that has a desktop entry in apps
+// named by its app's name instead, for the chart.
+func namedBuckets(bs []bucket, apps []bucketApp) []bucket {
+	out := slices.Clone(bs)
+	for i, b := range out {
+		for _, a := range apps {
+			if a.Class == b.Class && a.Name != "" {
+				out[i].Class = a.Name
+				break
+			}
+		}
+	}
+	return out
 }
 
 // siteText is the page in front of a browser window, or why antidrift

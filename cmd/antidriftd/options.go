@@ -44,5 +44,8 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	if m.quiet != nil {
 		opts.Quieter = m.quiet
 	}
+	if m.apps != nil {
+		opts.Apps = appDirectory{m.apps}
+	}
 	return opts
 }

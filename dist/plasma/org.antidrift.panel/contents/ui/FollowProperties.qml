@@ -73,6 +73,12 @@ Item {
                 return undefined;
             return Array.from(v, b => ({ class: String(b[0]), title: String(b[1]), seconds: Number(b[2]) }));
         }
+        if (name === "BucketApps") {
+            // a(ssss), read as Buckets is (whole from GetAll, kept otherwise)
+            if (typeof v !== "object" || v.length === undefined)
+                return undefined;
+            return Array.from(v, a => ({ class: String(a[0]), desktop_id: String(a[1]), name: String(a[2]), icon: String(a[3]) }));
+        }
         return String(v);
     }
 
