@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/service"
 )
 
 // callErr calls method on the served object over conn and returns the
@@ -90,5 +92,36 @@ func TestErrorDataForgetsConnectionsThatLeft(t *testing.T) {
 	srv.wantData.mu.Unlock()
 	if n > minPruneAt {
 		t.Errorf("got %d names kept, want at most %d after pruning", n, minPruneAt)
+	}
+}
+
+// What ErrorWithData writes, RefusalOf and FaultOf read back whole: the
+// keys are written once, on both sides of the bus. Data of a condition
+// or rule this build does not know is not taken for one it does.
+func TestErrorDataReadsBackWhatItWrote(t *testing.T) {
+	r := &service.Refusal{Method: service.MethodAbandon, State: service.StateActive, Level: service.LevelLocked,
+		Because: service.BecauseHold, HoldLeft: 270, WorksIn: []service.State{service.StateActive},
+		Permitted: []service.Method{service.MethodComplete, service.MethodBreakGlass}}
+	got, ok := RefusalOf(*ErrorWithData("Abandon", &service.Error{Kind: service.NotPermitted, Msg: "m", Refusal: r}))
+	if !ok || !reflect.DeepEqual(got, r) {
+		t.Errorf("RefusalOf: got %+v %v, want %+v true", got, ok, r)
+	}
+	for _, f := range []*service.Fault{
+		{Argument: "timebox_secs", Rule: service.RuleTimebox, Got: uint64(0), Limit: 86400},
+		{Argument: "allowed_classes", Entry: 2, Rule: service.RuleEntry, Got: "firefox:*[", Detail: "why"},
+		{Argument: "secs", Rule: service.RuleTimeboxTotal, Got: uint64(600), Limit: 86400, Total: 87000},
+		{Argument: "device", Rule: service.RuleDevice, Got: "x", Choices: []string{"a", "b"}},
+	} {
+		got, ok := FaultOf(*ErrorWithData("Start", &service.Error{Kind: service.InvalidArgument, Msg: "m", Fault: f}))
+		if !ok || !reflect.DeepEqual(got, f) {
+			t.Errorf("FaultOf: got %+v %v, want %+v true", got, ok, f)
+		}
+	}
+	other := *ErrorWithData("Abandon", &service.Error{Kind: service.NotPermitted, Msg: "m", Refusal: &service.Refusal{Because: "tomorrow"}})
+	if _, ok := RefusalOf(other); ok {
+		t.Errorf("RefusalOf a condition this build does not know: got ok, want false")
+	}
+	if _, ok := FaultOf(dbus.Error{Name: ErrorInvalidArgument, Body: []any{"m"}}); ok {
+		t.Errorf("FaultOf an error without data: got ok, want false")
 	}
 }

@@ -34,6 +34,7 @@ var propertyList = []struct {
 	{"AllowedClasses", func(v *service.View) any { return v.AllowedClasses }},
 	{"Drift", func(v *service.View) any { return v.Drift }},
 	{"DriftReason", func(v *service.View) any { return v.DriftReason }},
+	{"GraceEnds", func(v *service.View) any { return v.GraceEnds }},
 	{"BreakDue", func(v *service.View) any { return v.BreakDue }},
 	{"Enforced", func(v *service.View) any { return v.Enforced }},
 	{"MinimizeCount", func(v *service.View) any { return v.MinimizeCount }},

@@ -205,9 +205,9 @@ func dbusError(err error) *dbus.Error {
 	}
 	var e *service.Error
 	if errors.As(err, &e) {
-		return dbus.NewError("org.antidrift.Error."+e.Kind.String(), []any{e.Msg})
+		return dbus.NewError(ErrorPrefix+e.Kind.String(), []any{e.Msg})
 	}
-	return dbus.NewError("org.antidrift.Error.Storage", []any{err.Error()})
+	return dbus.NewError(ErrorStorage, []any{err.Error()})
 }
 
 // peers answers whether a caller runs as the daemon's own user. The answer
@@ -235,7 +235,7 @@ func (p *peers) check(sender dbus.Sender) *dbus.Error {
 	p.mu.Unlock()
 	if !ok {
 		if err := p.conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixUser", 0, string(sender)).Store(&uid); err != nil {
-			return dbus.NewError("org.antidrift.Error.AccessDenied", []any{fmt.Sprintf("antidrift could not tell which user %s runs as (%v), and serves only its own user", sender, err)})
+			return dbus.NewError(ErrorAccessDenied, []any{fmt.Sprintf("antidrift could not tell which user %s runs as (%v), and serves only its own user", sender, err)})
 		}
 		p.mu.Lock()
 		if p.uids == nil || len(p.uids) >= maxCachedPeers {
@@ -245,7 +245,7 @@ func (p *peers) check(sender dbus.Sender) *dbus.Error {
 		p.mu.Unlock()
 	}
 	if own := p.ownUID(); uid != own {
-		return dbus.NewError("org.antidrift.Error.AccessDenied", []any{fmt.Sprintf("antidrift serves only the user it runs as (uid %d); this caller runs as uid %d", own, uid)})
+		return dbus.NewError(ErrorAccessDenied, []any{fmt.Sprintf("antidrift serves only the user it runs as (uid %d); this caller runs as uid %d", own, uid)})
 	}
 	return nil
 }

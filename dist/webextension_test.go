@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -194,4 +195,21 @@ func TestWebExtLint(t *testing.T) {
 		}
 	}
 	t.Logf("web-ext lint on the .xpi: %+v", report.Summary)
+}
+
+// The block page breaks only text too long for its line (an address with
+// no spaces), never an ordinary word ("session end / s"): overflow-wrap,
+// not word-break: break-all.
+func TestTheBlockPageBreaksOnlyLongUnbrokenText(t *testing.T) {
+	css, err := os.ReadFile(filepath.Join("webextension", "page.css"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := regexp.MustCompile(`\.blocked\s*\{([^}]*)\}`).FindSubmatch(css)
+	if rule == nil {
+		t.Fatal("page.css has no .blocked rule")
+	}
+	if body := string(rule[1]); strings.Contains(body, "break-all") || !strings.Contains(body, "overflow-wrap: anywhere") {
+		t.Errorf(".blocked { %s }: want overflow-wrap: anywhere and no word-break: break-all", body)
+	}
 }

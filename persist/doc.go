@@ -1,5 +1,7 @@
 // Package persist is antidrift's durable memory: files under
-// $XDG_STATE_HOME/antidrift that implement service.Store.
+// $XDG_STATE_HOME/antidrift that implement service.Store, and this
+// machine's copy of its sealed record in sync_dir, beside the other
+// machines' copies it reads there.
 //
 //	state.json              latest-wins snapshot of the core (atomic replace)
 //	sessions/<id>.jsonl     raw focus events of one session (append + fsync)
@@ -17,4 +19,16 @@
 // the directory is 0700 and every file 0600. Nothing in it is followed
 // through a symbolic link, and a directory another user owns or may write
 // in is refused (nofollow.go; docs/state-directory.md).
+//
+// sync_dir (docs/sync.md) is the files named sync_*.go: its layout
+// (sync_layout.go), this machine's signing key (sync_devicekey.go) and
+// signature layer (sync_signed.go), the publisher that writes this
+// machine's folder after each seal (sync_publish.go), the reading of the
+// other machines' folders (sync_shared.go, sync_sharedwalk.go) within
+// bounds (sync_bounds.go, sync_numbers.go), the keys pinned for them
+// (sync_keys.go) and the furthest head seen of each (sync_seen.go).
+// They stay in this package: they write through the same atomic,
+// no-follow, versioned file handling as the state directory, and the
+// pins and heads they keep live in it. Syncthing moves the files; nothing
+// here syncs.
 package persist

@@ -13,7 +13,7 @@ import (
 // Reader reads a state directory without owning it: no lock, no repair, no
 // write of any kind (the one write beside it is LoadTrust's: appending the
 // key of a device seen for the first time to device-keys.jsonl, which any
-// reader may do, see keys.go). It exists for `antidrift report`, which
+// reader may do, see sync_keys.go). It exists for `antidrift report`, which
 // must work while the daemon runs (the daemon holds the directory's lock)
 // and must never change what it reports on. It shares the Store's
 // readers, so the files are parsed and verified by one code path.

@@ -86,7 +86,7 @@ func (s *Service) graceElapsed(id string, episode uint64) {
 	}
 	var w writes
 	s.confirmDriftLocked(&w)
-	s.commit(w)
+	s.commitUnlocks(w)
 }
 
 // confirmDriftLocked is the moment drift costs something: a nudge (not at
@@ -139,5 +139,5 @@ func (s *Service) repeatNudge(id string, episode uint64) {
 		w.effects = append(w.effects, func() { s.nudges.showDrift(about, note) })
 	}
 	s.armRepeatLocked()
-	s.commit(w)
+	s.commitUnlocks(w)
 }

@@ -89,5 +89,5 @@ func (s *Service) AppsChanged() {
 	if s.state == StateActive {
 		s.redecideLocked(&w, now)
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 }

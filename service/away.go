@@ -31,7 +31,7 @@ func (s *Service) SetAway(source string, reason AwayReason, away bool) {
 	if s.state == StateActive {
 		s.syncAwayLocked(&w, now)
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 }
 
 // awayReasonLocked is why the person is away now, "" when present. Asleep
@@ -60,8 +60,7 @@ func (s *Service) syncAwayLocked(w *writes, now time.Time) {
 	s.awayMarked = reason
 	if reason == "" {
 		s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkBack})
-		s.drift.focusAt = now // back at the desk: the grace starts afresh
-		s.applyVerdictLocked(w, s.verdictLocked(), now)
+		s.resumeLocked(w, now) // back at the desk: down the path again, the grace afresh
 		return
 	}
 	s.account(w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkAway, Reason: reason})
@@ -184,5 +183,5 @@ func (s *Service) SetBreakDue(due bool) {
 		return
 	}
 	s.breakDue = due
-	s.commit(writes{})
+	s.commitUnlocks(writes{})
 }

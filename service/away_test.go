@@ -220,3 +220,34 @@ func TestRefocusWhileAwayStartsNoEpisode(t *testing.T) {
 		t.Fatalf("minimized while away: got %v, want none", m)
 	}
 }
+
+// Coming back goes down the verdict's path like any arrival: a browser
+// window that changed page while the person was away, its tab report still
+// on its way, waits for the report instead of being decided by the window
+// alone (which the allowlist, naming only a site, would call drift).
+func TestComingBackWhileTheBrowserIsBetweenPagesWaitsForTheReport(t *testing.T) {
+	h, g, _ := newDriftHarness(t, driftOpts{})
+	h.RecordWindow(ffWin("7", prTitle))
+	must(t, h.tab(BrowserFirefox, prURL, prTitle, false))
+	h.start(t, LevelBlock, "url:github.com/*")
+	h.SetAway("idle", AwayIdle, true)
+	h.settle()
+	const next = "Tabs, not windows #4"
+	h.RecordWindow(ffWin("7", next)) // the title first: the report is on its way
+	h.SetAway("idle", AwayIdle, false)
+	h.settle()
+	if v := h.View(); v.Drift == DriftDrifting {
+		t.Fatalf("back, the browser between pages: Drift: got %s (%q), want it to wait for the tab report", v.Drift, v.DriftReason)
+	}
+	if m, _ := g.calls(); len(m) != 0 {
+		t.Fatalf("back, the browser between pages: got minimized %v, want none", m)
+	}
+	must(t, h.tab(BrowserFirefox, "https://github.com/antidrift/antidrift/pull/4", next, false))
+	h.settle()
+	if v := h.View(); v.Drift != DriftOnTask {
+		t.Fatalf("on the next pull request: Drift: got %s (%q), want %s", v.Drift, v.DriftReason, DriftOnTask)
+	}
+	if m, _ := g.calls(); len(m) != 0 {
+		t.Fatalf("on the next pull request: got minimized %v, want none", m)
+	}
+}

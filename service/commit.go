@@ -6,8 +6,16 @@ import (
 	"time"
 )
 
+// The core's two locks, and what a function's name says of them: mu
+// guards the state; io orders the durable writes and the effects. A
+// function named …Locked is called with mu held and returns with it still
+// held. A function named …Unlocks is called with mu held and returns with
+// it released (commitUnlocks, and those that end in it:
+// refreshWindowUnlocks, applyTabUnlocks); nothing may touch the state
+// after calling one.
+
 // writes is what a change must make durable, captured under mu and
-// performed by commit under io, after mu is released.
+// performed by commitUnlocks under io, after mu is released.
 type writes struct {
 	sessionID    string
 	events       []FocusEvent
@@ -15,8 +23,9 @@ type writes struct {
 	seal         *Summary // a session just ended: make it pending, then seal it
 	flushPending bool     // try to seal summaries left pending earlier
 	closeSession string
-	// effects run after the writes, off both locks, in order: notification
-	// ops and enforcement. Closures capture values, not the state.
+	// effects run after the writes, under io and off mu, in order:
+	// notification ops and enforcement. Each only enqueues or starts a
+	// goroutine (commitUnlocks). Closures capture values, not the state.
 	effects []func()
 	nudged  [][2]string // Nudge signals to emit: class, reason
 	// tabOrders are for the browsers' extensions, through the listeners
@@ -38,10 +47,11 @@ func (w *writes) merge(o writes) {
 	w.nudged = append(w.nudged, o.nudged...)
 }
 
-// commit hands over from mu to io, performs w, and tells the listener. It
-// must be called with mu held and returns with mu released. It returns the
+// commitUnlocks hands over from mu to io, performs w, and tells the
+// listeners (off both locks). It must be called with mu held and returns
+// with mu released. It returns the
 // audit hash of w.seal ("" when there was none or it stays pending).
-func (s *Service) commit(w writes) (hash string) {
+func (s *Service) commitUnlocks(w writes) (hash string) {
 	s.io.Lock()
 	listeners := s.listeners
 	quiet := s.quietWantedLocked()

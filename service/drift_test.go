@@ -499,3 +499,31 @@ func TestAPrivateClassTitleNeverReachesTheJudge(t *testing.T) {
 		t.Fatalf("the judge was asked: got %+v, want once about Signal with no title", asked)
 	}
 }
+
+// During the grace Drift still reads on_task, and GraceEnds says it is a
+// grace and when it ends; drifting, or back on task, it is 0.
+func TestGraceEndsSaysTheGraceRuns(t *testing.T) {
+	h, _, _ := newDriftHarness(t, driftOpts{grace: 5 * time.Second})
+	h.RecordWindow(editor)
+	h.start(t, LevelWarn, "Editor")
+	if v := h.View(); v.GraceEnds != 0 {
+		t.Fatalf("on task: GraceEnds: got %d, want 0", v.GraceEnds)
+	}
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(distraction)
+	h.settle()
+	want := h.clock.Now().Add(5 * time.Second).Unix()
+	if v := h.View(); v.Drift != DriftOnTask || v.GraceEnds != want {
+		t.Fatalf("in the grace: Drift, GraceEnds: got %s %d, want %s %d", v.Drift, v.GraceEnds, DriftOnTask, want)
+	}
+	h.clock.Advance(5 * time.Second)
+	h.settle()
+	if v := h.View(); v.Drift != DriftDrifting || v.GraceEnds != 0 {
+		t.Fatalf("drifting: Drift, GraceEnds: got %s %d, want %s 0", v.Drift, v.GraceEnds, DriftDrifting)
+	}
+	h.RecordWindow(editor)
+	h.settle()
+	if v := h.View(); v.Drift != DriftOnTask || v.GraceEnds != 0 {
+		t.Fatalf("back on task: Drift, GraceEnds: got %s %d, want %s 0", v.Drift, v.GraceEnds, DriftOnTask)
+	}
+}

@@ -70,5 +70,5 @@ func (s *Service) recordMinimize(id string) {
 	if s.state == StateActive {
 		s.account(&w, FocusEvent{AtUnixMillis: now.UnixMilli(), Mark: MarkMinimized})
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 }

@@ -78,17 +78,74 @@ const (
 	BecauseNotLocked    Because = "not_locked"      // BreakGlass at Level, which has no glass to break
 )
 
-// why is the person-readable reason of r, the middle of its message.
-func (r *Refusal) why() string {
+// Words are how a reader names what a refusal speaks of. The sentences
+// of refusals (Refusal.Why) and of arguments at fault (Fault.Say) are
+// written once, here, in these words: the daemon's message on the bus says
+// them in the bus's own (BusWords: methods, arguments, seconds), and the
+// CLI in a person's at a prompt (commands, flags, durations such as 25m),
+// from the data the error carries. A change to a sentence is made here and
+// read in both.
+type Words struct {
+	Method   func(m Method) string              // how m is called: "Abandon", "antidrift abandon"
+	Argument func(m Method, name string) string // how m's argument name is given: "timebox_secs", "--for"
+	Secs     func(secs uint64) string           // seconds as an argument gives them: "90 s", "1m30s"
+	Duration func(secs uint64) string           // a length of time: "4m30s"
+}
+
+// BusWords are the bus's own words: the method and argument names of the
+// interface, an argument's seconds as the number sent, and a length of
+// time as Go writes a duration (4m30s).
+var BusWords = Words{
+	Method:   func(m Method) string { return string(m) },
+	Argument: func(_ Method, name string) string { return name },
+	Secs:     func(secs uint64) string { return fmt.Sprintf("%d s", secs) },
+	Duration: func(secs uint64) string { return (time.Duration(secs) * time.Second).String() },
+}
+
+// stateIs says where antidrift is in state; stateWhen, where a method
+// works ("locked" is also an enforcement level, so it is never said of a
+// state).
+var (
+	stateIs = map[State]string{
+		StateLocked:   "there is no session",
+		StatePlanning: "a session is being planned",
+		StateActive:   "a session is active",
+		StateReview:   "a session is in review",
+	}
+	stateWhen = map[State]string{
+		StateLocked:   "there is no session",
+		StatePlanning: "planning",
+		StateActive:   "a session is active",
+		StateReview:   "a session is in review",
+	}
+)
+
+// Known reports whether b is one of the conditions this build words.
+func (b Because) Known() bool {
+	switch b {
+	case BecauseState, BecauseUnclassified, BecauseLocked, BecauseHold, BecauseWidening, BecauseLowering, BecauseOutcome, BecauseNotLocked:
+		return true
+	}
+	return false
+}
+
+// Why is the reason of r in w's words: the middle of its message.
+func (r *Refusal) Why(w Words) string {
+	m := w.Method(r.Method)
 	switch r.Because {
 	case BecauseState:
-		return fmt.Sprintf("antidrift is %s, and %s works only when it is %s", r.State.phrase(), r.Method, joinStates(r.WorksIn))
+		when := make([]string, len(r.WorksIn))
+		for i, st := range r.WorksIn {
+			when[i] = stateWhen[st]
+		}
+		return fmt.Sprintf("%s, and %s works only when %s", stateIs[r.State], m, strings.Join(when, " or "))
 	case BecauseUnclassified:
-		return fmt.Sprintf("%s is not in antidrift's permission table, so no state permits it", r.Method)
+		return m + " is not in antidrift's permission table, so no state permits it"
 	case BecauseLocked:
-		return "this session is at enforcement level locked, which refuses Abandon before the deadline; a BreakGlass hold permits it once the hold has elapsed"
+		return "this session is at enforcement level locked, which refuses " + m +
+			" before the deadline; a break-glass hold (" + w.Method(MethodBreakGlass) + ") permits it once the hold has elapsed"
 	case BecauseHold:
-		return fmt.Sprintf("this session is at enforcement level locked and its break-glass hold has %s left", time.Duration(r.HoldLeft)*time.Second)
+		return "this session is at enforcement level locked and its break-glass hold has " + w.Duration(r.HoldLeft) + " left"
 	case BecauseWidening:
 		return "this session is at enforcement level locked, which refuses anything that widens the session's allowlist before the deadline"
 	case BecauseLowering:
@@ -96,9 +153,23 @@ func (r *Refusal) why() string {
 	case BecauseOutcome:
 		return fmt.Sprintf("this session is in review with outcome %s; only an expired session can be extended back to active", r.Outcome)
 	case BecauseNotLocked:
-		return fmt.Sprintf("this session is at enforcement level %s, not locked, so there is no glass to break: Abandon works as it is", r.Level)
+		return fmt.Sprintf("this session is at enforcement level %s, not locked, so there is no glass to break: %s works as it is", r.Level, w.Method(MethodAbandon))
 	}
 	return string(r.Because)
+}
+
+// Retry says what trying again would do, after Why: nothing, while the
+// state or level stays as it is; once the hold has elapsed, it works. ""
+// where Why already says it all (there is no session: nothing to refuse
+// but its absence).
+func (r *Refusal) Retry() string {
+	switch {
+	case r.Because == BecauseState && r.State == StateLocked:
+		return ""
+	case r.Because == BecauseHold:
+		return "That is the session's state refusing, not a fault: it works once the hold has elapsed."
+	}
+	return "That is the session's state refusing, not a fault: retrying will not help."
 }
 
 func (r *Refusal) err() *Error {
@@ -108,7 +179,7 @@ func (r *Refusal) err() *Error {
 	}
 	return &Error{Kind: NotPermitted, Refusal: r, Msg: fmt.Sprintf(
 		"%s is not permitted: %s. It is the session's state refusing, not a fault, so retrying will not help. What works now: %s.",
-		r.Method, r.why(), strings.Join(now, ", "))}
+		r.Method, r.Why(BusWords), strings.Join(now, ", "))}
 }
 
 // Fault is an InvalidArgument as data: the argument at fault, the rule it
@@ -154,54 +225,71 @@ const (
 	RuleProposal     ArgRule = "proposal"      // the review has no proposal Got; it has 1 to Limit (0: none)
 )
 
-// message is the person-readable sentence of f.
-func (f *Fault) message() string {
-	name := f.Argument
-	if f.Entry > 0 {
-		name = fmt.Sprintf("%s entry %d", f.Argument, f.Entry)
+// Known reports whether r is one of the rules this build words.
+func (r ArgRule) Known() bool {
+	switch r {
+	case RuleUTF8, RuleEmpty, RuleLength, RuleControl, RuleTimebox, RuleLevel, RuleEntry, RuleEntries,
+		RuleTimeboxTotal, RuleAllowFull, RuleAtMost, RuleTime, RuleAfter, RuleDays, RuleDevice:
+		return true
 	}
+	return false
+}
+
+// Say is f, an argument of method m at fault, in w's words.
+func (f *Fault) Say(w Words, m Method) string {
+	arg := func(name string) string { return w.Argument(m, name) }
+	name := arg(f.Argument)
+	flag := strings.HasPrefix(name, "--") // a flag, given once per entry (the CLI's --allow)
+	if f.Entry > 0 && !flag {
+		name = fmt.Sprintf("%s entry %d", name, f.Entry)
+	}
+	got := fmt.Sprint(f.Got)
+	gotSecs := func() string { n, _ := f.Got.(uint64); return w.Secs(n) }
 	switch f.Rule {
 	case RuleUTF8:
 		return name + " must be valid UTF-8"
 	case RuleEmpty:
 		return fmt.Sprintf("%s must not be empty (1–%d characters after trimming)", name, f.Limit)
 	case RuleLength:
-		return fmt.Sprintf("%s is %v characters; at most %d are allowed", name, f.Got, f.Limit)
+		return fmt.Sprintf("%s is %s characters; at most %d are allowed", name, got, f.Limit)
 	case RuleControl:
 		return name + " must not contain control characters (newlines, tabs, escapes)"
 	case RuleTimebox:
-		return fmt.Sprintf("%s must be between 1 second and 24 hours (%d s); got %v s", name, f.Limit, f.Got)
+		return fmt.Sprintf("%s must be between 1 second and 24 hours (%s); got %s", name, w.Secs(uint64(f.Limit)), gotSecs())
 	case RuleLevel:
-		return fmt.Sprintf("%s must be one of observe, warn, block, locked; got %s", name, Quote(fmt.Sprint(f.Got)))
+		return fmt.Sprintf("%s must be one of observe, warn, block, locked; got %s", name, Quote(got))
 	case RuleEntry:
-		return fmt.Sprintf("%s %s is not a valid entry: %s", name, Quote(fmt.Sprint(f.Got)), f.Detail)
+		return fmt.Sprintf("%s %s is not a valid entry: %s", name, Quote(got), f.Detail)
 	case RuleEntries:
-		return fmt.Sprintf("%s has %v entries; at most %d are allowed", name, f.Got, f.Limit)
+		if flag {
+			return fmt.Sprintf("%s is given %s times; at most %d are allowed", name, got, f.Limit)
+		}
+		return fmt.Sprintf("%s has %s entries; at most %d are allowed", name, got, f.Limit)
 	case RuleTimeboxTotal:
-		return fmt.Sprintf("%s: extending by %v s would make the timebox %s; a session is at most 24 hours", name, f.Got, time.Duration(f.Total)*time.Second)
+		return fmt.Sprintf("%s: extending by %s would make the timebox %s; a session is at most 24 hours", name, gotSecs(), w.Duration(f.Total))
 	case RuleAllowFull:
 		return fmt.Sprintf("%s: this session already allows %d classes, the most there can be", name, f.Limit)
 	case RuleAtMost:
-		return fmt.Sprintf("%s must be at most %d; got %v", name, f.Limit, f.Got)
+		return fmt.Sprintf("%s must be at most %d; got %s", name, f.Limit, got)
 	case RuleTime:
-		return fmt.Sprintf("%s must be a time from 1970 to the end of the year 9999 (0 to %d); got %v", name, f.Limit, f.Got)
+		return fmt.Sprintf("%s must be a time from 1970 to the end of the year 9999 (0 to %d); got %s", name, f.Limit, got)
 	case RuleAfter:
-		return fmt.Sprintf("until_unix must be after since_unix; got until_unix %v, since_unix %d", f.Got, f.Limit)
+		return fmt.Sprintf("%s must be after %s; got %s %s, %s %d", arg("until_unix"), arg("since_unix"), arg("until_unix"), got, arg("since_unix"), f.Limit)
 	case RuleDays:
-		return fmt.Sprintf("the range may be at most %d days; got %v days", f.Limit, f.Got)
+		return fmt.Sprintf("the range may be at most %d days; got %s days", f.Limit, got)
 	case RuleDevice:
-		return fmt.Sprintf("%s: %s", name, (&NoSuchDevice{Device: fmt.Sprint(f.Got), Devices: f.Choices}).Error())
+		return fmt.Sprintf("%s: %s", name, (&NoSuchDevice{Device: got, Devices: f.Choices}).Error())
 	case RuleProposal:
 		if f.Limit == 0 {
-			return fmt.Sprintf("%s is %v, but this session's review proposes nothing", name, f.Got)
+			return fmt.Sprintf("%s %s: this session's review proposes nothing", name, got)
 		}
-		return fmt.Sprintf("%s is %v, but this session's review has proposals 1 to %d", name, f.Got, f.Limit)
+		return fmt.Sprintf("%s %s: this session's review has proposals 1 to %d (%s lists them)", name, got, f.Limit, w.Method(MethodReviewProposals))
 	}
 	return name + " is not valid"
 }
 
 func (f *Fault) err() *Error {
-	return &Error{Kind: InvalidArgument, Fault: f, Msg: f.message()}
+	return &Error{Kind: InvalidArgument, Fault: f, Msg: f.Say(BusWords, "")}
 }
 
 // invalid is an InvalidArgument whose message is all there is: for a rule

@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,12 +15,12 @@ import (
 // (verdict.go says what each does). verdict.go itself is the spine that
 // calls them.
 var pathSteps = [][]string{
-	{"privacy.go", "tabs.go"}, // 1. made private, given its site
-	{"verdictkey.go"},         // 2. keyed
-	{"ruleverdict.go"},        // 3. decided by the rules
-	{"judge.go"},              // 4. decided by the judge
-	{"account.go"},            // 5. accounted
-	{"applyverdict.go"},       // 6. applied
+	{"entrance.go", "privacy.go", "tabs.go"}, // 1. enters, made private, given its site
+	{"verdictkey.go"},                        // 2. keyed
+	{"ruleverdict.go"},                       // 3. decided by the rules
+	{"judge.go"},                             // 4. decided by the judge
+	{"account.go"},                           // 5. accounted
+	{"applyverdict.go"},                      // 6. applied
 }
 
 // declared maps each function and Service method of package service (not
@@ -93,11 +94,84 @@ func stepOf(file string) int {
 	return -1
 }
 
-// A reader follows a window to its verdict top to bottom: no step calls
-// back into an earlier one (a later step may use a later one, and any step
-// the helpers outside the path), and the spine takes the steps in order.
-func TestAVerdictIsOneStraightPath(t *testing.T) {
+// graph is package service's call graph: for each function and Service
+// method, what its body calls (closures included), which functions take
+// the core's lock themselves, and which carry a Verdict.
+type graph struct {
+	where   map[string]string   // function → the file that declares it
+	calls   map[string][]string // function → its callees, in source order
+	entry   map[string]bool     // takes mu itself: a door of its own (a bus call, a timer, a goroutine)
+	verdict map[string]bool     // takes or gives a Verdict
+}
+
+func callGraph(t *testing.T) (graph, map[string]*ast.File) {
+	t.Helper()
 	where, files := declared(t)
+	g := graph{where: where, calls: map[string][]string{}, entry: map[string]bool{}, verdict: map[string]bool{}}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil || (fn.Recv != nil && !isService(fn.Recv)) {
+				continue
+			}
+			name := fn.Name.Name
+			g.calls[name] = callsIn(fn.Body)
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if c, ok := n.(*ast.SelectorExpr); ok && c.Sel.Name == "Lock" {
+					if mu, ok := c.X.(*ast.SelectorExpr); ok && mu.Sel.Name == "mu" {
+						g.entry[name] = true
+					}
+				}
+				return true
+			})
+			for _, list := range []*ast.FieldList{fn.Type.Params, fn.Type.Results} {
+				if list == nil {
+					continue
+				}
+				for _, field := range list.List {
+					if id, ok := field.Type.(*ast.Ident); ok && id.Name == "Verdict" {
+						g.verdict[name] = true
+					}
+				}
+			}
+		}
+	}
+	return g, files
+}
+
+// walk follows the calls from fn, transitively, in the same hold of the
+// lock: it does not go into a function that takes the lock itself (only
+// a timer, a goroutine or an effect after commit can call one: that is a
+// new door, with a path of its own). visit is told each function reached
+// and the chain of calls to it; when it answers false the walk does not go
+// on from there.
+func (g graph) walk(fn string, visit func(callee string, chain []string) bool) {
+	seen := map[string]bool{fn: true}
+	var from func(name string, chain []string)
+	from = func(name string, chain []string) {
+		for _, callee := range g.calls[name] {
+			if seen[callee] || g.where[callee] == "" || g.entry[callee] {
+				continue
+			}
+			seen[callee] = true
+			next := append(slices.Clone(chain), callee)
+			if visit(callee, next) {
+				from(callee, next)
+			}
+		}
+	}
+	from(fn, []string{fn})
+}
+
+// A reader follows a window to its verdict top to bottom: no step reaches
+// back into an earlier one, directly or through any chain of calls (a
+// later step may use a later one, and any step the helpers outside the
+// path); the spine takes the steps in order; and outside the path no one
+// makes, accounts or applies a verdict but through the spine (verdict.go):
+// a caller outside that touched applyVerdictLocked itself would skip the
+// tab-settle guard and the accounting step.
+func TestAVerdictIsOneStraightPath(t *testing.T) {
+	g, files := callGraph(t)
 	for file, f := range files {
 		step := stepOf(file)
 		if step < 0 {
@@ -105,15 +179,33 @@ func TestAVerdictIsOneStraightPath(t *testing.T) {
 		}
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
-			if !ok {
+			if !ok || fn.Body == nil || (fn.Recv != nil && !isService(fn.Recv)) {
 				continue
 			}
-			for _, callee := range callsIn(fn.Body) {
-				if to := stepOf(where[callee]); to >= 0 && to < step {
-					t.Errorf("%s (step %d, %s) calls back into %s (step %d, %s)", fn.Name.Name, step, file, callee, to, where[callee])
+			g.walk(fn.Name.Name, func(callee string, chain []string) bool {
+				if to := stepOf(g.where[callee]); to >= 0 && to < step {
+					t.Errorf("%s (step %d, %s) reaches back into %s (step %d, %s): %s", fn.Name.Name, step, file, callee, to, g.where[callee], strings.Join(chain, " → "))
 				}
-			}
+				return true
+			})
 		}
+	}
+	for name, file := range g.where {
+		if stepOf(file) >= 0 || file == "verdict.go" {
+			continue
+		}
+		g.walk(name, func(callee string, chain []string) bool {
+			switch {
+			case g.where[callee] == "verdict.go":
+				return false // through the spine: the way in
+			case stepOf(g.where[callee]) >= 0:
+				if g.verdict[callee] {
+					t.Errorf("%s (%s) reaches %s (%s) around the spine: %s; take the window down verdict.go's path instead", name, file, callee, g.where[callee], strings.Join(chain, " → "))
+				}
+				return false
+			}
+			return true
+		})
 	}
 	spine := map[string]*ast.FuncDecl{}
 	for _, d := range files["verdict.go"].Decls {
@@ -121,7 +213,7 @@ func TestAVerdictIsOneStraightPath(t *testing.T) {
 			spine[fn.Name.Name] = fn
 		}
 	}
-	for _, name := range []string{"observeLocked", "verdictLocked", "recordVerdictLocked"} {
+	for _, name := range []string{"observeLocked", "verdictLocked", "recordVerdictLocked", "resumeLocked"} {
 		fn := spine[name]
 		if fn == nil {
 			t.Errorf("verdict.go has no %s", name)
@@ -130,7 +222,7 @@ func TestAVerdictIsOneStraightPath(t *testing.T) {
 		var order []string
 		last := 0
 		for _, callee := range callsIn(fn.Body) {
-			to := stepOf(where[callee])
+			to := stepOf(g.where[callee])
 			if to < 0 {
 				continue
 			}

@@ -59,7 +59,7 @@ func enter(t *testing.T, sit situation) *harness {
 		case OutcomeAbandoned:
 			h.Service.mu.Lock()
 			w := h.toReviewLocked(OutcomeAbandoned, h.clock.Now())
-			h.commit(w)
+			h.commitUnlocks(w)
 		}
 	}
 	return h

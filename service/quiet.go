@@ -32,7 +32,7 @@ func (s *Service) SetQuiet(quiet bool) error {
 	} else {
 		s.plannedQuiet = &quiet
 	}
-	s.commit(writes{snapshot: s.snapshotLocked()})
+	s.commitUnlocks(writes{snapshot: s.snapshotLocked()})
 	return nil
 }
 
@@ -46,7 +46,7 @@ func (s *Service) SetQuietNote(note string) {
 		return
 	}
 	s.quietNote = note
-	s.commit(writes{})
+	s.commitUnlocks(writes{})
 }
 
 // quietWantedLocked is the core's one decision about Do Not Disturb:

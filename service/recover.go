@@ -45,7 +45,7 @@ func (s *Service) holdElapsed(id string) {
 	var w writes
 	s.tickLocked(&w)
 	s.armHoldLocked()
-	s.commit(w)
+	s.commitUnlocks(w)
 }
 
 // expire moves session id to review when its deadline has passed. A timer
@@ -60,7 +60,7 @@ func (s *Service) expire(id string) {
 	if now := s.tickLocked(&w); s.state == StateActive && now.Before(s.deadline) {
 		s.armTimerLocked() // the wall clock was set back: wait for the deadline in wall time
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 }
 
 // Recover restores the state a previous run left in snap (the zero
@@ -146,7 +146,7 @@ func (s *Service) Recover(snap Snapshot) error {
 		// Nothing to save yet, but say now that nothing could be.
 		s.problems.set("snapshot", fmt.Sprintf("The state directory cannot be written (%v); changes are kept in memory and saved once it can be.", err))
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 	s.checkChain(s.store.VerifyAudit())
 	return nil
 }
@@ -205,7 +205,7 @@ func (s *Service) Shutdown() {
 		// event is found by the next start, not credited to the window.
 		s.account(&w, FocusEvent{AtUnixMillis: s.liveNowLocked().UnixMilli(), Reason: "daemon stopped"})
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 	s.logUnsealed()
 	if s.nudges != nil {
 		s.nudges.stop()

@@ -104,7 +104,7 @@ func (s *Service) askReviewNoteLocked(w *writes) {
 				return // ended, or extended, meanwhile
 			}
 			s.reviewNote = note
-			s.commit(writes{})
+			s.commitUnlocks(writes{})
 			if ns, ok := s.store.(ReviewNoteStore); ok {
 				if err := ns.SaveReviewNote(id, note); err != nil {
 					s.log.Warn("keeping the review note failed", "session_id", id, "err", err)

@@ -231,37 +231,6 @@ func (s *Service) AddListener(l Listener) {
 	s.mu.Unlock()
 }
 
-// MaxTitleLen bounds a window title as the core keeps it (shown, decided,
-// logged, accounted): a page or a program can set a title of any length,
-// and one of megabytes would be written to the focus log at every switch.
-// Real titles are far shorter; what a person recognizes a window by is at
-// its start.
-const MaxTitleLen = 512
-
-// RecordWindow is the sensor's report of the active window. It is always
-// shown; it is accounted only while a session is active.
-func (s *Service) RecordWindow(win Window) {
-	raw := win.Title // a tab report is matched against the title the browser set
-	win = s.privacy.scrub(win)
-	win.Title = clip(win.Title, MaxTitleLen) // after redaction, which must see a secret whole
-	win.Site = ""                            // only a tab report that fits says which page is in front
-	win.App = s.lookupApp(win)               // a map read, before the lock all the same
-	s.mu.Lock()
-	if win == s.tabs.seen && raw == s.tabs.rawTitle {
-		s.mu.Unlock()
-		return
-	}
-	if win.ID != s.tabs.seen.ID {
-		// Another window: it waits for its own tab report, whatever the
-		// one before it gave up on (a title that changes in the same
-		// window does not start the wait again).
-		s.tabs.settled = false
-	}
-	s.tabs.seen, s.tabs.rawTitle = win, raw
-	s.rememberAppLocked(win)
-	s.refreshWindowLocked()
-}
-
 // Plan moves locked → planning.
 func (s *Service) Plan() error { return s.planTransition(MethodPlan, StatePlanning) }
 
@@ -277,7 +246,7 @@ func (s *Service) planTransition(m Method, to State) error {
 		return err
 	}
 	s.state, s.level, s.plannedQuiet = to, "", nil
-	s.commit(writes{snapshot: s.snapshotLocked()})
+	s.commitUnlocks(writes{snapshot: s.snapshotLocked()})
 	return nil
 }
 
@@ -290,27 +259,11 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 
 // start is Start as method m, with the session's task (nil: none).
 func (s *Service) start(m Method, nextAction, successCondition string, timeboxSecs uint64, enforcement string, allowed []string, task *SessionTask) (string, error) {
-	next, err := cleanText("next_action", nextAction, true)
+	a, err := checkStart(nextAction, successCondition, timeboxSecs, enforcement, allowed)
 	if err != nil {
 		return "", err
 	}
-	success, err := cleanText("success_condition", successCondition, true)
-	if err != nil {
-		return "", err
-	}
-	if err := checkTimebox("timebox_secs", timeboxSecs); err != nil {
-		return "", err
-	}
-	var level Level
-	if enforcement != "" {
-		if level, err = parseLevel("enforcement", enforcement); err != nil {
-			return "", err
-		}
-	}
-	classes, rules, err := cleanRules("allowed_classes", allowed)
-	if err != nil {
-		return "", err
-	}
+	next, success, level, classes, rules := a.next, a.success, a.level, a.classes, a.rules
 	id, uerr := uuid.NewV7()
 	if uerr != nil {
 		return "", &Error{Kind: Storage, Msg: "could not make a session id: " + uerr.Error()}
@@ -357,7 +310,7 @@ func (s *Service) start(m Method, nextAction, successCondition string, timeboxSe
 	s.syncAwayLocked(&w, now) // away before the first verdict: no drift while away
 	s.observeLocked(&w, now)
 	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level, "quiet", s.quiet)
-	s.commit(w)
+	s.commitUnlocks(w)
 	return id.String(), nil
 }
 
@@ -380,12 +333,12 @@ func (s *Service) endActive(m Method, o Outcome, reason string) error {
 	var w writes
 	now := s.tickLocked(&w)
 	if err := s.permit(m, ""); err != nil {
-		s.commit(w)
+		s.commitUnlocks(w)
 		return err
 	}
 	s.log.Info("session "+string(o), "session_id", s.sessionID, "state", StateReview, "reason", reason)
 	w.merge(s.toReviewLocked(o, now))
-	s.commit(w)
+	s.commitUnlocks(w)
 	return nil
 }
 
@@ -420,12 +373,12 @@ func (s *Service) Extend(secs uint64) error {
 	var w writes
 	now := s.tickLocked(&w)
 	if err := s.permit(MethodExtend, ""); err != nil {
-		s.commit(w)
+		s.commitUnlocks(w)
 		return err
 	}
 	add := time.Duration(secs) * time.Second
 	if s.timebox+add > MaxTimebox {
-		s.commit(w)
+		s.commitUnlocks(w)
 		total := uint64((s.timebox + add).Round(time.Second) / time.Second)
 		return (&Fault{Argument: "secs", Rule: RuleTimeboxTotal, Got: secs, Total: total, Limit: int64(MaxTimebox / time.Second)}).err()
 	}
@@ -441,7 +394,7 @@ func (s *Service) Extend(secs uint64) error {
 	}
 	s.armTimerLocked()
 	w.snapshot = s.snapshotLocked()
-	s.commit(w)
+	s.commitUnlocks(w)
 	return nil
 }
 
@@ -459,7 +412,7 @@ func (s *Service) End() (string, error) {
 	w := writes{snapshot: s.snapshotLocked(), seal: &sum, closeSession: id}
 	s.closeDeadlineLocked(&w)
 	s.log.Info("session ended", "session_id", id, "state", s.state, "outcome", sum.Outcome)
-	return s.commit(w), nil
+	return s.commitUnlocks(w), nil
 }
 
 func (s *Service) closeDeadlineLocked(w *writes) {
@@ -514,7 +467,7 @@ func (s *Service) Refocus() error {
 	var w writes
 	now := s.tickLocked(&w)
 	if err := s.permit(MethodRefocus, ""); err != nil {
-		s.commit(w)
+		s.commitUnlocks(w)
 		return err
 	}
 	s.endEpisodeLocked(&w)
@@ -526,7 +479,7 @@ func (s *Service) Refocus() error {
 		// Still looking at the distraction: a fresh episode, grace and all.
 		s.startEpisodeLocked(&w, now, now)
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 	return nil
 }
 
@@ -563,7 +516,7 @@ func (s *Service) widen(add func(w *writes, now time.Time) *Error) error {
 	if err == nil {
 		err = add(&w, now)
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 	if err != nil {
 		return err
 	}
@@ -583,7 +536,7 @@ func (s *Service) SetEnforcement(level string) error {
 		return err
 	}
 	s.level = l
-	s.commit(writes{snapshot: s.snapshotLocked()})
+	s.commitUnlocks(writes{snapshot: s.snapshotLocked()})
 	return nil
 }
 
@@ -599,7 +552,7 @@ func (s *Service) BreakGlass(reason string) (uint64, error) {
 	var w writes
 	now := s.tickLocked(&w) // a date set since the last event must not move the hold
 	if err := s.permit(MethodBreakGlass, ""); err != nil {
-		s.commit(w)
+		s.commitUnlocks(w)
 		return 0, err
 	}
 	if s.breakGlassAt.IsZero() {
@@ -609,7 +562,7 @@ func (s *Service) BreakGlass(reason string) (uint64, error) {
 		s.armHoldLocked()
 	}
 	left := s.breakGlassRemaining()
-	s.commit(w)
+	s.commitUnlocks(w)
 	return uint64((left + time.Second - 1) / time.Second), nil
 }
 
@@ -633,7 +586,7 @@ func (s *Service) VerifyAudit() (AuditReport, error) {
 	r := s.store.VerifyAudit()
 	s.checkChain(r)
 	s.mu.Lock()
-	s.commit(writes{}) // Problems may have changed
+	s.commitUnlocks(writes{}) // Problems may have changed
 	return r, nil
 }
 

@@ -269,7 +269,7 @@ func (s *Service) startedTaskLocked(w *writes) {
 				s.mu.Unlock()
 				return
 			}
-			s.commit(writes{snapshot: s.snapshotLocked()})
+			s.commitUnlocks(writes{snapshot: s.snapshotLocked()})
 		})
 	})
 }
@@ -350,7 +350,7 @@ func (s *Service) deliverTaskResult(id, result, title string) {
 		return
 	}
 	s.taskResult = result
-	s.commit(writes{snapshot: s.snapshotLocked()})
+	s.commitUnlocks(writes{snapshot: s.snapshotLocked()})
 }
 
 // taskQueue runs op on a goroutine of its own, after every operation queued
@@ -453,13 +453,13 @@ func (s *Service) endActiveTask(m Method, o Outcome, reason string, how taskEnd)
 	var w writes
 	now := s.tickLocked(&w)
 	if err := s.permit(m, ""); err != nil {
-		s.commit(w)
+		s.commitUnlocks(w)
 		return err
 	}
 	s.log.Info("session "+string(o), "session_id", s.sessionID, "state", StateReview, "reason", reason)
 	s.taskEnding = how
 	w.merge(s.toReviewLocked(o, now))
-	s.commit(w)
+	s.commitUnlocks(w)
 	return nil
 }
 

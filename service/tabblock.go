@@ -119,7 +119,7 @@ func (s *Service) TabBlocked(from TabSource, tabID int64) error {
 			s.drift.enforced = true
 		}
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
 	return nil
 }
 

@@ -215,7 +215,7 @@ func (s *Service) RecordTab(from TabSource, r TabReport) error {
 		c.stopTimer()
 		c.queued, c.hasQueue = Tab{}, false
 	}
-	s.applyTabLocked(c, t)
+	s.applyTabUnlocks(c, t)
 	return nil
 }
 
@@ -238,12 +238,12 @@ func (s *Service) takeQueuedTab(conn string, gen uint64) {
 	}
 	t := c.queued
 	c.queued, c.hasQueue = Tab{}, false
-	s.applyTabLocked(c, t)
+	s.applyTabUnlocks(c, t)
 }
 
-// applyTabLocked makes t the claim's newest report. Caller holds mu; it
+// applyTabUnlocks makes t the claim's newest report. Caller holds mu; it
 // is released.
-func (s *Service) applyTabLocked(c *claim, t Tab) {
+func (s *Service) applyTabUnlocks(c *claim, t Tab) {
 	s.tabs.seq++
 	c.at = s.tabs.seq
 	c.next, c.hasNext = t, true
@@ -255,7 +255,7 @@ func (s *Service) applyTabLocked(c *claim, t Tab) {
 		// decided by the window alone until a report fits again.
 		c.fit, c.hasFit = Tab{}, false
 	}
-	s.refreshWindowLocked()
+	s.refreshWindowUnlocks()
 }
 
 // ForgetTabs ends the claims of the host on bus connection conn: it said
@@ -271,72 +271,8 @@ func (s *Service) ForgetTabs(conn string) error {
 	}
 	c.stopTimer()
 	delete(s.tabs.claims, conn)
-	s.refreshWindowLocked()
+	s.refreshWindowUnlocks()
 	return nil
-}
-
-// presentLocked is the focused window as the core keeps it: the window
-// the source reported, with site (fitLocked's); its title dropped while it
-// is a private browser window, and while it waits for its tab report (it
-// may yet be said to be private). Caller holds mu.
-func (s *Service) presentLocked(site string) Window {
-	win := s.tabs.seen
-	win.Site = site
-	if s.tabs.private || s.tabs.waiting() {
-		win.Title = ""
-	}
-	return win
-}
-
-// refreshWindowLocked makes the current window the one the source reported
-// with the site its browser's report gives it, and accounts and decides it
-// when that changed anything. Caller holds mu; it is released.
-func (s *Service) refreshWindowLocked() {
-	wasWaiting, wasReason := s.tabs.waiting(), s.tabs.reason
-	site := s.fitLocked()
-	switch {
-	case !s.tabs.pending:
-		s.tabs.stopTimer()
-		s.tabs.settled = false
-	case s.tabs.timer == nil && !s.tabs.settled:
-		s.tabs.gen++
-		gen := s.tabs.gen
-		s.tabs.timer = s.clock.AfterFunc(tabSettle, func() { s.tabsSettled(gen) })
-	}
-	win := s.presentLocked(site)
-	if win == s.window && s.tabs.waiting() == wasWaiting {
-		if s.tabs.reason == wasReason {
-			s.mu.Unlock()
-			return
-		}
-		s.commit(writes{}) // SiteReason changed
-		return
-	}
-	s.window = win
-	var w writes
-	now := s.tickLocked(&w)
-	if s.state == StateActive {
-		s.observeLocked(&w, now)
-	}
-	s.commit(w)
-}
-
-// tabsSettled ends the wait for a tab report that fits: the window is
-// decided by itself.
-func (s *Service) tabsSettled(gen uint64) {
-	s.mu.Lock()
-	if s.tabs.gen != gen || !s.tabs.pending || s.tabs.settled {
-		s.mu.Unlock()
-		return
-	}
-	s.tabs.timer, s.tabs.settled = nil, true
-	s.window = s.presentLocked(s.fitLocked()) // the reason now says it was given up on; the title is back
-	var w writes
-	now := s.tickLocked(&w)
-	if s.state == StateActive {
-		s.observeLocked(&w, now)
-	}
-	s.commit(w)
 }
 
 // fitLocked is the site of the focused window: the newest tab report of a

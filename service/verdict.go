@@ -6,7 +6,8 @@ import "time"
 // one path through the core, each step in the file named for it, none
 // calling back into an earlier one:
 //
-//  1. made private where it enters (RecordWindow; privacy.go): a private
+//  1. enters (entrance.go: RecordWindow, and a tab report through
+//     refreshWindowUnlocks), made private there (privacy.go): a private
 //     class loses its title, redactions are applied, nothing after this
 //     sees more; then given the site its browser's tab report says is in
 //     front, or held until that report comes (tabs.go);
@@ -101,7 +102,26 @@ func (s *Service) lateVerdict(id string, key verdictKey, v Verdict) {
 	if s.state == StateActive {
 		s.recordVerdictLocked(&w, v, now)
 	}
-	s.commit(w)
+	s.commitUnlocks(w)
+}
+
+// resumeLocked takes the unchanged current window down the path again when
+// the person is back at the desk (drift paused while away): its grace
+// starts afresh, a browser window between two pages waits for its tab
+// report as it would on arrival (that report, or tabSettle, decides it),
+// and a verdict other than the one it had is accounted (MarkVerdict)
+// before it is applied, so the live off-task flag and the drift state
+// agree.
+func (s *Service) resumeLocked(w *writes, now time.Time) {
+	s.drift.focusAt = now
+	if s.tabs.waiting() {
+		return
+	}
+	v := s.verdictLocked()
+	if v != s.drift.verdict {
+		s.accountVerdictLocked(w, v, now)
+	}
+	s.applyVerdictLocked(w, v, now)
 }
 
 // recordVerdictLocked takes a new verdict on the unchanged current window

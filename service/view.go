@@ -38,6 +38,11 @@ type View struct {
 	AllowedClasses   []string
 	Drift            string
 	DriftReason      string
+	// GraceEnds: while an off-task window's grace runs (Drift still reads
+	// on_task), the Unix second it becomes drift unless the person goes
+	// back; 0 otherwise. It is set once per episode, so it wakes no client
+	// every second.
+	GraceEnds int64
 	// BreakDue: the desktop's break manager says a break is due and the
 	// person is still working (GNOME's BREAK_DUE), in any state.
 	BreakDue      bool
@@ -156,6 +161,9 @@ func (s *Service) viewLocked() View {
 		}
 	} else if s.state == StateActive {
 		v.Drift, v.DriftReason = s.driftLocked()
+		if d := s.drift; !d.drifting && d.verdict.Task == TaskOff && !d.offSince.IsZero() {
+			v.GraceEnds = d.offSince.Add(s.driftGrace).Unix()
+		}
 		v.Enforced = v.Drift == DriftDrifting && (s.level == LevelBlock || s.level == LevelLocked)
 		if s.breakDue {
 			v.DriftReason = joinReason(v.DriftReason, breakDueNote)

@@ -15,11 +15,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/antidrift/antidrift/internal/busname"
 )
 
 const (
@@ -52,7 +56,7 @@ func main() {
 // that a daemon that (re)appears hears it at once.
 type busDaemon struct {
 	conn *dbus.Conn
-	log  *os.File
+	log  io.Writer
 
 	mu      sync.Mutex
 	browser string
@@ -105,51 +109,39 @@ func (d *busDaemon) resend() {
 }
 
 // watch follows org.antidrift's owner (to resend on a restart) and the
-// daemon's signals for the extension (to relay them).
+// daemon's signals for the extension (to relay them, from the owner
+// only). It learns the owner as every watcher does (internal/busname):
+// NameOwnerChanged only as the bus itself sends it, never a peer's
+// forgery, and older news never undoes newer.
 func (d *busDaemon) watch(h *host) error {
-	if err := d.conn.AddMatchSignal(
-		dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchInterface("org.freedesktop.DBus"),
-		dbus.WithMatchMember("NameOwnerChanged"), dbus.WithMatchArg(0, busName)); err != nil {
+	ctx := context.Background()
+	f := busname.New(d.conn, slog.New(slog.NewTextHandler(d.log, nil)))
+	if err := f.Subscribe(ctx, dbus.WithMatchInterface(evidenceAPI), dbus.WithMatchObjectPath(objectPath)); err != nil {
 		return err
 	}
-	if err := d.conn.AddMatchSignal(dbus.WithMatchInterface(evidenceAPI), dbus.WithMatchObjectPath(objectPath)); err != nil {
+	daemon, err := f.Follow(ctx, busName)
+	if err != nil {
 		return err
 	}
-	signals := make(chan *dbus.Signal, 16)
-	d.conn.Signal(signals)
 	go func() {
-		for sig := range signals {
-			d.handle(h, sig)
+		for sig := range f.Signals {
+			if changed, news := f.OwnerChange(sig); news {
+				if changed != nil && changed.Unique != "" {
+					d.resend() // a new daemon: it hears the last report at once
+				}
+				continue
+			}
+			d.relay(h, sig, daemon.Unique)
 		}
 	}()
 	return nil
 }
 
-func (d *busDaemon) handle(h *host, sig *dbus.Signal) {
-	switch sig.Name {
-	case "org.freedesktop.DBus.NameOwnerChanged":
-		if len(sig.Body) == 3 {
-			if owner, _ := sig.Body[2].(string); owner != "" {
-				d.resend()
-			}
-		}
-	default:
-		if msg, ok := relayed(h.browser, sig, d.owner()); ok {
-			if err := h.send(msg); err != nil {
-				fmt.Fprintf(d.log, "antidrift-native-host: relaying to the extension: %v\n", err)
-			}
+// relay passes sig on to the extension when owner, the daemon, sent it.
+func (d *busDaemon) relay(h *host, sig *dbus.Signal, owner string) {
+	if msg, ok := relayed(h.browser, sig, owner); ok {
+		if err := h.send(msg); err != nil {
+			fmt.Fprintf(d.log, "antidrift-native-host: relaying to the extension: %v\n", err)
 		}
 	}
-}
-
-// owner is the unique name that owns org.antidrift now ("" when none):
-// only its signals are relayed.
-func (d *busDaemon) owner() string {
-	var owner string
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	if err := d.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetNameOwner", 0, busName).Store(&owner); err != nil {
-		return ""
-	}
-	return owner
 }

@@ -189,7 +189,7 @@ func TestRefusalsAreSaidInCommandsAndFlags(t *testing.T) {
 		says []string
 	}{
 		{[]string{"end"}, 1, []string{"antidrift end: not now: there is no session, and antidrift end works only when a session is in review.",
-			"retrying will not help", "What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report, antidrift tasks."}},
+			"What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report, antidrift tasks."}},
 		{[]string{"complete"}, 1, []string{"antidrift complete: not now: there is no session", "works only when a session is active"}},
 		{[]string{"start", "   ", "--done-when", "y", "--for", "1m"}, 2, []string{"NEXT_ACTION must not be empty"}},
 		{[]string{"history", "--limit", "5000"}, 2, []string{"--limit must be at most 1000; got 5000"}},
@@ -286,7 +286,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"status", "--format", "xml"}, `--format "xml"`},
 		{[]string{"status", "--json", "--format", "waybar"}, "disagree"},
 		{[]string{"status", "--bogus"}, "unknown flag --bogus (the flags are --follow, --format, --json, --wait-change)"},
-		{[]string{"history", "--limit", "many"}, `invalid value "many" for flag --limit`},
+		{[]string{"history", "--limit", "many"}, `--limit many: N must be a whole number such as 20 (digits only)`},
 		{[]string{"help", "frobnicate"}, `unknown command "frobnicate"`},
 	} {
 		r := cli(t, env, c.args...)

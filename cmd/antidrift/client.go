@@ -11,14 +11,16 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/persist"
 )
 
-// The daemon's names on the session bus (README, "D-Bus API").
+// The daemon's names on the session bus are dbusapi's (README, "D-Bus
+// API"): the CLI declares none of its own.
 const (
-	busName    = "org.antidrift"
-	objectPath = dbus.ObjectPath("/org/antidrift/Session1")
-	iface      = "org.antidrift.Session1"
+	busName    = dbusapi.BusName
+	objectPath = dbusapi.ObjectPath
+	iface      = dbusapi.Interface
 
 	propertiesIface = "org.freedesktop.DBus.Properties"
 )
@@ -110,7 +112,7 @@ func (c *client) call(method string, args []any, reply ...any) error {
 // concurrently. A daemon that does not know it still says its message;
 // one that cannot be reached fails the call that follows, which says so.
 func (c *client) askForErrorData(ctx context.Context) error {
-	return c.obj.CallWithContext(ctx, "org.antidrift.ErrorData1.Enable", c.flags).Err
+	return c.obj.CallWithContext(ctx, dbusapi.ErrorDataInterface+".Enable", c.flags).Err
 }
 
 // isNoAnswer reports whether err means the call went out and no answer
@@ -205,11 +207,11 @@ func callError(method string, err error) error {
 	}
 	cmd := commandOf(method)
 	switch {
-	case e.Name == "org.antidrift.Error.NotPermitted" && cmd != nil:
+	case e.Name == dbusapi.ErrorNotPermitted && cmd != nil:
 		return refusal(method, e)
-	case e.Name == "org.antidrift.Error.InvalidArgument" && cmd != nil:
+	case e.Name == dbusapi.ErrorInvalidArgument && cmd != nil:
 		return cmd.invalidArgument(method, e)
-	case strings.HasPrefix(e.Name, "org.antidrift.Error."):
+	case strings.HasPrefix(e.Name, dbusapi.ErrorPrefix):
 		prefix := "antidrift"
 		if cmd != nil {
 			prefix += " " + cmd.name

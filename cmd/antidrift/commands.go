@@ -18,6 +18,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/antidrift/antidrift/internal/inert"
+	"github.com/antidrift/antidrift/service"
 )
 
 // invocation is one run of a subcommand: its parsed arguments, where it
@@ -57,6 +58,16 @@ func (x *invocation) close() {
 }
 
 func (x *invocation) call(method string, args []any, reply ...any) error {
+	// The limits the CLI knows are checked before the call, in the
+	// daemon's words: an argument too large to send is said as one a
+	// little too long is, never as the bus's refusal of the message.
+	if f := service.CheckCall(service.Method(method), args...); f != nil {
+		cmd := commandOf(method)
+		if cmd == nil {
+			cmd = x.cmd
+		}
+		return cmd.usageError("%s", f.Say(cliWords, service.Method(method)))
+	}
 	c, err := x.client()
 	if err != nil {
 		return err
@@ -527,6 +538,13 @@ var cmdHelp = &command{
 func setupHelp(*flag.FlagSet) func(*invocation) error {
 	return func(x *invocation) error {
 		if x.arg() == "" {
+			if x.json {
+				list := make([]commandHelp, len(commands))
+				for i, c := range commands {
+					list[i] = c.helpOf(false)
+				}
+				return x.printJSON(map[string]any{"commands": list})
+			}
 			fmt.Fprint(x.stdout, usage())
 			return nil
 		}
@@ -534,8 +552,40 @@ func setupHelp(*flag.FlagSet) func(*invocation) error {
 		if i < 0 {
 			return x.cmd.usageError("unknown command %q", x.arg())
 		}
+		if x.json {
+			return x.printJSON(commands[i].helpOf(true))
+		}
 		return commands[i].run([]string{"--help"}, x.stdout)
 	}
+}
+
+// commandHelp is a command's help as help --json prints it.
+type commandHelp struct {
+	Name     string     `json:"name"`
+	Synopsis string     `json:"synopsis"`
+	Summary  string     `json:"summary"`
+	Flags    []flagHelp `json:"flags,omitempty"`
+}
+
+type flagHelp struct {
+	Name  string `json:"name"`            // without the dashes
+	Value string `json:"value,omitempty"` // what its value is called (DURATION); "" for a switch
+	Usage string `json:"usage"`
+}
+
+// helpOf is c's help as data; with its flags when flags is set.
+func (c *command) helpOf(flags bool) commandHelp {
+	h := commandHelp{Name: c.name, Synopsis: c.synopsis, Summary: c.summary}
+	if flags {
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		fs.Bool("json", false, "print parseable JSON on stdout")
+		c.setup(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			name, usage := flag.UnquoteUsage(f)
+			h.Flags = append(h.Flags, flagHelp{Name: f.Name, Value: name, Usage: usage})
+		})
+	}
+	return h
 }
 
 // maxDuration is the longest timebox, and the longest extension: the

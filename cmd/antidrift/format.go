@@ -28,7 +28,7 @@ type status struct {
 	State, NextAction, SuccessCondition, Outcome, Enforcement      string
 	Drift, DriftReason, CurrentClass, CurrentTitle, EvidenceReason string
 	TimeboxSeconds                                                 uint64
-	Deadline, BreakGlassAt                                         int64
+	Deadline, BreakGlassAt, GraceEnds                              int64
 	AllowedClasses, Problems                                       []string
 	EvidenceAvailable, BreakDue                                    bool
 	SwitchCount, MinimizeCount, AuditPending                       uint32
@@ -69,7 +69,7 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 		"State": &s.State, "NextAction": &s.NextAction, "SuccessCondition": &s.SuccessCondition,
 		"Outcome": &s.Outcome, "Enforcement": &s.Enforcement, "Drift": &s.Drift, "DriftReason": &s.DriftReason,
 		"CurrentClass": &s.CurrentClass, "CurrentTitle": &s.CurrentTitle, "EvidenceReason": &s.EvidenceReason,
-		"TimeboxSeconds": &s.TimeboxSeconds, "Deadline": &s.Deadline, "BreakGlassAt": &s.BreakGlassAt,
+		"TimeboxSeconds": &s.TimeboxSeconds, "Deadline": &s.Deadline, "BreakGlassAt": &s.BreakGlassAt, "GraceEnds": &s.GraceEnds,
 		"AllowedClasses": &s.AllowedClasses, "Problems": &s.Problems, "EvidenceAvailable": &s.EvidenceAvailable, "BreakDue": &s.BreakDue,
 		"SwitchCount": &s.SwitchCount, "MinimizeCount": &s.MinimizeCount, "AuditPending": &s.AuditPending,
 		"Buckets":     &s.Buckets,
@@ -194,13 +194,19 @@ func statusText(s *status, now time.Time, o textOpts) string {
 			time.Unix(s.Deadline, 0).Format("15:04"))
 		drift := driftText(s.Drift)
 		switch {
+		case s.inGrace():
+			drift = p.yellow(leavingWords)
 		case s.Drift == service.DriftDrifting:
 			drift = p.red(drift)
 		case s.Drift == service.DriftOnTask:
 			drift = p.green(drift)
 		}
-		// The reason, unless it only repeats why the window is unknown.
-		if s.DriftReason != "" && (s.EvidenceReason == "" || !strings.Contains(s.DriftReason, s.EvidenceReason)) {
+		// The reason, unless it only repeats why the window is unknown;
+		// said once where it begins with the drift's own word ("away:
+		// no input for 3m0s").
+		if strings.HasPrefix(s.DriftReason, driftText(s.Drift)+": ") && !s.inGrace() {
+			drift = s.DriftReason
+		} else if s.DriftReason != "" && (s.EvidenceReason == "" || !strings.Contains(s.DriftReason, s.EvidenceReason)) {
 			drift += ": " + s.DriftReason
 		} else if s.BreakDue {
 			drift += "; the desktop says a break is due" // the reason says it too, when shown
@@ -250,7 +256,13 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	}
 	if s.is(service.StateActive) || s.is(service.StateReview) {
 		row("switches", "%d", s.SwitchCount)
-		b.WriteString(bucketChart(namedBuckets(s.Buckets, s.BucketApps), 5))
+		// A bucket without a second yet is no row ("(evidence unavailable)
+		// 0s" says nothing), unless it is the window in front: its time is
+		// what is counting now.
+		bs := slices.DeleteFunc(slices.Clone(s.Buckets), func(b bucket) bool {
+			return b.Seconds == 0 && (b.Class == "" || b.Class != s.CurrentClass)
+		})
+		b.WriteString(bucketChart(namedBuckets(bs, s.BucketApps), 5))
 	}
 	if s.AuditPending > 0 {
 		row("audit", "%d %s waiting to be sealed", s.AuditPending, plural(int(s.AuditPending), "summary", "summaries"))
@@ -262,6 +274,27 @@ func statusText(s *status, now time.Time, o textOpts) string {
 		}
 	}
 	return b.String()
+}
+
+// leavingWords is an off-task window in its grace: not drift yet, but no
+// longer on task either (Drift still reads on_task; GraceEnds is set).
+const leavingWords = "leaving the task"
+
+// inGrace reports whether an off-task window's grace runs.
+func (s *status) inGrace() bool {
+	return s.Drift == service.DriftOnTask && s.GraceEnds != 0
+}
+
+// driftLine is the drift for a one-line status: driftText, but during
+// the grace what it is and when it ends ("leaving the task: drift in 4s").
+func (s *status) driftLine(now time.Time) string {
+	if !s.inGrace() {
+		return driftText(s.Drift)
+	}
+	if left := time.Unix(s.GraceEnds, 0).Sub(now).Round(time.Second); left > 0 {
+		return leavingWords + ": drift in " + short(left)
+	}
+	return leavingWords + ": drift now"
 }
 
 // driftText is the Drift property in words that stand alone on a line:
@@ -398,7 +431,7 @@ func textLine(s *status, now time.Time) string {
 	case service.StateLocked:
 		parts = []string{"no session"}
 	case service.StateActive:
-		parts = append(parts, s.NextAction, service.ShortLeft(s.left(now))+" left", driftText(s.Drift))
+		parts = append(parts, s.NextAction, service.ShortLeft(s.left(now))+" left", s.driftLine(now))
 	case service.StateReview:
 		parts = append(parts, s.NextAction, s.Outcome)
 	}

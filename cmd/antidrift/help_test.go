@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,5 +50,27 @@ func TestHelpIsAsWritten(t *testing.T) {
 	}
 	if line, g, w := testenv.FirstDifference(got.String(), string(want)); line != 0 {
 		t.Fatalf("the help differs from %s at line %d:\ngot  %q\nwant %q\n(a change meant to be seen: -run TestHelpIsAsWritten -update rewrites the file)", path, line, g, w)
+	}
+}
+
+// help --json is JSON, as every command's --json is: the commands, and a
+// command's flags, for a script or a shell's completion.
+func TestHelpJSONIsJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"help", "--json"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("help --json: exit %d, stderr %q", code, stderr.String())
+	}
+	var all struct{ Commands []commandHelp }
+	if err := json.Unmarshal(stdout.Bytes(), &all); err != nil || len(all.Commands) != len(commands) || all.Commands[0].Name != commands[0].name {
+		t.Fatalf("help --json: got %v (%.200q), want JSON naming the %d commands", err, stdout.String(), len(commands))
+	}
+	stdout.Reset()
+	if code := run([]string{"--json", "help", "start"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("--json help start: exit %d, stderr %q", code, stderr.String())
+	}
+	var start commandHelp
+	if err := json.Unmarshal(stdout.Bytes(), &start); err != nil || start.Name != "start" ||
+		!slices.ContainsFunc(start.Flags, func(f flagHelp) bool { return f.Name == "for" && f.Value == "DURATION" }) {
+		t.Fatalf("--json help start: got %v %+v, want JSON with the flag --for DURATION", err, start)
 	}
 }

@@ -1,7 +1,19 @@
 // Command antidrift is the everyday face of antidriftd: it starts, changes
-// and ends focus sessions and shows them, as a thin client of the daemon's
-// D-Bus API (org.antidrift.Session1). Every decision is the daemon's; this
-// command parses arguments, makes one call and prints the answer.
+// and ends focus sessions and shows them. Every decision about a session
+// is the daemon's: the session commands parse their arguments, check the
+// limits the CLI knows (speak.go says the rest of the daemon's refusals in
+// its own words), call the daemon's D-Bus API (org.antidrift.Session1) and
+// print the answer.
+//
+// Some commands also read for themselves, never writing a record and
+// never taking the daemon's lock: report reads config.toml, the state
+// directory (persist.Reader) and sync_dir without the daemon at all;
+// history and verify read the other machines' copies in sync_dir
+// (config.toml says where, the state directory which copy is this
+// machine's); verify --journal reads the journal (journalctl) for the
+// heads the daemon logged at each seal; forget-key reads config.toml and
+// sync_dir; and a daemon that will not start is explained from the state
+// directory's version (client.go).
 //
 // Exit codes: 0 done; 1 the daemon refused (said in commands and flags,
 // speak.go) or the audit chain is broken (verify); 2 usage, including an
@@ -15,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -194,11 +207,38 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 	}
 	if err := fs.Parse(append(append(flags, "--"), positional...)); err != nil {
-		// Only a value the flag's Set refused gets here; the flag package
-		// names flags with one dash, the docs with two.
-		return nil, errors.New(strings.Replace(err.Error(), " flag -", " flag --", 1))
+		return nil, flagValueError(fs, err)
 	}
 	return fs.Args(), nil
+}
+
+// flagValueRefused is how the flag package says a flag's Set refused a
+// value: `invalid value "abc" for flag -limit: parse error`.
+// (`invalid boolean value "maybe" for -quiet: parse error` for a switch).
+var flagValueRefused = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+
+// flagValueError says err, a value the flag's Set refused, in words: the
+// flag as the docs write it (two dashes) and the value as typed, and for a
+// number what a number is, not strconv's "parse error".
+func flagValueError(fs *flag.FlagSet, err error) error {
+	m := flagValueRefused.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	value, name, why := m[1], m[2], m[3]
+	f := fs.Lookup(name)
+	if f == nil {
+		return err
+	}
+	switch {
+	case isBoolFlag(f):
+		return fmt.Errorf("--%s=%s: a switch is given alone (--%s), or as --%s=true or --%s=false", name, inert.Terminal(value), name, name, name)
+	case why == "parse error":
+		why = valueName(f) + " must be a whole number such as 20 (digits only)"
+	case why == "value out of range":
+		why = valueName(f) + " is too large a number"
+	}
+	return fmt.Errorf("--%s %s: %s", name, inert.Terminal(value), why)
 }
 
 // unknownFlag says name is not one of fs's flags, and which one the person

@@ -176,8 +176,20 @@ func TestEveryRefusalOfThePermissionTableSpeaksCLI(t *testing.T) {
 				t.Errorf("%s: %s: got exit %d, want a refusal (exit 1): %v", st.name, strings.Join(tr.args, " "), r.code, r)
 				continue
 			}
-			contains(t, st.name+": "+strings.Join(tr.args, " "), r.stderr,
-				"antidrift "+tr.args[0]+": not now: ", "retrying will not help", "What works now: antidrift ")
+			what := st.name + ": " + strings.Join(tr.args, " ")
+			contains(t, what, r.stderr, "antidrift "+tr.args[0]+": not now: ", "What works now: antidrift ")
+			// Retrying is spoken of only where it fits: not where there is
+			// no session to refuse anything, and a running hold ends.
+			switch {
+			case strings.Contains(r.stderr, "not now: there is no session,"):
+				if strings.Contains(r.stderr, "retrying") || strings.Contains(r.stderr, "the session's state refusing") {
+					t.Errorf("%s: got %q, want no word of the session's state or of retrying where there is no session", what, r.stderr)
+				}
+			case strings.Contains(r.stderr, "break-glass hold has "):
+				contains(t, what, r.stderr, "That is the session's state refusing, not a fault: it works once the hold has elapsed.")
+			default:
+				contains(t, what, r.stderr, "That is the session's state refusing, not a fault: retrying will not help.")
+			}
 			speaksCLI(t, r)
 			all = append(all, r.stderr)
 		}
@@ -188,11 +200,10 @@ func TestEveryRefusalOfThePermissionTableSpeaksCLI(t *testing.T) {
 	seen := strings.Join(all, "\n")
 	for _, want := range []string{
 		"antidrift complete: not now: there is no session, and antidrift complete works only when a session is active.\n" +
-			"That is the session's state refusing, not a fault: retrying will not help.\n" +
 			"What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report, antidrift tasks.\n",
 		"a session is being planned, and antidrift plan works only when there is no session",
 		"works only when there is no session or planning",
-		"refuses antidrift abandon before the deadline; a break-glass hold (antidrift break-glass REASON) permits it",
+		"refuses antidrift abandon before the deadline; a break-glass hold (antidrift break-glass) permits it",
 		"at enforcement level locked and its break-glass hold has ",
 		"which refuses anything that widens",
 		"which refuses lowering the level",
@@ -240,12 +251,11 @@ func TestAHungDaemonGetsAdviceForAHungDaemon(t *testing.T) {
 func TestRefusalDataCrossesTheBus(t *testing.T) {
 	testenv.Need(t, "busctl", "gdbus")
 	s := startDaemon(t, "")
-	const message = "Complete is not permitted: antidrift is locked, and Complete works only when it is active. " +
+	const message = "Complete is not permitted: there is no session, and Complete works only when a session is active. " +
 		"It is the session's state refusing, not a fault, so retrying will not help. What works now: Plan, Start, StartTask, SetQuiet, VerifyAudit, History, Report, ReportDevice, ListTasks."
 
 	r := s.run(t, "complete")
 	if want := "antidrift complete: not now: there is no session, and antidrift complete works only when a session is active.\n" +
-		"That is the session's state refusing, not a fault: retrying will not help.\n" +
 		"What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report, antidrift tasks.\n"; r.code != 1 || r.stderr != want {
 		t.Errorf("the CLI: got exit %d and\n%s\nwant exit 1 and\n%s", r.code, r.stderr, want)
 	}

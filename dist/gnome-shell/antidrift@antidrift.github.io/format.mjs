@@ -1,8 +1,12 @@
 // Words and numbers as the panels show them (the GNOME indicator imports
-// this module, and the Plasma applet an identical copy: each package holds
-// everything it loads, and dist's tests keep the two the same). Pure
-// functions: the same rules as the CLI's `antidrift status`
-// (cmd/antidrift/format.go).
+// this module, and the Plasma applet an identical copy). The copy is on
+// purpose, and a duplicate finder will list it: each panel package stands
+// alone, installed as it is (a GNOME extension zip, a Plasma package) with
+// every file it loads, so neither may reach into the other's directory or
+// load it through a link. dist's TestPanelSourcesAreSelfContained keeps the
+// two byte for byte the same: change this one and copy it over the other
+// (docs/development.md, "Copies kept on purpose"). Pure functions: the same
+// rules as the CLI's `antidrift status` (cmd/antidrift/format.go).
 
 /**
  * Marks a string for translation where it is defined (make pot finds it);

@@ -3,7 +3,6 @@ package testenv
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -411,46 +410,6 @@ func (g *GnomeShell) InstallExtensionZip(t testing.TB, zip string) {
 func testdataDir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "testdata")
-}
-
-// DistDir is the checkout's dist/ directory, where the files a desktop
-// loads (the GNOME Shell extension among them) live.
-func DistDir() string {
-	return filepath.Join(filepath.Dir(scriptsDir()), "dist")
-}
-
-// CopyTree copies the directories and regular files under src to dst,
-// making directories with dirMode and files with fileMode.
-func CopyTree(src, dst string, dirMode, fileMode os.FileMode) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, dirMode)
-		}
-		return copyFile(path, to, fileMode)
-	})
-}
-
-func copyFile(src, dst string, mode os.FileMode) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, mode)
-}
-
-// chownTree gives everything under dir to uid (and the group of that number).
-func chownTree(dir string, uid int) error {
-	return filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(path, uid, uid)
-	})
 }
 
 // Kill9 kills the Shell with SIGKILL, as a crash would; Start starts it

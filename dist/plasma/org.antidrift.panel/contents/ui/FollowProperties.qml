@@ -55,7 +55,7 @@ Item {
     // by the daemon's property types (its interface XML): numbers for
     // t, x and u, lists of strings for as, the buckets' a(sst), strings for
     // the rest (booleans come through as they are).
-    readonly property var numbers: ["TimeboxSeconds", "StartedAt", "Deadline", "MinimizeCount", "SwitchCount", "BreakGlassAt", "AuditPending"]
+    readonly property var numbers: ["TimeboxSeconds", "StartedAt", "Deadline", "GraceEnds", "MinimizeCount", "SwitchCount", "BreakGlassAt", "AuditPending"]
     readonly property var lists: ["AllowedClasses", "Problems", "Permitted"]
     function plain(name, v) {
         if (typeof v === "boolean" || v === undefined || v === null)

@@ -16,7 +16,7 @@ import (
 // once, the first time the daemon publishes to sync_dir, and never changed
 // by it after. Its public half is in the device's folder in sync_dir
 // (device.json's public_key); every line published there is signed with
-// it, and the other machines hold the folder to it (keys.go).
+// it, and the other machines hold the folder to it (sync_keys.go).
 const deviceKeyFileName = "device-key.json"
 
 // deviceKeyVersion is device-key.json's "version". A file with a larger

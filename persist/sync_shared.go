@@ -83,7 +83,7 @@ type ReadOptions struct {
 	Unchanged map[string]Stamp
 }
 
-// ReadSharedWith is ReadShared within o's bounds (bounds.go): it reads at
+// ReadSharedWith is ReadShared within o's bounds (sync_bounds.go): it reads at
 // most o.Bounds.Devices device folders (the ones this machine knows
 // first), and of each at most its share of bytes and signature checks,
 // streaming the chain file, and names in problems and in each device's
@@ -439,7 +439,7 @@ func newSignedLineCheck(pub ed25519.PublicKey, id, form string) func() func(line
 }
 
 // checkSignedChain walks a device's published chain file, held to pub,
-// unbounded (sharedwalk.go has the walk).
+// unbounded (sync_sharedwalk.go has the walk).
 func checkSignedChain(data []byte, pub ed25519.PublicKey, id, form string) signedChain {
 	return checkSignedChainBounded(bytesSource(data), pub, id, form, nil, SeenHead{}).signedChain
 }

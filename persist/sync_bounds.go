@@ -25,7 +25,7 @@ type ReadBounds struct {
 	// DeviceChecks and TotalChecks bound the lines whose signature is
 	// checked (the costly part: Ed25519, some 100 µs a line here). Lines
 	// up to a device's remembered head are checked by their hash chain
-	// alone (seen.go), so a known device's record costs signatures only
+	// alone (sync_seen.go), so a known device's record costs signatures only
 	// for what is new since the daemon last read it; a device first seen
 	// with a longer record is read that much further at each pass.
 	DeviceChecks int64

@@ -455,7 +455,7 @@ func stripSigs(t *testing.T, data []byte) []byte {
 }
 
 // docSigned is docs/sync.md's signature rule written out again, apart
-// from signed.go: the line ends in `,"sig":"<base64>"}`; taking that key
+// from sync_signed.go: the line ends in `,"sig":"<base64>"}`; taking that key
 // out leaves the sealed line; the signature is Ed25519 over
 // "antidrift-v2 line\n" + device id + "\n" + form + "\n" + the sealed line.
 func docSigned(pub ed25519.PublicKey, id, form string, line []byte) ([]byte, bool) {

@@ -12,10 +12,10 @@ import (
 	"github.com/antidrift/antidrift/service"
 )
 
-// The bounded walk of a device's chain file (bounds.go): the signature
-// layer's walk (shared.go, signed.go) with a budget of signature checks, a
+// The bounded walk of a device's chain file (sync_bounds.go): the signature
+// layer's walk (sync_shared.go, sync_signed.go) with a budget of signature checks, a
 // walk by hash alone up to the head this machine remembers for the device
-// (seen.go), and every number of every line checked (numbers.go).
+// (sync_seen.go), and every number of every line checked (sync_numbers.go).
 
 // boundedChain is a walked chain file and what the bounds left out.
 type boundedChain struct {

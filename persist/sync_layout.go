@@ -56,7 +56,7 @@ type publishedDevice struct {
 	SourceOK      bool   `json:"source_ok"`
 	SourceProblem string `json:"source_problem"`
 	// PublicKey is the device's Ed25519 public key (base64); Sig, the last
-	// key, signs the file's own bytes with it (signed.go).
+	// key, signs the file's own bytes with it (sync_signed.go).
 	PublicKey string `json:"public_key"`
 	Sig       string `json:"sig"`
 }

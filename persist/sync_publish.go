@@ -21,7 +21,7 @@ import (
 )
 
 // Publisher keeps this device's copy of its sealed chain in sync_dir (see
-// layout.go): after each seal, and once at start, it rewrites the copy
+// sync_layout.go): after each seal, and once at start, it rewrites the copy
 // from audit.jsonl, atomically, in the device's own folder and nowhere
 // else. Syncthing moves the folder to the other machines.
 //
@@ -124,7 +124,7 @@ func (p *Publisher) PublishNow() string {
 }
 
 // rememberOthers records the furthest head of every other device's copy
-// (seen.go): of its lines that count, signed by its pinned key (keys.go,
+// (sync_seen.go): of its lines that count, signed by its pinned key (sync_keys.go,
 // pinned here the first time, and logged), so a copy that later falls
 // behind it is noticed and a forged line never becomes the mark. Only
 // heads and keys are kept: no other device's data enters the state
