@@ -229,7 +229,7 @@ const (
 func (r ArgRule) Known() bool {
 	switch r {
 	case RuleUTF8, RuleEmpty, RuleLength, RuleControl, RuleTimebox, RuleLevel, RuleEntry, RuleEntries,
-		RuleTimeboxTotal, RuleAllowFull, RuleAtMost, RuleTime, RuleAfter, RuleDays, RuleDevice:
+		RuleTimeboxTotal, RuleAllowFull, RuleAtMost, RuleTime, RuleAfter, RuleDays, RuleDevice, RuleProposal:
 		return true
 	}
 	return false
