@@ -72,6 +72,7 @@ func (s *Service) bucketAppsLocked(buckets []Bucket) []BucketApp {
 // again where an app: rule now reads differently. Nothing else about the
 // window changed, so nothing is accounted but a changed verdict.
 func (s *Service) AppsChanged() {
+	s.appsGen.Add(1) // before the lock: a RecordWindow reading the old entries now reads again
 	s.mu.Lock()
 	seen := s.tabs.seen
 	s.mu.Unlock()

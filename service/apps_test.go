@@ -179,3 +179,51 @@ func FuzzAppRule(f *testing.F) {
 		r.matches(w, FoldTitle(title)) // and never panics with one
 	})
 }
+
+// gatedApps is mutableApps whose Lookup of one class reads the desktop,
+// then waits for the test before it answers: a reading that raced a
+// change of the desktop entries.
+type gatedApps struct {
+	mutableApps
+	class   string
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (g *gatedApps) Lookup(class, instance, appID string) (App, bool) {
+	a, ok := g.mutableApps.Lookup(class, instance, appID)
+	if class == g.class {
+		g.once.Do(func() {
+			close(g.entered)
+			<-g.release
+		})
+	}
+	return a, ok
+}
+
+// A window that comes to the front while the desktop entries change: its
+// lookup read the old entries, and the change's AppsChanged found another
+// window in front. The window must still end up named by the new entries,
+// not by the old reading until the next switch.
+func TestAppsChangedDuringRecordWindow(t *testing.T) {
+	d := &gatedApps{mutableApps: mutableApps{m: map[string]App{}}, class: "Editor",
+		entered: make(chan struct{}), release: make(chan struct{})}
+	h, _, _ := newDriftHarness(t, driftOpts{apps: d})
+	h.RecordWindow(winID("0", "Viewer"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.RecordWindow(winID("1", "Editor")) // reads the entries: none for Editor
+	}()
+	<-d.entered
+	d.mu.Lock()
+	d.m["Editor"] = App{ID: "myeditor", Name: "My Editor"} // installed meanwhile
+	d.mu.Unlock()
+	h.AppsChanged() // Viewer is still in front: nothing to rename
+	close(d.release)
+	<-done
+	if v := h.View(); v.CurrentClass != "Editor" || v.CurrentApp.Name != "My Editor" {
+		t.Fatalf("a window recorded while its entry was installed: got class %q, app %+v; want Editor named My Editor", v.CurrentClass, v.CurrentApp)
+	}
+}
