@@ -54,7 +54,7 @@ type snapshot struct {
 	byID      map[string]*record
 	byWMClass map[string]*record // StartupWMClass → its entry
 	files     int                // desktop files read
-	truncated bool               // MaxFiles reached: some entries were left out
+	truncated bool               // a cap reached (MaxFiles, MaxNames, MaxDirs, MaxDepth): some entries were left out
 }
 
 type record struct {
@@ -100,8 +100,8 @@ func (x *Index) Close() error {
 // Len is the number of desktop entries the index holds.
 func (x *Index) Len() int { return len(x.snap.Load().byID) }
 
-// Truncated reports whether the last reading stopped at MaxFiles, so some
-// entries were left out.
+// Truncated reports whether the last reading stopped at a cap (MaxFiles,
+// MaxNames, MaxDirs or MaxDepth), so some entries were left out.
 func (x *Index) Truncated() bool { return x.snap.Load().truncated }
 
 // Get is the entry of a desktop id (".desktop" suffix allowed).

@@ -380,3 +380,40 @@ func TestOnChange(t *testing.T) {
 	case <-time.After(500 * time.Millisecond):
 	}
 }
+
+// Every cap that leaves entries out says so (Truncated), not only
+// MaxFiles: a directory stuffed with names, or nested past MaxDepth, hides
+// the entries after it, and the daemon's log must not read "truncated
+// false" then.
+func TestEveryCapSaysTruncated(t *testing.T) {
+	t.Run("depth", func(t *testing.T) {
+		d := filepath.Join(t.TempDir(), "applications")
+		writeEntry(t, d, strings.Repeat("n/", MaxDepth+1)+"deep.desktop", app("Deep"))
+		x := openTest(t, "C", d)
+		if x.Len() != 0 || !x.Truncated() {
+			t.Errorf("an entry %d directories down: got %d entries, truncated %v; want 0, truncated true", MaxDepth+1, x.Len(), x.Truncated())
+		}
+	})
+	t.Run("names", func(t *testing.T) {
+		defer func(n int) { maxNames = n }(maxNames)
+		maxNames = 300 // MaxNames files would take long to write
+		root := t.TempDir()
+		stuffed, later := filepath.Join(root, "a", "applications"), filepath.Join(root, "b", "applications")
+		for i := 0; i < maxNames+1; i++ {
+			writeEntry(t, stuffed, "junk"+itoa(i), "")
+		}
+		writeEntry(t, later, "later.desktop", app("Later"))
+		x := openTest(t, "C", stuffed, later)
+		if _, ok := x.Get("later"); ok || !x.Truncated() {
+			t.Errorf("after %d names: got later %v, truncated %v; want it left out, truncated true", maxNames+1, ok, x.Truncated())
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		d := filepath.Join(t.TempDir(), "applications")
+		writeEntry(t, d, strings.Repeat("n/", MaxDepth)+"deep.desktop", app("Deep"))
+		x := openTest(t, "C", d)
+		if x.Len() != 1 || x.Truncated() {
+			t.Errorf("an entry %d directories down: got %d entries, truncated %v; want 1, truncated false", MaxDepth, x.Len(), x.Truncated())
+		}
+	})
+}

@@ -20,6 +20,9 @@ const (
 	MaxDepth = 8     // subdirectory levels under an applications directory
 )
 
+// maxNames is MaxNames, lowered by a test.
+var maxNames = MaxNames
+
 // scan reads every applications directory, earlier ones winning an id, and
 // lists the directories it read (to watch them).
 func scan(dirs []string, langs []string) (*snapshot, []string) {
@@ -50,6 +53,7 @@ type scanner struct {
 // (Flatpak exports are symlinks into the app's deployment).
 func (sc *scanner) walk(dir, prefix string, depth int) {
 	if len(sc.read) >= MaxDirs || depth > MaxDepth {
+		sc.s.truncated = true // what it holds is left out
 		return
 	}
 	f, err := os.Open(dir)
@@ -57,8 +61,12 @@ func (sc *scanner) walk(dir, prefix string, depth int) {
 		return
 	}
 	var ents []os.DirEntry
-	for sc.names < MaxNames {
-		batch, err := f.ReadDir(256)
+	for {
+		if sc.names >= maxNames {
+			sc.s.truncated = true // the rest of dir, and every later one
+			break
+		}
+		batch, err := f.ReadDir(min(256, maxNames-sc.names))
 		sc.names += len(batch)
 		ents = append(ents, batch...)
 		if err != nil {
