@@ -227,3 +227,30 @@ func TestAppsChangedDuringRecordWindow(t *testing.T) {
 		t.Fatalf("a window recorded while its entry was installed: got class %q, app %+v; want Editor named My Editor", v.CurrentClass, v.CurrentApp)
 	}
 }
+
+// An app renamed or removed while a session runs: BucketApps names the
+// classes that are no longer in front by the entries as they are now, not
+// as they were when the window was last seen.
+func TestAppsChangedRenamesTheBuckets(t *testing.T) {
+	d := &mutableApps{m: map[string]App{"Viewer": {ID: "viewer", Name: "Viewer"}, "Tool": {ID: "tool", Name: "Tool"}}}
+	h, _, _ := newDriftHarness(t, driftOpts{apps: d})
+	h.RecordWindow(winID("1", "Viewer"))
+	h.start(t, LevelWarn, "Viewer", "Tool", "Editor")
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(winID("2", "Tool"))
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(winID("3", "Editor")) // in front, no entry, before and after
+	h.clock.Advance(time.Minute)
+	d.mu.Lock()
+	d.m["Viewer"] = App{ID: "viewer", Name: "Viewer Pro"} // renamed
+	delete(d.m, "Tool")                                   // removed
+	d.mu.Unlock()
+	h.AppsChanged()
+	got := map[string]string{}
+	for _, b := range h.View().BucketApps {
+		got[b.Class] = b.App.Name
+	}
+	if want := map[string]string{"Viewer": "Viewer Pro"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("BucketApps after a rename and a removal: got %v, want %v", got, want)
+	}
+}

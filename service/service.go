@@ -123,12 +123,12 @@ type Service struct {
 	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono     time.Duration
 	lastBoot     time.Duration
-	clockSetBack time.Duration  // how far the date was set back this session
-	quiet        bool           // the session is quiet (Do Not Disturb)
-	plannedQuiet *bool          // in locked and planning: SetQuiet's choice for the next Start
-	quietNote    string         // the Quieter's sentence for the person
-	appsSeen     map[string]App // class → the app it was last seen as (BucketApps)
-	appsGen      atomic.Uint64  // AppsChanged calls: a lookup made across one is made again
+	clockSetBack time.Duration      // how far the date was set back this session
+	quiet        bool               // the session is quiet (Do Not Disturb)
+	plannedQuiet *bool              // in locked and planning: SetQuiet's choice for the next Start
+	quietNote    string             // the Quieter's sentence for the person
+	appsSeen     map[string]seenApp // class → the app it was last seen as (BucketApps)
+	appsGen      atomic.Uint64      // AppsChanged calls: a lookup made across one is made again
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
