@@ -90,10 +90,28 @@ func open(dirs []string, locale string) (*Index, error) {
 	return x, nil
 }
 
+// Read reads the desktop entries as Open does, once, and does not watch
+// them: for a reader that runs once (antidrift report), and where Open
+// cannot watch (the user's inotify instances used up). Its Lookup answers
+// from that reading; OnChange never calls; Close does nothing.
+func Read(locale string) *Index {
+	if locale == "" {
+		locale = envLocale()
+	}
+	x := &Index{langs: localeVariants(locale), dirs: DataDirs()}
+	s, _ := scan(x.dirs, x.langs)
+	x.snap.Store(s)
+	return x
+}
+
 // Close stops watching. Lookup still answers from the last reading.
 func (x *Index) Close() error {
 	var err error
-	x.once.Do(func() { err = x.w.close() })
+	x.once.Do(func() {
+		if x.w != nil {
+			err = x.w.close()
+		}
+	})
 	return err
 }
 

@@ -417,3 +417,29 @@ func TestEveryCapSaysTruncated(t *testing.T) {
 		}
 	})
 }
+
+// Read needs no inotify: a person whose inotify instances are used up (128
+// by default, and every editor and Electron app takes some) still sees
+// apps by name in `antidrift report`, and the daemon names them as they
+// were at start, where Open cannot watch.
+func TestReadNeedsNoInotify(t *testing.T) {
+	defer func(f func(int) (int, error)) { inotifyInit = f }(inotifyInit)
+	inotifyInit = func(int) (int, error) { return -1, syscall.EMFILE }
+	root := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", filepath.Join(root, "home"))
+	t.Setenv("XDG_DATA_DIRS", filepath.Join(root, "sys"))
+	writeEntry(t, root, "home/applications/mine.desktop", app("Mine", "Name[de]=Meins"))
+	if x, err := Open("C"); err == nil {
+		x.Close()
+		t.Fatal("Open with inotify used up: got an index, want an error")
+	}
+	x := Read("de_DE.UTF-8")
+	defer x.Close()
+	if e, ok := x.Lookup("mine", "", ""); !ok || e.Name != "Meins" {
+		t.Errorf("Read: got %+v, %v; want mine named Meins", e, ok)
+	}
+	x.OnChange(func() {})
+	if err := x.Close(); err != nil {
+		t.Errorf("Close of a read index: %v", err)
+	}
+}
