@@ -65,8 +65,8 @@ type record struct {
 
 // Open reads the desktop entries under $XDG_DATA_HOME/applications, each
 // $XDG_DATA_DIRS applications dir, Flatpak and Snap export dirs; watches
-// them with inotify (no polling). locale: "" means from LC_ALL /
-// LC_MESSAGES / LANG.
+// them with inotify (no polling). locale: "" means from LANGUAGE /
+// LC_ALL / LC_MESSAGES / LANG, as GLib reads them.
 //
 // An error means inotify could not be set up (the index is then not
 // returned); a directory that is missing or unreadable is not an error:

@@ -443,3 +443,22 @@ func TestReadNeedsNoInotify(t *testing.T) {
 		t.Errorf("Close of a read index: %v", err)
 	}
 }
+
+// LANGUAGE comes first, as GLib's g_get_language_names (which GNOME Shell
+// names apps by) has it: a list, each language tried in turn.
+func TestLanguageListLocalizes(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "applications")
+	writeEntry(t, d, "files.desktop", app("Files", "Name[de]=Dateien", "Name[fr]=Fichiers"))
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_MESSAGES", "")
+	t.Setenv("LANG", "en_US.UTF-8")
+	for language, want := range map[string]string{"de_DE:en": "Dateien", "xx:fr_FR:de": "Fichiers", "": "Files", "xx": "Files"} {
+		t.Setenv("LANGUAGE", language)
+		if e, _ := openTest(t, "", d).Lookup("files", "", ""); e.Name != want {
+			t.Errorf("LANG=en_US.UTF-8 LANGUAGE=%s: got name %q, want %q", language, e.Name, want)
+		}
+	}
+	if got, want := localeVariants("de_AT:fr:C:de"), []string{"de_AT", "de", "fr"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("localeVariants(de_AT:fr:C:de) = %q, want %q", got, want)
+	}
+}
