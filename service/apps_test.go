@@ -82,9 +82,9 @@ func TestWindowsAreNamedByTheirApp(t *testing.T) {
 	if v.Drift != DriftDrifting || v.DriftReason != "matches distraction app:org.mozilla.firefox" {
 		t.Fatalf("an app: distraction: got %s (%q)", v.Drift, v.DriftReason)
 	}
-	if shown, _ := n.history(); len(shown) != 1 || shown[0].Summary != "Drifting: Firefox" || shown[0].Actions[1].Label != "Allow Firefox" ||
+	if shown, _ := n.history(); len(shown) != 1 || shown[0].Summary != "Drifting: Firefox" || shown[0].Actions[1].Label != "Allow Firefox" || shown[0].Image != "org.mozilla.firefox" ||
 		!strings.Contains(shown[0].NoActionsHint, "antidrift allow org.mozilla.firefox") {
-		t.Fatalf("the nudge: got %+v, want %q with %q, its hint allowing the class", shown, "Drifting: Firefox", "Allow Firefox")
+		t.Fatalf("the nudge: got %+v, want %q with %q and the icon org.mozilla.firefox, its hint allowing the class", shown, "Drifting: Firefox", "Allow Firefox")
 	}
 	h.clock.Advance(time.Minute)
 	h.RecordWindow(editor)

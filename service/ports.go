@@ -176,6 +176,10 @@ type Notification struct {
 	Body       string
 	Category   string // e.g. "antidrift.drift"
 	Urgency    byte   // 0 low, 1 normal, 2 critical
+	// Image is the icon of the app the notification is about (its desktop
+	// entry's Icon=: a theme icon name or an absolute path), shown where
+	// the server can; "" none.
+	Image string
 	Actions    []Action
 	// NoActionsHint is appended to the body by a notifier whose server
 	// cannot show actions, so the person still knows what to do.
