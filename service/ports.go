@@ -179,8 +179,8 @@ type Notification struct {
 	// Image is the icon of the app the notification is about (its desktop
 	// entry's Icon=: a theme icon name or an absolute path), shown where
 	// the server can; "" none.
-	Image string
-	Actions    []Action
+	Image   string
+	Actions []Action
 	// NoActionsHint is appended to the body by a notifier whose server
 	// cannot show actions, so the person still knows what to do.
 	NoActionsHint string
