@@ -54,7 +54,7 @@ type snapshot struct {
 	byID      map[string]*record
 	byWMClass map[string]*record // StartupWMClass → its entry
 	files     int                // desktop files read
-	truncated bool               // MaxFiles reached: some entries were left out
+	truncated bool               // a cap reached (MaxFiles, MaxNames, MaxDirs, MaxDepth): some entries were left out
 }
 
 type record struct {
@@ -65,8 +65,8 @@ type record struct {
 
 // Open reads the desktop entries under $XDG_DATA_HOME/applications, each
 // $XDG_DATA_DIRS applications dir, Flatpak and Snap export dirs; watches
-// them with inotify (no polling). locale: "" means from LC_ALL /
-// LC_MESSAGES / LANG.
+// them with inotify (no polling). locale: "" means from LANGUAGE /
+// LC_ALL / LC_MESSAGES / LANG, as GLib reads them.
 //
 // An error means inotify could not be set up (the index is then not
 // returned); a directory that is missing or unreadable is not an error:
@@ -90,18 +90,36 @@ func open(dirs []string, locale string) (*Index, error) {
 	return x, nil
 }
 
+// Read reads the desktop entries as Open does, once, and does not watch
+// them: for a reader that runs once (antidrift report), and where Open
+// cannot watch (the user's inotify instances used up). Its Lookup answers
+// from that reading; OnChange never calls; Close does nothing.
+func Read(locale string) *Index {
+	if locale == "" {
+		locale = envLocale()
+	}
+	x := &Index{langs: localeVariants(locale), dirs: DataDirs()}
+	s, _ := scan(x.dirs, x.langs)
+	x.snap.Store(s)
+	return x
+}
+
 // Close stops watching. Lookup still answers from the last reading.
 func (x *Index) Close() error {
 	var err error
-	x.once.Do(func() { err = x.w.close() })
+	x.once.Do(func() {
+		if x.w != nil {
+			err = x.w.close()
+		}
+	})
 	return err
 }
 
 // Len is the number of desktop entries the index holds.
 func (x *Index) Len() int { return len(x.snap.Load().byID) }
 
-// Truncated reports whether the last reading stopped at MaxFiles, so some
-// entries were left out.
+// Truncated reports whether the last reading stopped at a cap (MaxFiles,
+// MaxNames, MaxDirs or MaxDepth), so some entries were left out.
 func (x *Index) Truncated() bool { return x.snap.Load().truncated }
 
 // Get is the entry of a desktop id (".desktop" suffix allowed).

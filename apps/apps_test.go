@@ -380,3 +380,85 @@ func TestOnChange(t *testing.T) {
 	case <-time.After(500 * time.Millisecond):
 	}
 }
+
+// Every cap that leaves entries out says so (Truncated), not only
+// MaxFiles: a directory stuffed with names, or nested past MaxDepth, hides
+// the entries after it, and the daemon's log must not read "truncated
+// false" then.
+func TestEveryCapSaysTruncated(t *testing.T) {
+	t.Run("depth", func(t *testing.T) {
+		d := filepath.Join(t.TempDir(), "applications")
+		writeEntry(t, d, strings.Repeat("n/", MaxDepth+1)+"deep.desktop", app("Deep"))
+		x := openTest(t, "C", d)
+		if x.Len() != 0 || !x.Truncated() {
+			t.Errorf("an entry %d directories down: got %d entries, truncated %v; want 0, truncated true", MaxDepth+1, x.Len(), x.Truncated())
+		}
+	})
+	t.Run("names", func(t *testing.T) {
+		defer func(n int) { maxNames = n }(maxNames)
+		maxNames = 300 // MaxNames files would take long to write
+		root := t.TempDir()
+		stuffed, later := filepath.Join(root, "a", "applications"), filepath.Join(root, "b", "applications")
+		for i := 0; i < maxNames+1; i++ {
+			writeEntry(t, stuffed, "junk"+itoa(i), "")
+		}
+		writeEntry(t, later, "later.desktop", app("Later"))
+		x := openTest(t, "C", stuffed, later)
+		if _, ok := x.Get("later"); ok || !x.Truncated() {
+			t.Errorf("after %d names: got later %v, truncated %v; want it left out, truncated true", maxNames+1, ok, x.Truncated())
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		d := filepath.Join(t.TempDir(), "applications")
+		writeEntry(t, d, strings.Repeat("n/", MaxDepth)+"deep.desktop", app("Deep"))
+		x := openTest(t, "C", d)
+		if x.Len() != 1 || x.Truncated() {
+			t.Errorf("an entry %d directories down: got %d entries, truncated %v; want 1, truncated false", MaxDepth, x.Len(), x.Truncated())
+		}
+	})
+}
+
+// Read needs no inotify: a person whose inotify instances are used up (128
+// by default, and every editor and Electron app takes some) still sees
+// apps by name in `antidrift report`, and the daemon names them as they
+// were at start, where Open cannot watch.
+func TestReadNeedsNoInotify(t *testing.T) {
+	defer func(f func(int) (int, error)) { inotifyInit = f }(inotifyInit)
+	inotifyInit = func(int) (int, error) { return -1, syscall.EMFILE }
+	root := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", filepath.Join(root, "home"))
+	t.Setenv("XDG_DATA_DIRS", filepath.Join(root, "sys"))
+	writeEntry(t, root, "home/applications/mine.desktop", app("Mine", "Name[de]=Meins"))
+	if x, err := Open("C"); err == nil {
+		x.Close()
+		t.Fatal("Open with inotify used up: got an index, want an error")
+	}
+	x := Read("de_DE.UTF-8")
+	defer x.Close()
+	if e, ok := x.Lookup("mine", "", ""); !ok || e.Name != "Meins" {
+		t.Errorf("Read: got %+v, %v; want mine named Meins", e, ok)
+	}
+	x.OnChange(func() {})
+	if err := x.Close(); err != nil {
+		t.Errorf("Close of a read index: %v", err)
+	}
+}
+
+// LANGUAGE comes first, as GLib's g_get_language_names (which GNOME Shell
+// names apps by) has it: a list, each language tried in turn.
+func TestLanguageListLocalizes(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "applications")
+	writeEntry(t, d, "files.desktop", app("Files", "Name[de]=Dateien", "Name[fr]=Fichiers"))
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_MESSAGES", "")
+	t.Setenv("LANG", "en_US.UTF-8")
+	for language, want := range map[string]string{"de_DE:en": "Dateien", "xx:fr_FR:de": "Fichiers", "": "Files", "xx": "Files"} {
+		t.Setenv("LANGUAGE", language)
+		if e, _ := openTest(t, "", d).Lookup("files", "", ""); e.Name != want {
+			t.Errorf("LANG=en_US.UTF-8 LANGUAGE=%s: got name %q, want %q", language, e.Name, want)
+		}
+	}
+	if got, want := localeVariants("de_AT:fr:C:de"), []string{"de_AT", "de", "fr"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("localeVariants(de_AT:fr:C:de) = %q, want %q", got, want)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // MaxIconSize is the largest icon file IconFile returns and IconData
@@ -114,10 +116,15 @@ func iconKind(path string) string {
 }
 
 // iconRegular says whether path is (or its symlinks lead to) a regular
-// file of at most MaxIconSize bytes.
+// file of 1 to MaxIconSize bytes on a real file system (not /proc or /sys:
+// see readRegular).
 func iconRegular(path string) bool {
 	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Size() <= MaxIconSize
+	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 || st.Size() > MaxIconSize {
+		return false
+	}
+	var fs unix.Statfs_t
+	return unix.Statfs(path, &fs) == nil && !pseudoFS(int64(fs.Type))
 }
 
 // iconShares are the data directories icons are looked up in: the

@@ -2,10 +2,12 @@ package apps
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -142,5 +144,41 @@ func TestIconFileTakesOnlyRegularIcons(t *testing.T) {
 	put(t, filepath.Join(data, "icons", "hicolor", "scalable", "apps", "vec.svg"), []byte(testSVG))
 	if d, mime, ok := IconData("vec", 48); !ok || mime != "image/svg+xml" || !strings.Contains(string(d), "<svg") {
 		t.Errorf("IconData(vec): got %q %q %v, want the SVG", d, mime, ok)
+	}
+}
+
+// A symlink into /proc is a "regular file" to stat (size 0) whose bytes are
+// another process's memory: an Icon= or a desktop entry that leads there
+// must never be read, so a process's environment (its secrets) or command
+// line cannot be embedded in the HTML report as an "SVG", nor read as an
+// entry.
+func TestProcFilesAreNeverRead(t *testing.T) {
+	iconWorld(t)
+	cmd := exec.Command("sleep", "60")
+	cmd.Env = []string{"TOKEN=hunter2", "X=<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n[Desktop Entry]\nType=Application\nName=From proc"}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("sleep: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	environ := fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid)
+
+	icon := filepath.Join(t.TempDir(), "leak.svg")
+	if err := os.Symlink(environ, icon); err != nil {
+		t.Fatal(err)
+	}
+	if d, mime, ok := IconData(icon, 48); ok {
+		t.Errorf("IconData(%s → %s): got %s %q, want no icon", icon, environ, mime, d)
+	}
+	if got, ok := IconFile(icon, 48); ok {
+		t.Errorf("IconFile(%s → %s): got %q, want no icon", icon, environ, got)
+	}
+	d := filepath.Join(t.TempDir(), "applications")
+	os.MkdirAll(d, 0o755)
+	if err := os.Symlink(environ, filepath.Join(d, "proc.desktop")); err != nil {
+		t.Fatal(err)
+	}
+	x := openTest(t, "C", d)
+	if e, ok := x.Get("proc"); ok {
+		t.Errorf("a desktop entry linked to %s: got %+v, want none", environ, e)
 	}
 }

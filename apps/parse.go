@@ -197,11 +197,23 @@ func unescape(s string) string {
 // (lang_COUNTRY.ENCODING@MODIFIER), most specific first, as the desktop
 // entry spec orders them: lang_COUNTRY@MODIFIER, lang_COUNTRY,
 // lang@MODIFIER, lang. The encoding is ignored; "C" and "POSIX" (and "")
-// want the unlocalized Name.
+// want the unlocalized Name. A LANGUAGE-style list (de_AT:fr) gives each
+// one's variants in turn, as GLib's g_get_language_names does.
 func localeVariants(locale string) []string {
-	if i := strings.IndexByte(locale, ':'); i >= 0 { // a LANGUAGE-style list: its first
-		locale = locale[:i]
+	var out []string
+	seen := map[string]bool{}
+	for _, one := range strings.Split(locale, ":") {
+		for _, v := range oneLocaleVariants(one) {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
 	}
+	return out
+}
+
+func oneLocaleVariants(locale string) []string {
 	rest, mod, _ := strings.Cut(locale, "@")
 	rest, _, _ = strings.Cut(rest, ".")
 	lang, country, _ := strings.Cut(rest, "_")
@@ -221,10 +233,11 @@ func localeVariants(locale string) []string {
 	return append(out, lang)
 }
 
-// envLocale is the locale messages are shown in: LC_ALL, else
-// LC_MESSAGES, else LANG (the first one set and not empty).
+// envLocale is the locale messages are shown in, as GLib (and so GNOME
+// Shell) reads it: LANGUAGE (a list), else LC_ALL, else LC_MESSAGES, else
+// LANG (the first one set and not empty).
 func envLocale() string {
-	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+	for _, k := range []string{"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"} {
 		if v := os.Getenv(k); v != "" {
 			return v
 		}

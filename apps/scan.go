@@ -20,6 +20,9 @@ const (
 	MaxDepth = 8     // subdirectory levels under an applications directory
 )
 
+// maxNames is MaxNames, lowered by a test.
+var maxNames = MaxNames
+
 // scan reads every applications directory, earlier ones winning an id, and
 // lists the directories it read (to watch them).
 func scan(dirs []string, langs []string) (*snapshot, []string) {
@@ -50,6 +53,7 @@ type scanner struct {
 // (Flatpak exports are symlinks into the app's deployment).
 func (sc *scanner) walk(dir, prefix string, depth int) {
 	if len(sc.read) >= MaxDirs || depth > MaxDepth {
+		sc.s.truncated = true // what it holds is left out
 		return
 	}
 	f, err := os.Open(dir)
@@ -57,8 +61,12 @@ func (sc *scanner) walk(dir, prefix string, depth int) {
 		return
 	}
 	var ents []os.DirEntry
-	for sc.names < MaxNames {
-		batch, err := f.ReadDir(256)
+	for {
+		if sc.names >= maxNames {
+			sc.s.truncated = true // the rest of dir, and every later one
+			break
+		}
+		batch, err := f.ReadDir(min(256, maxNames-sc.names))
 		sc.names += len(batch)
 		ents = append(ents, batch...)
 		if err != nil {
@@ -119,11 +127,14 @@ func (sc *scanner) indexWMClasses() {
 }
 
 // readRegular reads a file that is (or whose symlinks lead to) a regular
-// file of at most MaxFileSize bytes. It looks before it opens, so a device
-// or FIFO is never opened, and checks again what it opened.
+// file of at most MaxFileSize bytes, on a real file system. It looks before
+// it opens, so a device or FIFO is never opened, and checks again what it
+// opened. A file of size 0 is none: /proc's and /sys's files say 0 (or
+// 4096) whatever they hold, and a symlink to /proc/PID/environ must never
+// hand a process's environment to an entry or an icon.
 func readRegular(path string) ([]byte, bool) {
 	st, err := os.Stat(path) // follows symlinks; the kernel bounds the chain
-	if err != nil || !st.Mode().IsRegular() || st.Size() > MaxFileSize {
+	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 || st.Size() > MaxFileSize {
 		return nil, false
 	}
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
@@ -133,7 +144,9 @@ func readRegular(path string) ([]byte, bool) {
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	var fst unix.Stat_t
-	if unix.Fstat(fd, &fst) != nil || fst.Mode&unix.S_IFMT != unix.S_IFREG {
+	var fs unix.Statfs_t
+	if unix.Fstat(fd, &fst) != nil || fst.Mode&unix.S_IFMT != unix.S_IFREG || fst.Size == 0 ||
+		unix.Fstatfs(fd, &fs) != nil || pseudoFS(int64(fs.Type)) {
 		return nil, false
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
@@ -141,4 +154,15 @@ func readRegular(path string) ([]byte, bool) {
 		return nil, false
 	}
 	return data, true
+}
+
+// pseudoFS says whether a file system's magic is one whose files are the
+// kernel's view of processes and devices, not files anyone wrote.
+func pseudoFS(magic int64) bool {
+	switch magic {
+	case unix.PROC_SUPER_MAGIC, unix.SYSFS_MAGIC, unix.DEBUGFS_MAGIC, unix.TRACEFS_MAGIC,
+		unix.CGROUP_SUPER_MAGIC, unix.CGROUP2_SUPER_MAGIC, unix.SECURITYFS_MAGIC, unix.BPF_FS_MAGIC:
+		return true
+	}
+	return false
 }

@@ -47,8 +47,11 @@ type interest struct {
 	names map[string]bool
 }
 
+// inotifyInit is unix.InotifyInit1, failed by a test.
+var inotifyInit = unix.InotifyInit1
+
 func newWatcher(bases []string, rescan func()) (*watcher, error) {
-	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	fd, err := inotifyInit(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, &os.SyscallError{Syscall: "inotify_init1", Err: err}
 	}

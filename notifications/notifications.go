@@ -8,9 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 
@@ -150,6 +154,9 @@ func (n *Client) Notify(ctx context.Context, note service.Notification) (uint32,
 	}
 	if note.Category != "" {
 		hints["category"] = dbus.MakeVariant(note.Category)
+	}
+	if image := imagePath(note.Image); image != "" {
+		hints["image-path"] = dbus.MakeVariant(image)
 	}
 
 	replaces := note.ReplacesID
@@ -380,4 +387,23 @@ func serverError(err error) error {
 		}
 	}
 	return err
+}
+
+// imagePath is the image-path hint for a desktop entry's Icon=: the
+// specification takes "a URI or an icon name", so an absolute path becomes
+// a file: URI and a name stays as it is. Anything else (a relative path, a
+// URI, a NUL, a path that climbs) is sent as no image.
+func imagePath(icon string) string {
+	switch {
+	case icon == "" || strings.ContainsRune(icon, 0) || !utf8.ValidString(icon):
+		return ""
+	case filepath.IsAbs(icon):
+		if filepath.Clean(icon) != icon {
+			return ""
+		}
+		return (&url.URL{Scheme: "file", Path: icon}).String()
+	case strings.ContainsAny(icon, "/:") || icon == "." || icon == "..":
+		return ""
+	}
+	return icon
 }

@@ -637,3 +637,29 @@ func (m fakeMethods) CloseNotification(id uint32) *dbus.Error { return nil }
 func (m fakeMethods) GetServerInformation() (string, string, string, string, *dbus.Error) {
 	return "fake", "antidrift tests", "1", "1.2", nil
 }
+
+// A nudge shows the drifting app's icon as its image (the image-path hint:
+// an icon name as it is, an absolute path as a file: URI, as the
+// specification asks); an Icon= that is neither is not sent.
+func TestNudgeShowsTheAppsIcon(t *testing.T) {
+	bus := testenv.StartBus(t)
+	server := startFakeServer(t, bus, "actions", "body")
+	c := newClient(t, bus)
+	for image, want := range map[string]string{
+		"org.mozilla.firefox":      "org.mozilla.firefox",
+		"/opt/idea/bin/idea 2.svg": "file:///opt/idea/bin/idea%202.svg",
+		"":                         "",
+		"icons/x.png":              "",
+		"/opt/../etc/x.png":        "",
+		"firefox\x00":              "",
+		"file:///etc/passwd":       "",
+	} {
+		note := driftNote("Drifting: Firefox")
+		note.Image = image
+		c.notify(t, note)
+		v, ok := server.last(t).Hints["image-path"]
+		if got, _ := v.Value().(string); (want == "" && ok) || got != want {
+			t.Errorf("Image %q: got image-path %q (sent %v), want %q", image, got, ok, want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ package service
 // (CurrentApp*, BucketApps) and the nudges use. The class stays what is
 // accounted and stored; the app is how it is named.
 
+import "maps"
+
 // maxAppsSeen bounds the classes whose app the core remembers for
 // BucketApps (a session's buckets are bounded by MaxBucketKeys anyway).
 const maxAppsSeen = 1024
@@ -27,16 +29,49 @@ func (s *Service) lookupApp(w Window) App {
 	return a
 }
 
+// seenApp is the app a class was last seen as, and the window's instance
+// and app id it was found by, to find it again when the entries change.
+type seenApp struct {
+	instance, appID string
+	app             App
+}
+
 // rememberAppLocked keeps the app a class was last seen as, so BucketApps
 // names classes that no longer have focus.
 func (s *Service) rememberAppLocked(w Window) {
 	if w.App.ID == "" {
 		return
 	}
-	if s.appsSeen == nil || (len(s.appsSeen) >= maxAppsSeen && s.appsSeen[w.Class] == (App{})) {
-		s.appsSeen = map[string]App{}
+	if _, had := s.appsSeen[w.Class]; s.appsSeen == nil || (len(s.appsSeen) >= maxAppsSeen && !had) {
+		s.appsSeen = map[string]seenApp{}
 	}
-	s.appsSeen[w.Class] = w.App
+	s.appsSeen[w.Class] = seenApp{instance: w.Instance, appID: w.AppID, app: w.App}
+}
+
+// renameSeen finds every remembered class's app again (off the lock),
+// after the entries changed: renamed, or gone.
+func (s *Service) renameSeen() {
+	s.mu.Lock()
+	old := maps.Clone(s.appsSeen)
+	s.mu.Unlock()
+	found := make(map[string]App, len(old))
+	for class, a := range old {
+		w := Window{Class: class, Instance: a.instance, AppID: a.appID, Available: true}
+		found[class] = s.lookupApp(w)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for class, a := range old {
+		if s.appsSeen[class] != a {
+			continue // seen again meanwhile, as the entries are now
+		}
+		if found[class].ID == "" {
+			delete(s.appsSeen, class)
+		} else {
+			a.app = found[class]
+			s.appsSeen[class] = a
+		}
+	}
 }
 
 // bucketAppsLocked lists the app of every class in buckets and of the
@@ -55,7 +90,8 @@ func (s *Service) bucketAppsLocked(buckets []Bucket) []BucketApp {
 		if b.Class == "" || seen[b.Class] {
 			continue
 		}
-		a, ok := s.appsSeen[b.Class]
+		seen, ok := s.appsSeen[b.Class]
+		a := seen.app
 		if !ok && s.apps != nil { // a class from before a restart
 			a, _ = s.apps.Lookup(b.Class, "", "")
 		}
@@ -72,6 +108,8 @@ func (s *Service) bucketAppsLocked(buckets []Bucket) []BucketApp {
 // again where an app: rule now reads differently. Nothing else about the
 // window changed, so nothing is accounted but a changed verdict.
 func (s *Service) AppsChanged() {
+	s.appsGen.Add(1) // before the lock: a RecordWindow reading the old entries now reads again
+	s.renameSeen()
 	s.mu.Lock()
 	seen := s.tabs.seen
 	s.mu.Unlock()

@@ -82,9 +82,9 @@ func TestWindowsAreNamedByTheirApp(t *testing.T) {
 	if v.Drift != DriftDrifting || v.DriftReason != "matches distraction app:org.mozilla.firefox" {
 		t.Fatalf("an app: distraction: got %s (%q)", v.Drift, v.DriftReason)
 	}
-	if shown, _ := n.history(); len(shown) != 1 || shown[0].Summary != "Drifting: Firefox" || shown[0].Actions[1].Label != "Allow Firefox" ||
+	if shown, _ := n.history(); len(shown) != 1 || shown[0].Summary != "Drifting: Firefox" || shown[0].Actions[1].Label != "Allow Firefox" || shown[0].Image != "org.mozilla.firefox" ||
 		!strings.Contains(shown[0].NoActionsHint, "antidrift allow org.mozilla.firefox") {
-		t.Fatalf("the nudge: got %+v, want %q with %q, its hint allowing the class", shown, "Drifting: Firefox", "Allow Firefox")
+		t.Fatalf("the nudge: got %+v, want %q with %q and the icon org.mozilla.firefox, its hint allowing the class", shown, "Drifting: Firefox", "Allow Firefox")
 	}
 	h.clock.Advance(time.Minute)
 	h.RecordWindow(editor)
@@ -178,4 +178,79 @@ func FuzzAppRule(f *testing.F) {
 		w.App = App{ID: "x"}
 		r.matches(w, FoldTitle(title)) // and never panics with one
 	})
+}
+
+// gatedApps is mutableApps whose Lookup of one class reads the desktop,
+// then waits for the test before it answers: a reading that raced a
+// change of the desktop entries.
+type gatedApps struct {
+	mutableApps
+	class   string
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (g *gatedApps) Lookup(class, instance, appID string) (App, bool) {
+	a, ok := g.mutableApps.Lookup(class, instance, appID)
+	if class == g.class {
+		g.once.Do(func() {
+			close(g.entered)
+			<-g.release
+		})
+	}
+	return a, ok
+}
+
+// A window that comes to the front while the desktop entries change: its
+// lookup read the old entries, and the change's AppsChanged found another
+// window in front. The window must still end up named by the new entries,
+// not by the old reading until the next switch.
+func TestAppsChangedDuringRecordWindow(t *testing.T) {
+	d := &gatedApps{mutableApps: mutableApps{m: map[string]App{}}, class: "Editor",
+		entered: make(chan struct{}), release: make(chan struct{})}
+	h, _, _ := newDriftHarness(t, driftOpts{apps: d})
+	h.RecordWindow(winID("0", "Viewer"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.RecordWindow(winID("1", "Editor")) // reads the entries: none for Editor
+	}()
+	<-d.entered
+	d.mu.Lock()
+	d.m["Editor"] = App{ID: "myeditor", Name: "My Editor"} // installed meanwhile
+	d.mu.Unlock()
+	h.AppsChanged() // Viewer is still in front: nothing to rename
+	close(d.release)
+	<-done
+	if v := h.View(); v.CurrentClass != "Editor" || v.CurrentApp.Name != "My Editor" {
+		t.Fatalf("a window recorded while its entry was installed: got class %q, app %+v; want Editor named My Editor", v.CurrentClass, v.CurrentApp)
+	}
+}
+
+// An app renamed or removed while a session runs: BucketApps names the
+// classes that are no longer in front by the entries as they are now, not
+// as they were when the window was last seen.
+func TestAppsChangedRenamesTheBuckets(t *testing.T) {
+	d := &mutableApps{m: map[string]App{"Viewer": {ID: "viewer", Name: "Viewer"}, "Tool": {ID: "tool", Name: "Tool"}}}
+	h, _, _ := newDriftHarness(t, driftOpts{apps: d})
+	h.RecordWindow(winID("1", "Viewer"))
+	h.start(t, LevelWarn, "Viewer", "Tool", "Editor")
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(winID("2", "Tool"))
+	h.clock.Advance(time.Minute)
+	h.RecordWindow(winID("3", "Editor")) // in front, no entry, before and after
+	h.clock.Advance(time.Minute)
+	d.mu.Lock()
+	d.m["Viewer"] = App{ID: "viewer", Name: "Viewer Pro"} // renamed
+	delete(d.m, "Tool")                                   // removed
+	d.mu.Unlock()
+	h.AppsChanged()
+	got := map[string]string{}
+	for _, b := range h.View().BucketApps {
+		got[b.Class] = b.App.Name
+	}
+	if want := map[string]string{"Viewer": "Viewer Pro"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("BucketApps after a rename and a removal: got %v, want %v", got, want)
+	}
 }

@@ -23,8 +23,14 @@ func (s *Service) RecordWindow(win Window) {
 	win = s.privacy.scrub(win)
 	win.Title = clip(win.Title, MaxTitleLen) // after redaction, which must see a secret whole
 	win.Site = ""                            // only a tab report that fits says which page is in front
-	win.App = s.lookupApp(win)               // a map read, before the lock all the same
+	gen := s.appsGen.Load()
+	win.App = s.lookupApp(win) // a map read, before the lock all the same
 	s.mu.Lock()
+	if s.appsGen.Load() != gen {
+		// The entries changed while it was read, and AppsChanged may have
+		// renamed the window before this one: read them again.
+		win.App = s.lookupApp(win)
+	}
 	if win == s.tabs.seen && raw == s.tabs.rawTitle {
 		s.mu.Unlock()
 		return

@@ -16,6 +16,7 @@ func (s *Service) driftNotification(w Window) Notification {
 		Body:     s.commitmentText(),
 		Category: "x-antidrift.drift",
 		Urgency:  s.nudgeUrgency(),
+		Image:    w.App.Icon,
 		Actions:  []Action{{Key: "refocus", Label: "Back to work"}},
 	}
 	hint := "Run `antidrift refocus` to go back to work"

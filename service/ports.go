@@ -115,8 +115,10 @@ type Listener interface {
 // AppDirectory names windows the way the desktop does: it finds a
 // window's desktop entry (apps.Index, behind an adapter the daemon wires).
 // Lookup is an in-memory read that never blocks: the core calls it where a
-// window enters, before it takes its lock, and under the lock for a class
-// it no longer has the window of (Buckets after a restart).
+// window enters, before it takes its lock (and again under it when
+// AppsChanged came meanwhile), and under the lock for a class it no
+// longer has the window of (Buckets after a restart). AppsChanged must be
+// called after the entries Lookup answers from have changed.
 type AppDirectory interface {
 	// Lookup matches a window's WM_CLASS class and instance (or Wayland
 	// app id as the class) and, when known, its sandboxed or GTK app id.
@@ -174,7 +176,11 @@ type Notification struct {
 	Body       string
 	Category   string // e.g. "antidrift.drift"
 	Urgency    byte   // 0 low, 1 normal, 2 critical
-	Actions    []Action
+	// Image is the icon of the app the notification is about (its desktop
+	// entry's Icon=: a theme icon name or an absolute path), shown where
+	// the server can; "" none.
+	Image   string
+	Actions []Action
 	// NoActionsHint is appended to the body by a notifier whose server
 	// cannot show actions, so the person still knows what to do.
 	NoActionsHint string

@@ -140,16 +140,17 @@ type Service struct {
 	lastWall      time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono      time.Duration
 	lastBoot      time.Duration
-	clockSetBack  time.Duration  // how far the date was set back this session
-	quiet         bool           // the session is quiet (Do Not Disturb)
-	plannedQuiet  *bool          // in locked and planning: SetQuiet's choice for the next Start
-	quietNote     string         // the Quieter's sentence for the person
-	appsSeen      map[string]App // class → the app it was last seen as (BucketApps)
-	task          *SessionTask   // the session's task; nil: typed by hand
-	taskResult    string         // what became of it: TaskResult
-	taskEnding    taskEnd        // how the active phase now ending ends the task
-	review        reviewCache    // the reviewed session's proposals (reviewapply.go)
-	reviewNote    string         // the model's note on the session in review (reviewnote.go)
+	clockSetBack  time.Duration      // how far the date was set back this session
+	quiet         bool               // the session is quiet (Do Not Disturb)
+	plannedQuiet  *bool              // in locked and planning: SetQuiet's choice for the next Start
+	quietNote     string             // the Quieter's sentence for the person
+	appsSeen      map[string]seenApp // class → the app it was last seen as (BucketApps)
+	appsGen       atomic.Uint64      // AppsChanged calls: a lookup made across one is made again
+	task          *SessionTask       // the session's task; nil: typed by hand
+	taskResult    string             // what became of it: TaskResult
+	taskEnding    taskEnd            // how the active phase now ending ends the task
+	review        reviewCache        // the reviewed session's proposals (reviewapply.go)
+	reviewNote    string             // the model's note on the session in review (reviewnote.go)
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain

@@ -94,12 +94,9 @@ func setupReport(fs *flag.FlagSet) func(*invocation) error {
 			return &exitError{code: exitRefused, msg: fmt.Sprintf("antidrift report: %s %s: antidriftd has recorded no session as this user yet (it creates the directory when it first starts)", inert.Terminal(dir), why)}
 		}
 		opts := report.Options{PrivateClasses: cfg.PrivateClasses, RedactTitles: cfg.RedactTitles}
-		// Apps by the names and icons the desktop shows (docs/reports.md);
-		// without an index (no inotify) the classes are shown as they are.
-		if ix, err := apps.Open(""); err == nil {
-			defer ix.Close()
-			opts.Apps = ix
-		}
+		// Apps by the names and icons the desktop shows (docs/reports.md),
+		// read once: a report needs no watch (nor an inotify instance).
+		opts.Apps = apps.Read("")
 		which, err := devices.pick(cfg)
 		if err != nil {
 			return x.cmd.usageError("%s", err)

@@ -28,7 +28,7 @@ func TestReportNamesAppsByTheirDesktopEntries(t *testing.T) {
 		[]byte("[Desktop Entry]\nType=Application\nExec=kitty\nName=kitty\nName[de]=Kitty-Terminal\nIcon=kitty\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := noBus("XDG_DATA_HOME="+data, "XDG_DATA_DIRS="+filepath.Join(t.TempDir(), "none"), "LANG=de_DE.UTF-8")
+	env := noBus("XDG_DATA_HOME="+data, "XDG_DATA_DIRS="+filepath.Join(t.TempDir(), "none"), "LANG=de_DE.UTF-8", "LC_ALL=", "LC_MESSAGES=", "LANGUAGE=")
 	r := cli(t, env, "report", "--state-dir", dir, "--json")
 	if r.code != 0 {
 		t.Fatalf("report --json: got %v, want exit 0", r)
@@ -81,7 +81,7 @@ func TestReportNamesTheRealFirefox(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	env := noBus("XDG_DATA_HOME="+t.TempDir(), "XDG_DATA_DIRS=/usr/share", "LANG=C.UTF-8")
+	env := noBus("XDG_DATA_HOME="+t.TempDir(), "XDG_DATA_DIRS=/usr/share", "LANG=C.UTF-8", "LC_ALL=", "LC_MESSAGES=", "LANGUAGE=")
 	r := cli(t, env, "report", "--state-dir", dir, "--json")
 	var doc struct {
 		Windows []map[string]any `json:"windows"`

@@ -14,15 +14,16 @@ func (d appDirectory) Lookup(class, instance, appID string) (service.App, bool) 
 	return service.App(e), ok
 }
 
-// openApps reads the desktop entries. One that cannot be opened is a
-// problem the person is shown, not a reason to stop: windows are then
-// named by their class.
+// openApps reads the desktop entries. Entries that cannot be watched are
+// a problem the person is shown, not a reason to stop: they are then read
+// once, and an app installed later is named after a restart.
 func (m *Main) openApps() (problem string) {
 	x, err := apps.Open("")
 	if err != nil {
-		return "apps are shown by their window class: the desktop entries could not be watched (" + err.Error() + ")"
+		x = apps.Read("")
+		problem = "apps are named as their desktop entries were at start: the entries could not be watched (" + err.Error() + "), so an app installed or renamed later is named so after antidriftd restarts"
 	}
 	m.apps = x
 	m.log.Info("desktop entries read", "entries", x.Len(), "truncated", x.Truncated())
-	return ""
+	return problem
 }

@@ -28,7 +28,7 @@ func TestNudgesNameTheApp(t *testing.T) {
 	distraction := x.XTerm(t, "Distraction", "cat videos")
 	x.Activate(t, editor)
 	d := testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name,
-		"XDG_CONFIG_HOME="+configHome(t, driftConfig), "XDG_DATA_HOME="+data, "LANG=C.UTF-8", "LC_ALL=", "LC_MESSAGES=")
+		"XDG_CONFIG_HOME="+configHome(t, driftConfig), "XDG_DATA_HOME="+data, "LANG=C.UTF-8", "LC_ALL=", "LC_MESSAGES=", "LANGUAGE=")
 	waitProp(t, d, "CurrentClass", "Editor")
 	mon := testenv.StartMonitor(t, bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
 	startSession(t, d.Session(t), "write code", "tests pass", 600, "warn", "Editor")

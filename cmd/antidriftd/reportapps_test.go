@@ -62,7 +62,7 @@ func TestReportOverTheBusNamesApps(t *testing.T) {
 		[]byte("[Desktop Entry]\nType=Application\nExec=kitty\nName=kitty\nName[de]=Kitty-Terminal\nIcon=kitty\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := testenv.StartDaemon(t, testenv.StartBus(t), state, "XDG_DATA_HOME="+data, "LANG=de_DE.UTF-8", "LC_ALL=", "LC_MESSAGES=", "TZ=UTC")
+	d := testenv.StartDaemon(t, testenv.StartBus(t), state, "XDG_DATA_HOME="+data, "LANG=de_DE.UTF-8", "LC_ALL=", "LC_MESSAGES=", "LANGUAGE=", "TZ=UTC")
 	var doc string
 	if err := d.Bus.Dial(t).Object("org.antidrift", "/org/antidrift/Session1").
 		Call("org.antidrift.Session1.Report", 0, today.AddDate(0, 0, -6).Unix(), today.AddDate(0, 0, 1).Unix()).Store(&doc); err != nil {
