@@ -18,6 +18,12 @@ const (
 	InvalidArgument
 	// Storage: the disk failed a read the caller asked for.
 	Storage
+	// NoModel: the coach was asked and no model is configured.
+	NoModel
+	// CoachFailed: the coach's model did not answer in time, could not be
+	// reached, or answered something that is not a usable proposal; the
+	// message says which. Nothing was changed.
+	CoachFailed
 )
 
 func (k ErrorKind) String() string {
@@ -28,6 +34,10 @@ func (k ErrorKind) String() string {
 		return "InvalidArgument"
 	case Storage:
 		return "Storage"
+	case NoModel:
+		return "NoModel"
+	case CoachFailed:
+		return "CoachFailed"
 	}
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }

@@ -69,6 +69,8 @@ type View struct {
 	// next Start's will be); QuietNote is what the Quieter said about it.
 	Quiet     bool
 	QuietNote string
+	// Proposal is the coach's proposal kept in planning (Empty when none).
+	Proposal Proposal
 	// ChangesIn, when not 0, is how long after this view was read its
 	// Buckets will read differently with no change announced in between
 	// (the current window's seconds tick). 0: nothing in it moves with
@@ -110,7 +112,9 @@ func (s *Service) viewLocked() View {
 		Version:           s.version,
 		Quiet:             s.quietShownLocked(),
 		QuietNote:         s.quietNote,
+		Proposal:          s.proposal,
 	}
+	v.Proposal.Allowed = slices.Clone(s.proposal.Allowed)
 	if s.state == StatePlanning && v.Enforcement == "" {
 		v.Enforcement = s.defaultLevel // what Start will use unless told otherwise
 	}
