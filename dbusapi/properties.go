@@ -54,6 +54,20 @@ var propertyList = []struct {
 	{"Version", func(v *service.View) any { return v.Version }},
 	{"Quiet", func(v *service.View) any { return v.Quiet }},
 	{"QuietNote", func(v *service.View) any { return v.QuietNote }},
+	{"Proposal", func(v *service.View) any { return proposal(v.Proposal) }},
+}
+
+// proposalStruct is the D-Bus shape of a proposal: (sstass).
+type proposalStruct struct {
+	NextAction       string
+	SuccessCondition string
+	TimeboxSecs      uint64
+	Allowed          []string
+	Why              string
+}
+
+func proposal(p service.Proposal) proposalStruct {
+	return proposalStruct{p.NextAction, p.SuccessCondition, p.TimeboxSecs, nonNil(p.Allowed), p.Why}
 }
 
 func buckets(in []service.Bucket) []bucket {

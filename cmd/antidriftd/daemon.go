@@ -49,6 +49,7 @@ type Main struct {
 	watchers []func()     // stop funcs of the presence watchers
 	store    *persist.Store
 	judge    *llmjudge.Judge // nil: the rules alone decide
+	coach    *llmjudge.Coach // nil: Coach answers NoModel (no model configured)
 	svc      *service.Service
 	conn     *dbus.Conn
 	notifier *systemdNotifier
