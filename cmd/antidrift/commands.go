@@ -120,9 +120,10 @@ func voidCmd(arg argFunc) func(*flag.FlagSet) func(*invocation) error {
 // The commands that call their method and say what it changed (voidCmd).
 var (
 	cmdPlan = &command{
-		name: "plan", method: "Plan",
-		summary: "start planning: nothing is committed yet (then enforce LEVEL, start)",
-		setup:   voidCmd(nil),
+		name: "plan", method: "Plan", also: []string{"Coach"},
+		synopsis: "[--coach INTENTION [--task REF]]",
+		summary:  "start planning: nothing is committed yet (then enforce LEVEL, start); --coach asks the model for a proposal",
+		setup:    setupPlan,
 	}
 	cmdCancelPlan = &command{
 		name: "cancel-plan", method: "CancelPlan",
@@ -181,7 +182,7 @@ func (x *invocation) showChange(method string) error {
 
 var cmdStart = &command{
 	name: "start", method: "Start", also: []string{"SetQuiet"},
-	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet]",
+	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet] | --from-plan [NEXT_ACTION] [FLAGS]",
 	summary:  "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)",
 	maxArgs:  -1,
 	setup:    setupStart,
@@ -195,24 +196,28 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 	level := fs.String("enforce", "", "the enforcement `LEVEL`: "+strings.Join(levels, ", ")+" (default: the planned or configured level)")
 	quiet := fs.Bool("quiet", false, "Do Not Disturb: other apps' notifications do not pop up while the session is active (default: the configured quiet)")
 	noQuiet := fs.Bool("no-quiet", false, "leave other apps' notifications alone for this session, whatever quiet is in config.toml")
+	fromPlan := fs.Bool("from-plan", false, "start with the coach's proposal (antidrift plan --coach); NEXT_ACTION and any flag given change that field")
 	return func(x *invocation) error {
 		// Everything missing is named at once: one try to get it right.
 		var missing []string
-		if x.arg() == "" {
+		if x.arg() == "" && !*fromPlan {
 			missing = append(missing, "NEXT_ACTION (what you will do)")
 		}
-		if strings.TrimSpace(*doneWhen) == "" {
+		if strings.TrimSpace(*doneWhen) == "" && !*fromPlan {
 			missing = append(missing, "--done-when TEXT (how will you know it is done?)")
 		}
-		if *timebox == "" {
+		if *timebox == "" && !*fromPlan {
 			missing = append(missing, "--for DURATION (the timebox, e.g. --for 25m)")
 		}
 		if len(missing) > 0 {
 			return x.cmd.usageError("missing %s", joinAnd(missing))
 		}
-		secs, err := parseSeconds(*timebox)
-		if err != nil {
-			return x.cmd.usageError("--for %s: %v", inert.Terminal(*timebox), err)
+		var secs uint64
+		if *timebox != "" {
+			var err error
+			if secs, err = parseSeconds(*timebox); err != nil {
+				return x.cmd.usageError("--for %s: %v", inert.Terminal(*timebox), err)
+			}
 		}
 		if *level != "" {
 			if err := checkLevel(*level); err != nil {
@@ -222,6 +227,27 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 		if *quiet && *noQuiet {
 			return x.cmd.usageError("--quiet and --no-quiet: choose one")
 		}
+		next, done, allowed := x.arg(), *doneWhen, append([]string{}, allow...)
+		if *fromPlan {
+			// The kept proposal, each field given on the command line
+			// taking its place. The daemon checks the result as any Start.
+			p, err := x.keptProposal()
+			if err != nil {
+				return err
+			}
+			if next == "" {
+				next = p.NextAction
+			}
+			if strings.TrimSpace(done) == "" {
+				done = p.SuccessCondition
+			}
+			if *timebox == "" {
+				secs = p.TimeboxSecs
+			}
+			if len(allowed) == 0 {
+				allowed = append(allowed, p.AllowedRules...)
+			}
+		}
 		// Start's signature has no room for it: the choice is told first,
 		// for the Start that follows (SetQuiet before Start).
 		if *quiet || *noQuiet {
@@ -230,7 +256,7 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 			}
 		}
 		var id string
-		if err := x.call("Start", []any{x.arg(), *doneWhen, secs, *level, append([]string{}, allow...)}, &id); err != nil {
+		if err := x.call("Start", []any{next, done, secs, *level, allowed}, &id); err != nil {
 			return err
 		}
 		if x.json {

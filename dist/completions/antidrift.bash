@@ -39,7 +39,8 @@ _antidrift() {
 
     local flags="--json --help"
     case $cmd in
-        start)   flags+=" --done-when --for --allow --enforce --quiet --no-quiet" ;;
+        plan)    flags+=" --coach --task" ;;
+        start)   flags+=" --done-when --for --allow --enforce --quiet --no-quiet --from-plan" ;;
         status)  flags+=" --follow --format --wait-change" ;;
         history) flags+=" --limit --device --this-device --state-dir" ;;
         report)  flags+=" --today --week --month --since --until --html --open --state-dir --config --device --this-device --daemon" ;;
