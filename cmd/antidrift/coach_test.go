@@ -225,3 +225,25 @@ func TestAModelThatNeverAnswersIsTooSlow(t *testing.T) {
 		t.Fatalf("State: got %s, want planning", got)
 	}
 }
+
+// Against llama.cpp's llama-server with the tiny random-weights model (the
+// judge's tests build it): the daemon's coach request is one a real server
+// takes, its schema-constrained reply is a proposal the core accepts as
+// Start's arguments, it is printed, nothing starts, and start --from-plan
+// starts it. Random weights write random words: the sense is not checked.
+func TestCoachAgainstARealModelServer(t *testing.T) {
+	llama := testenv.StartLlamaServer(t, "")
+	s := startDaemon(t, fmt.Sprintf("[judge]\nkind = \"llm\"\nendpoint = %q\ncoach_timeout = \"35s\"\n", llama.URL))
+	r := s.run(t, "plan", "--coach", "thesis chapter 2")
+	if r.code != 0 || !strings.Contains(r.stdout, "The coach proposes (nothing has started):") {
+		t.Fatalf("plan --coach against llama-server: got %v, want a proposal printed\n%s", r, llama.Output())
+	}
+	t.Logf("the tiny model proposed:\n%s", r.stdout)
+	if got := s.state(t); got != `s "planning"` {
+		t.Fatalf("State after the proposal: got %s, want planning", got)
+	}
+	s.ok(t, "start", "--from-plan")
+	if got := s.state(t); got != `s "active"` {
+		t.Fatalf("State after start --from-plan: got %s, want active", got)
+	}
+}
