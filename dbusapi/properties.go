@@ -54,6 +54,9 @@ var propertyList = []struct {
 	{"Version", func(v *service.View) any { return v.Version }},
 	{"Quiet", func(v *service.View) any { return v.Quiet }},
 	{"QuietNote", func(v *service.View) any { return v.QuietNote }},
+	{"TaskRef", func(v *service.View) any { return v.TaskRef }},
+	{"TaskTitle", func(v *service.View) any { return v.TaskTitle }},
+	{"TaskResult", func(v *service.View) any { return v.TaskResult }},
 	{"Proposal", func(v *service.View) any { return proposal(v.Proposal) }},
 }
 

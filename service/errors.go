@@ -18,6 +18,9 @@ const (
 	InvalidArgument
 	// Storage: the disk failed a read the caller asked for.
 	Storage
+	// TaskSourceFailed: a task manager could not be asked (a task binary
+	// missing or hanging, a CalDAV server down or refusing).
+	TaskSourceFailed
 	// NoModel: the coach was asked and no model is configured.
 	NoModel
 	// CoachFailed: the coach's model did not answer in time, could not be
@@ -34,6 +37,8 @@ func (k ErrorKind) String() string {
 		return "InvalidArgument"
 	case Storage:
 		return "Storage"
+	case TaskSourceFailed:
+		return "TaskSource"
 	case NoModel:
 		return "NoModel"
 	case CoachFailed:

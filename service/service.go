@@ -3,6 +3,7 @@ package service
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 	"sync"
@@ -50,6 +51,9 @@ type Options struct {
 	Notifier Notifier // nil: no notifications
 	Reporter Reporter // nil: Report answers that reports are unavailable
 	Quieter  Quieter  // nil: quiet sessions silence nothing
+	// Tasks are the task managers a session may start from (none: only
+	// by hand), each under its own Name.
+	Tasks []TaskSource
 
 	// Quiet makes every session quiet unless Start is told otherwise
 	// (SetQuiet): other apps' notifications do not pop up while it is
@@ -96,6 +100,7 @@ type Service struct {
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
 	bgStopped       bool
+	tasks           tasksPart
 
 	mu           sync.Mutex
 	listeners    []Listener
@@ -129,6 +134,9 @@ type Service struct {
 	quietNote    string        // the Quieter's sentence for the person
 	proposal     Proposal      // the coach's, kept until Start, CancelPlan or the next Coach
 	coachGen     uint64        // counts Coach calls, Starts and CancelPlans: an older answer is dropped
+	task         *SessionTask  // the session's task; nil: typed by hand
+	taskResult   string        // what became of it: TaskResult
+	taskEnding   taskEnd       // how the active phase now ending ends the task
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -169,6 +177,11 @@ func New(o Options) *Service {
 		window:          Window{Reason: "no focus information yet"},
 	}
 	s.tabs = newTabs(s.window)
+	s.tasks.sources = map[string]TaskSource{}
+	for _, src := range o.Tasks {
+		s.tasks.sources[src.Name()] = src
+	}
+	s.tasks.names = slices.Sorted(maps.Keys(s.tasks.sources))
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -255,6 +268,11 @@ func (s *Service) planTransition(m Method, to State) error {
 // starts accounting. enforcement "" means the level planned in planning, or
 // the configured default; no classes means the configured default ones.
 func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64, enforcement string, allowed []string) (string, error) {
+	return s.start(MethodStart, nextAction, successCondition, timeboxSecs, enforcement, allowed, nil)
+}
+
+// start is Start as method m, with the session's task (nil: none).
+func (s *Service) start(m Method, nextAction, successCondition string, timeboxSecs uint64, enforcement string, allowed []string, task *SessionTask) (string, error) {
 	next, err := cleanText("next_action", nextAction, true)
 	if err != nil {
 		return "", err
@@ -282,7 +300,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	}
 
 	s.mu.Lock()
-	if err := s.permit(MethodStart, ""); err != nil {
+	if err := s.permit(m, ""); err != nil {
 		s.mu.Unlock()
 		return "", err
 	}
@@ -313,7 +331,9 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	if quiet != nil {
 		s.quiet = *quiet
 	}
+	s.task, s.taskResult, s.taskEnding = task, "", taskEndWriteBack
 	w := writes{snapshot: s.snapshotLocked()}
+	s.startedTaskLocked(&w)
 	s.syncAwayLocked(&w, now) // away before the first verdict: no drift while away
 	s.observeLocked(&w, now)
 	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level, "quiet", s.quiet)
@@ -363,6 +383,7 @@ func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 		note := s.deadlineNotification()
 		w.effects = append(w.effects, func() { s.nudges.showDeadline(note) })
 	}
+	s.taskEndLocked(&w, o)
 	w.snapshot = s.snapshotLocked()
 	return w
 }
@@ -389,6 +410,7 @@ func (s *Service) Extend(secs uint64) error {
 	s.timebox += add
 	if s.state == StateReview {
 		s.state, s.outcome, s.endedAt, s.deadline = StateActive, OutcomeNone, time.Time{}, now.Add(add)
+		s.taskResult = ""
 		s.closeDeadlineLocked(&w)
 		s.syncAwayLocked(&w, now)
 		s.observeLocked(&w, now)
@@ -425,7 +447,7 @@ func (s *Service) closeDeadlineLocked(w *writes) {
 }
 
 func (s *Service) summaryLocked() Summary {
-	return Summary{
+	sum := Summary{
 		SessionID:        s.sessionID,
 		NextAction:       s.nextAction,
 		SuccessCondition: s.successCond,
@@ -442,7 +464,12 @@ func (s *Service) summaryLocked() Summary {
 		ClockJumps:       s.stats.clockJumps,
 		Buckets:          s.stats.topN(), // bounded: a few KB whatever the session saw
 		Sites:            s.stats.topSites(),
+		Task:             s.taskRecordLocked(),
 	}
+	if sum.Task != nil {
+		sum.Version = SummaryTaskVersion
+	}
+	return sum
 }
 
 func (s *Service) clearSessionLocked() {
@@ -453,6 +480,7 @@ func (s *Service) clearSessionLocked() {
 	s.stats = nil
 	s.awayMarked = ""
 	s.quiet, s.plannedQuiet = false, nil
+	s.task, s.taskResult, s.taskEnding = nil, "", taskEndWriteBack
 	s.resetDriftLocked()
 }
 

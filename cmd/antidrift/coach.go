@@ -24,7 +24,7 @@ type proposal struct {
 
 func setupPlan(fs *flag.FlagSet) func(*invocation) error {
 	coach := fs.String("coach", "", "ask the judge's model to turn `INTENTION` into a proposal (next action, success condition, timebox, rules); nothing starts until 'antidrift start --from-plan'")
-	task := fs.String("task", "", "the task `REF` the intention is for (not read yet: give none)")
+	task := fs.String("task", "", "the task `REF` the intention is for, as antidrift tasks lists it: the model hears its title (INTENTION may then be \"\")")
 	return func(x *invocation) error {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -37,7 +37,7 @@ func setupPlan(fs *flag.FlagSet) func(*invocation) error {
 			}
 			return x.showChange("Plan")
 		}
-		if strings.TrimSpace(*coach) == "" {
+		if strings.TrimSpace(*coach) == "" && *task == "" {
 			return x.cmd.usageError("--coach: say what you mean to do, e.g. --coach \"thesis chapter 2\"")
 		}
 		var p proposal

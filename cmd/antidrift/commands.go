@@ -131,9 +131,10 @@ var (
 		setup:   voidCmd(nil),
 	}
 	cmdComplete = &command{
-		name: "complete", method: "Complete",
-		summary: "the success condition is met: the session goes to review",
-		setup:   voidCmd(nil),
+		name: "complete", method: "Complete", also: []string{"CompleteKeepTask"},
+		synopsis: "[--keep-task]",
+		summary:  "the success condition is met: the session goes to review (its task, if any, is ticked off)",
+		setup:    setupComplete,
 	}
 	cmdAbandon = &command{
 		name: "abandon", method: "Abandon", synopsis: "[REASON]",
@@ -181,8 +182,8 @@ func (x *invocation) showChange(method string) error {
 }
 
 var cmdStart = &command{
-	name: "start", method: "Start", also: []string{"SetQuiet"},
-	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet] | --from-plan [NEXT_ACTION] [FLAGS]",
+	name: "start", method: "Start", also: []string{"SetQuiet", "StartTask"},
+	synopsis: "NEXT_ACTION|--task REF --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet] | --from-plan [NEXT_ACTION] [FLAGS]",
 	summary:  "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)",
 	maxArgs:  -1,
 	setup:    setupStart,
@@ -197,13 +198,20 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 	quiet := fs.Bool("quiet", false, "Do Not Disturb: other apps' notifications do not pop up while the session is active (default: the configured quiet)")
 	noQuiet := fs.Bool("no-quiet", false, "leave other apps' notifications alone for this session, whatever quiet is in config.toml")
 	fromPlan := fs.Bool("from-plan", false, "start with the coach's proposal (antidrift plan --coach); NEXT_ACTION and any flag given change that field")
+	task := fs.String("task", "", "start from a task: `REF` is taskwarrior:42, taskwarrior:UUID, caldav:UID, or the bare id with one source (see antidrift tasks); its title is the next action, and --done-when defaults to \"the task is done\"")
 	return func(x *invocation) error {
+		if *task != "" && x.arg() != "" {
+			return x.cmd.usageError("NEXT_ACTION and --task: the task's title is the next action, give one or the other")
+		}
 		// Everything missing is named at once: one try to get it right.
 		var missing []string
-		if x.arg() == "" && !*fromPlan {
+		if *task != "" && *fromPlan {
+			return x.cmd.usageError("--task and --from-plan: start from the task or from the coach's proposal, not both")
+		}
+		if x.arg() == "" && *task == "" && !*fromPlan {
 			missing = append(missing, "NEXT_ACTION (what you will do)")
 		}
-		if strings.TrimSpace(*doneWhen) == "" && !*fromPlan {
+		if strings.TrimSpace(*doneWhen) == "" && *task == "" && !*fromPlan {
 			missing = append(missing, "--done-when TEXT (how will you know it is done?)")
 		}
 		if *timebox == "" && !*fromPlan {
@@ -256,13 +264,17 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 			}
 		}
 		var id string
-		if err := x.call("Start", []any{next, done, secs, *level, allowed}, &id); err != nil {
+		method, args := "Start", []any{next, done, secs, *level, allowed}
+		if *task != "" {
+			method, args = "StartTask", []any{*task, *doneWhen, secs, *level, append([]string{}, allow...)}
+		}
+		if err := x.call(method, args, &id); err != nil {
 			return err
 		}
 		if x.json {
 			return x.printJSON(map[string]string{"session_id": id})
 		}
-		return x.showChange("Start")
+		return x.showChange(method)
 	}
 }
 

@@ -17,7 +17,8 @@ func (s *status) forTerminal() *status {
 	}
 	c := *s
 	for _, p := range []*string{&c.State, &c.NextAction, &c.SuccessCondition, &c.Outcome, &c.Enforcement,
-		&c.Drift, &c.DriftReason, &c.CurrentClass, &c.CurrentTitle, &c.EvidenceReason, &c.CurrentSite, &c.SiteReason} {
+		&c.Drift, &c.DriftReason, &c.CurrentClass, &c.CurrentTitle, &c.EvidenceReason, &c.CurrentSite, &c.SiteReason,
+		&c.TaskRef, &c.TaskTitle, &c.TaskResult} {
 		*p = inert.Terminal(*p)
 	}
 	c.AllowedClasses = terminalAll(s.AllowedClasses)
