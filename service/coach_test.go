@@ -222,3 +222,17 @@ func TestCancelPlanDropsTheProposal(t *testing.T) {
 		t.Fatalf("after CancelPlan: got %+v in %s, want none in locked", v.Proposal, v.State)
 	}
 }
+
+// A forged intention changes nothing: refused as Start refuses its text,
+// before the permission table, the model or a state change.
+func TestCoachRefusesAForgedIntentionAndChangesNothing(t *testing.T) {
+	c := &fakeCoach{p: goodProposal}
+	h := newCoachHarness(t, c)
+	for _, in := range []string{"", "  ", "a\x1b]0;owned\x07b", strings.Repeat("x", MaxTextLen+1), "\xff\xfe"} {
+		_, err := h.Coach(in, "")
+		wantKind(t, err, InvalidArgument)
+	}
+	if v := h.View(); v.State != StateLocked || len(c.briefs) != 0 {
+		t.Fatalf("after forged intentions: state %s, the model asked %d times; want locked, never", v.State, len(c.briefs))
+	}
+}

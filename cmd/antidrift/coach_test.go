@@ -103,6 +103,11 @@ func TestCoachProposesAndStartFromPlanAcceptsItWithFlagsOverriding(t *testing.T)
 			t.Fatalf("plan --coach: got\n%s\nwant it to say %q", out, want)
 		}
 	}
+	// --json: the proposal as an object (asked again, kept again).
+	j := okJSON[map[string]any](t, s, "plan", "--coach", "thesis")
+	if j["next_action"] != "write the 300-word opening of chapter 2" || fmt.Sprint(j["timebox_secs"]) != "2700" || fmt.Sprint(j["allowed_rules"]) != "[xterm url:scholar.google.com]" {
+		t.Fatalf("plan --coach --json: got %v, want the proposal's fields", j)
+	}
 	// Nothing started before acceptance.
 	if got := s.state(t); got != `s "planning"` {
 		t.Fatalf("State after the proposal: got %s, want planning", got)
@@ -233,12 +238,21 @@ func TestAModelThatNeverAnswersIsTooSlow(t *testing.T) {
 // starts it. Random weights write random words: the sense is not checked.
 func TestCoachAgainstARealModelServer(t *testing.T) {
 	llama := testenv.StartLlamaServer(t, "")
-	s := startDaemon(t, fmt.Sprintf("[judge]\nkind = \"llm\"\nendpoint = %q\ncoach_timeout = \"35s\"\n", llama.URL))
-	r := s.run(t, "plan", "--coach", "thesis chapter 2")
-	if r.code != 0 || !strings.Contains(r.stdout, "The coach proposes (nothing has started):") {
-		t.Fatalf("plan --coach against llama-server: got %v, want a proposal printed\n%s", r, llama.Output())
+	// Generous but bounded: the tiny model writes a whole proposal, on two
+	// cores shared with everything else, under the race detector.
+	const slow = 110 * time.Second
+	s := startDaemon(t, fmt.Sprintf("[judge]\nkind = \"llm\"\nendpoint = %q\ncoach_timeout = %q\n", llama.URL, slow.String()))
+	env := append(s.d.Bus.Env(), "ANTIDRIFT_TIMEOUT="+(slow+10*time.Second).String())
+	ctx, cancel := context.WithTimeout(context.Background(), slow+20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testenv.Binary(t, "antidrift"), "plan", "--coach", "thesis chapter 2")
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || !strings.Contains(stdout.String(), "The coach proposes (nothing has started):") {
+		t.Fatalf("plan --coach against llama-server: got %v\n%s%s\nwant a proposal printed\n%s", err, stdout.String(), stderr.String(), llama.Output())
 	}
-	t.Logf("the tiny model proposed:\n%s", r.stdout)
+	t.Logf("the tiny model proposed:\n%s", stdout.String())
 	if got := s.state(t); got != `s "planning"` {
 		t.Fatalf("State after the proposal: got %s, want planning", got)
 	}
