@@ -134,7 +134,7 @@ func (s *Service) Coach(intention, taskRef string) (Proposal, error) {
 	p, err = checkProposal(p)
 	if err != nil {
 		s.log.Info("the coach's proposal was refused", "err", err.Msg)
-		return Proposal{}, &Error{Kind: CoachFailed, Fault: err.Fault, Msg: "the model's proposal was not usable: " + err.Msg + "; nothing was changed"}
+		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the model's proposal was not usable: " + err.Msg + "; nothing was changed"}
 	}
 
 	s.mu.Lock()
