@@ -82,7 +82,8 @@ const (
 // Coach asks the coach for a proposal for intention, and for the task
 // taskRef names when it is not "" (its title is read from its source, off
 // the lock; intention may then be ""). Planning, or locked, which it moves
-// to planning as Plan would. Without a coach it fails with
+// to planning as Plan would once a proposal is kept: a coach that failed
+// changes no state. Without a coach it fails with
 // NoModel and changes nothing. The model is asked off the core's lock; its
 // reply is checked as Start checks its arguments, and a reply that is not a
 // usable proposal fails with CoachFailed and is not kept, not even in part.
@@ -110,14 +111,9 @@ func (s *Service) Coach(intention, taskRef string) (Proposal, error) {
 	}
 	s.coachGen++
 	gen := s.coachGen
-	w := writes{}
-	if s.state == StateLocked {
-		s.state, s.level, s.plannedQuiet = StatePlanning, "", nil
-		w.snapshot = s.snapshotLocked()
-	}
 	s.proposal = Proposal{} // the old one goes: a new one is being asked for
 	allowed := append([]string(nil), s.defaultAllowed...)
-	s.commit(w)
+	s.commit(writes{})
 
 	brief := Brief{Intention: intention, TaskTitle: taskTitle, Allowed: allowed, Recent: s.recentFor(intention + " " + taskTitle)}
 	ctx, cancel := context.WithTimeout(context.Background(), coachCeiling)
@@ -127,23 +123,30 @@ func (s *Service) Coach(intention, taskRef string) (Proposal, error) {
 	switch {
 	case errors.As(cerr, &unusable):
 		s.log.Info("the coach's proposal was refused", "err", unusable.Why)
-		return Proposal{}, &Error{Kind: CoachFailed, Msg: unusable.Error() + "; nothing was changed"}
+		return Proposal{}, &Error{Kind: CoachFailed, Msg: unusable.Error() + "; no proposal is kept"}
 	case cerr != nil:
-		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the coach could not make a proposal: " + cerr.Error() + "; nothing was changed"}
+		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the coach could not make a proposal: " + cerr.Error() + "; no proposal is kept"}
 	}
 	p, err = checkProposal(p)
 	if err != nil {
 		s.log.Info("the coach's proposal was refused", "err", err.Msg)
-		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the model's proposal was not usable: " + err.Msg + "; nothing was changed"}
+		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the model's proposal was not usable: " + err.Msg + "; no proposal is kept"}
 	}
 
 	s.mu.Lock()
-	if s.coachGen != gen || s.state != StatePlanning {
+	if s.coachGen != gen || s.permit(MethodCoach, "") != nil {
 		s.mu.Unlock()
 		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the plan changed while the model was thinking (a session started, planning was cancelled or the coach was asked again), so this proposal was dropped"}
 	}
+	// Only a proposal kept plans: from locked, planning starts now, as
+	// Plan would; a coach that failed left the state as it was.
+	var w writes
+	if s.state == StateLocked {
+		s.state, s.level, s.plannedQuiet = StatePlanning, "", nil
+		w.snapshot = s.snapshotLocked()
+	}
 	s.proposal = p
-	s.commit(writes{})
+	s.commit(w)
 	return p, nil
 }
 

@@ -121,10 +121,13 @@ func TestCoachRefusesAnUnusableProposalWhole(t *testing.T) {
 	}
 }
 
-func TestCoachFailureSaysWhy(t *testing.T) {
+func TestCoachFailureSaysWhyAndChangesNoState(t *testing.T) {
 	h := newCoachHarness(t, &fakeCoach{err: errors.New("the model was too slow: no answer within 1s")})
 	_, err := h.Coach("thesis", "")
-	if e := wantKind(t, err, CoachFailed); e.Msg != "the coach could not make a proposal: the model was too slow: no answer within 1s; nothing was changed" {
+	if v := h.View(); v.State != StateLocked {
+		t.Fatalf("after a failed coach: state %s, want locked", v.State)
+	}
+	if e := wantKind(t, err, CoachFailed); e.Msg != "the coach could not make a proposal: the model was too slow: no answer within 1s; no proposal is kept" {
 		t.Fatalf("message: got %q", e.Msg)
 	}
 }
@@ -137,8 +140,8 @@ func TestCoachIsRefusedWhileActiveAndAskedOffTheLock(t *testing.T) {
 	<-c.asked
 	// The model is thinking: the core answers meanwhile, and a Start
 	// made now drops the answer still coming.
-	if v := h.View(); v.State != StatePlanning {
-		t.Fatalf("while the model thinks: state %s, want planning", v.State)
+	if v := h.View(); v.State != StateLocked {
+		t.Fatalf("while the model thinks: state %s, want locked (only a proposal kept plans)", v.State)
 	}
 	if _, err := h.Start("something else", "done", 60, "", nil); err != nil {
 		t.Fatal(err)

@@ -160,8 +160,8 @@ func TestCoachRefusesAnUnusableReplyAndKeepsNothing(t *testing.T) {
 			if r := s.run(t, "start", "--from-plan"); r.code != 1 || !strings.Contains(r.stderr, "no proposal") {
 				t.Fatalf("start --from-plan after an unusable reply: got %v, want refused", r)
 			}
-			if got := s.state(t); got != `s "planning"` {
-				t.Fatalf("State: got %s, want planning", got)
+			if got := s.state(t); got != `s "locked"` {
+				t.Fatalf("State: got %s, want locked (only a proposal kept plans)", got)
 			}
 		})
 	}
@@ -201,8 +201,8 @@ func TestAnotherMethodAnswersWhileTheModelIsSlow(t *testing.T) {
 		t.Fatal("the coach's request: got none at the stand-in, want one")
 	}
 	// The model has not answered: the daemon answers others meanwhile.
-	if got := s.state(t); got != `s "planning"` {
-		t.Fatalf("State while the model thinks: got %s, want planning", got)
+	if got := s.state(t); got != `s "locked"` {
+		t.Fatalf("State while the model thinks: got %s, want locked (only a proposal kept plans)", got)
 	}
 	if r := s.run(t, "status"); r.code != 0 {
 		t.Fatalf("status while the model thinks: got %v, want an answer", r)
@@ -226,8 +226,8 @@ func TestAModelThatNeverAnswersIsTooSlow(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "the model was too slow: no answer within 3s") {
 		t.Fatalf("a model that does not answer: got %v, want exit 1 saying it was too slow", r)
 	}
-	if got := s.state(t); got != `s "planning"` {
-		t.Fatalf("State: got %s, want planning", got)
+	if got := s.state(t); got != `s "locked"` {
+		t.Fatalf("State: got %s, want locked (only a proposal kept plans)", got)
 	}
 }
 
