@@ -115,6 +115,9 @@ func TestCoachProposesAndStartFromPlanAcceptsItWithFlagsOverriding(t *testing.T)
 	if got, err := s.d.Busctl(t, "get-property", "Proposal"); err != nil || !strings.Contains(got, `"write the 300-word opening of chapter 2" "the opening is committed" 2700 2 "xterm" "url:scholar.google.com"`) {
 		t.Fatalf("Proposal: got %s (%v), want the proposal kept", got, err)
 	}
+	if out := s.ok(t, "status"); !strings.Contains(out, "proposed") || !strings.Contains(out, "write the 300-word opening of chapter 2") || !strings.Contains(out, "antidrift start --from-plan") {
+		t.Fatalf("status in planning with a proposal: got\n%s\nwant the proposed next action and how to start it", out)
+	}
 	// Accepted, one field changed by a flag.
 	s.ok(t, "start", "--from-plan", "--for", "30m")
 	st := okJSON[map[string]any](t, s, "status")
