@@ -122,14 +122,19 @@ func (s *Service) Coach(intention, taskRef string) (Proposal, error) {
 	var unusable *UnusableProposal
 	switch {
 	case errors.As(cerr, &unusable):
-		s.log.Info("the coach's proposal was refused", "err", unusable.Why)
+		// Never the model's text in the journal: it may echo sites.
+		s.log.Info("the coach's reply was not a proposal")
 		return Proposal{}, &Error{Kind: CoachFailed, Msg: unusable.Error() + "; no proposal is kept"}
 	case cerr != nil:
 		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the coach could not make a proposal: " + cerr.Error() + "; no proposal is kept"}
 	}
 	p, err = checkProposal(p)
 	if err != nil {
-		s.log.Info("the coach's proposal was refused", "err", err.Msg)
+		var arg, rule string
+		if err.Fault != nil {
+			arg, rule = err.Fault.Argument, string(err.Fault.Rule)
+		}
+		s.log.Info("the coach's proposal was refused", "argument", arg, "rule", rule)
 		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the model's proposal was not usable: " + err.Msg + "; no proposal is kept"}
 	}
 
