@@ -27,7 +27,7 @@ redact_titles = ['\d{4}-\d{4}', "(?i)bank"]
 evidence = "wlroots"
 day_starts = "04:30"
 distractions = ["*:*YouTube*", "steam", "url:*.reddit.com", "app:org.mozilla.firefox"]
-judge = {kind = "llm", endpoint = "http://localhost:11434/v1", model = "qwen2.5:3b", timeout = "5s", site_paths = true}
+judge = {kind = "llm", endpoint = "http://localhost:11434/v1", model = "qwen2.5:3b", timeout = "5s", coach_timeout = "20s", site_paths = true}
 `
 
 // want is a problem a test expects: the key, the line, and a piece of the
@@ -60,7 +60,7 @@ func TestLoad(t *testing.T) {
 			c.Evidence = "wlroots"
 			c.DayStarts = 4*time.Hour + 30*time.Minute
 			c.Distractions = []string{"*:*YouTube*", "steam", "url:*.reddit.com", "app:org.mozilla.firefox"}
-			c.Judge = Judge{Kind: "llm", Endpoint: "http://localhost:11434/v1", Model: "qwen2.5:3b", Timeout: 5 * time.Second, SitePaths: true}
+			c.Judge = Judge{Kind: "llm", Endpoint: "http://localhost:11434/v1", Model: "qwen2.5:3b", Timeout: 5 * time.Second, CoachTimeout: 20 * time.Second, SitePaths: true}
 		}},
 		{name: "judge table with a remote endpoint allowed",
 			file: ptr("drift_grace = \"9s\"\n\n[judge]\nkind = \"llm\"\nendpoint = \"https://llm.example.org/v1\"\nallow_remote = true\n"),
@@ -74,7 +74,7 @@ func TestLoad(t *testing.T) {
 			problems: []want{{"judge", 5, `endpoint "https://llm.example.org/v1" is not on this machine (loopback), and window titles are private: set allow_remote = true`}}},
 		{name: "a typo inside [judge] is at its own line",
 			file:     ptr("[judge]\nkind = \"llm\"\nendpoint = \"http://127.0.0.1:8080/v1\"\nmodle = \"qwen2.5:3b\"\n"),
-			problems: []want{{"judge", 4, `modle: unknown key (the keys are kind, endpoint, model, timeout, allow_remote, site_paths)`}}},
+			problems: []want{{"judge", 4, `modle: unknown key (the keys are kind, endpoint, model, timeout, coach_timeout, allow_remote, site_paths)`}}},
 		{name: "a bad value inside a dotted judge key is at its own line",
 			file:     ptr("drift_grace = \"9s\"\n\njudge.kind = \"gpt\"\n"),
 			config:   func(c *Config) { c.DriftGrace = 9 * time.Second },
@@ -166,7 +166,7 @@ func TestBadValues(t *testing.T) {
 		{"bad distraction", "distractions", `[":*YouTube*"]`, `item 1, ":*YouTube*", is not a valid rule: the class before ':' is empty (use * for any class)`},
 		{"empty distraction title", "distractions", `["steam:"]`, `the title pattern after ':' is empty`},
 		{"judge kind", "judge", `{kind = "gpt"}`, `kind: "gpt" is not a judge kind (use one of rules, llm)`},
-		{"judge unknown key", "judge", `{kind = "llm", url = "http://127.0.0.1/v1"}`, `url: unknown key (the keys are kind, endpoint, model, timeout, allow_remote, site_paths)`},
+		{"judge unknown key", "judge", `{kind = "llm", url = "http://127.0.0.1/v1"}`, `url: unknown key (the keys are kind, endpoint, model, timeout, coach_timeout, allow_remote, site_paths)`},
 		{"judge site_paths", "judge", `{kind = "llm", site_paths = 1}`, `site_paths: want true or false, got the number 1`},
 		{"url rule with a scheme", "distractions", `["url:https://www.youtube.com"]`, `item 1, "url:https://www.youtube.com", is not a valid rule: it names a scheme`},
 		{"url rule with a query", "allowed_classes", `["url:youtube.com/watch?v=*"]`, `never keeps a page's query`},
@@ -175,7 +175,7 @@ func TestBadValues(t *testing.T) {
 		{"judge allow_remote", "judge", `{kind = "llm", allow_remote = "yes"}`, `allow_remote: want true or false, got the string "yes"`},
 		{"judge remote endpoint", "judge", `{kind = "llm", endpoint = "http://10.0.0.2:8080/v1"}`, `set allow_remote = true to send them there`},
 		{"judge endpoint not a URL", "judge", `{kind = "llm", endpoint = "localhost:8080"}`, `must start with http:// or https://`},
-		{"judge as a string", "judge", `"llm"`, `want a table ([judge] with kind, endpoint, model, timeout, allow_remote, site_paths), got the string "llm"`},
+		{"judge as a string", "judge", `"llm"`, `want a table ([judge] with kind, endpoint, model, timeout, coach_timeout, allow_remote, site_paths), got the string "llm"`},
 		// A huge value is quoted by its first 80 characters and its size.
 		{"huge duration", "drift_grace", `"` + strings.Repeat("9", 5000) + `s"`, `"` + strings.Repeat("9", 80) + `"… (5001 bytes in all) is not a duration`},
 		{"huge string for a list", "allowed_classes", `"` + strings.Repeat("x", 5000) + `"`, `got the string "` + strings.Repeat("x", 80) + `"… (5000 bytes in all)`},

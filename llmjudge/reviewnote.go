@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -77,7 +76,7 @@ func (j *Judge) ReviewNote(ctx context.Context, f service.ReviewFacts) (string, 
 		return "", errors.New(describe(err, j.noteTimeout()))
 	}
 	defer resp.Body.Close()
-	content, err := readContent(resp)
+	content, err := readContent(resp, noteMaxTokens)
 	if err != nil {
 		return "", err
 	}
@@ -93,30 +92,4 @@ func (j *Judge) ReviewNote(ctx context.Context, f service.ReviewFacts) (string, 
 		return "", errors.New("the model's note did not match its schema")
 	}
 	return *v.Note, nil
-}
-
-// readContent is a chat completion's first message, or why there is none.
-func readContent(resp *http.Response) (string, error) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", httpError{resp.Status}
-	}
-	var reply struct {
-		Choices []struct {
-			FinishReason string `json:"finish_reason"`
-			Message      struct {
-				Content string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-	}
-	if err := json.Unmarshal(body, &reply); err != nil || len(reply.Choices) == 0 {
-		return "", errors.New("the model's reply is not a chat completion")
-	}
-	if reply.Choices[0].FinishReason == "length" {
-		return "", fmt.Errorf("the model's note was cut off at %d tokens", noteMaxTokens)
-	}
-	return reply.Choices[0].Message.Content, nil
 }

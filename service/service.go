@@ -47,6 +47,7 @@ type Options struct {
 	JudgeSitePaths bool
 
 	Judge    Judge        // asked about windows no rule decides; nil: they are off task
+	Coach    Coach        // asked for a proposal in planning; nil: Coach answers NoModel
 	Guard    Guard        // nil: nothing is enforced
 	Notifier Notifier     // nil: no notifications
 	Reporter Reporter     // nil: Report answers that reports are unavailable
@@ -93,6 +94,7 @@ type Service struct {
 	driftGrace      time.Duration
 	nudgeRepeat     time.Duration
 	judge           Judge // nil: rules only
+	coach           Coach // nil: no model to coach with
 	judgeHearsPaths bool  // the judge is told a site's path, not just its host
 	distractions    []Rule
 	guard           Guard
@@ -151,6 +153,8 @@ type Service struct {
 	taskEnding    taskEnd            // how the active phase now ending ends the task
 	review        reviewCache        // the reviewed session's proposals (reviewapply.go)
 	reviewNote    string             // the model's note on the session in review (reviewnote.go)
+	proposal      Proposal           // the coach's, kept until Start, CancelPlan or the next Coach
+	coachGen      uint64             // counts Coach calls, Starts and CancelPlans: an older answer is dropped
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -178,6 +182,7 @@ func New(o Options) *Service {
 		driftGrace:      o.DriftGrace,
 		nudgeRepeat:     o.NudgeRepeat,
 		judge:           o.Judge,
+		coach:           o.Coach,
 		judgeHearsPaths: o.JudgeSitePaths,
 		guard:           o.Guard,
 		reporter:        o.Reporter,
@@ -247,6 +252,7 @@ func (s *Service) planTransition(m Method, to State) error {
 		return err
 	}
 	s.state, s.level, s.plannedQuiet = to, "", nil
+	s.dropProposalLocked()
 	s.commitUnlocks(writes{snapshot: s.snapshotLocked()})
 	return nil
 }
@@ -287,6 +293,7 @@ func (s *Service) start(m Method, nextAction, successCondition string, timeboxSe
 		rules = s.compileRules("allowed_classes", classes)
 	}
 	now := s.clock.Now()
+	s.dropProposalLocked()
 	s.state, s.sessionID = StateActive, id.String()
 	s.nextAction, s.successCond = next, success
 	s.timebox = time.Duration(timeboxSecs) * time.Second

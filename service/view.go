@@ -89,6 +89,8 @@ type View struct {
 	// ReviewNote is the model's two sentences on the session in review
 	// (reviewnote.go); "" without a model, or until it answers.
 	ReviewNote string
+	// Proposal is the coach's proposal kept in planning (Empty when none).
+	Proposal Proposal
 	// ChangesIn, when not 0, is how long after this view was read its
 	// Buckets will read differently with no change announced in between
 	// (the current window's seconds tick). 0: nothing in it moves with
@@ -133,10 +135,12 @@ func (s *Service) viewLocked() View {
 		Quiet:             s.quietShownLocked(),
 		QuietNote:         s.quietNote,
 		TaskResult:        s.taskResult,
+		Proposal:          s.proposal,
 	}
 	if s.task != nil {
 		v.TaskRef, v.TaskTitle = s.task.Ref(), s.task.Title
 	}
+	v.Proposal.Allowed = slices.Clone(s.proposal.Allowed)
 	if s.state == StatePlanning && v.Enforcement == "" {
 		v.Enforcement = s.defaultLevel // what Start will use unless told otherwise
 	}

@@ -211,6 +211,10 @@ func callError(method string, err error) error {
 		return refusal(method, e)
 	case e.Name == dbusapi.ErrorInvalidArgument && cmd != nil:
 		return cmd.invalidArgument(method, e)
+	case e.Name == dbusapi.ErrorPrefix+"NoModel":
+		return noModel()
+	case e.Name == dbusapi.ErrorPrefix+"CoachFailed":
+		return coachFailed(e)
 	case strings.HasPrefix(e.Name, dbusapi.ErrorPrefix):
 		prefix := "antidrift"
 		if cmd != nil {

@@ -45,6 +45,9 @@ type status struct {
 	// The session's task (docs/tasks.md): source:id, its title, what
 	// became of it.
 	TaskRef, TaskTitle, TaskResult string
+	// ProposedAction is the next action of the coach's proposal kept in
+	// planning ("" when none): its whole is read by start --from-plan.
+	ProposedAction string
 
 	raw map[string]dbus.Variant // every property, for --json
 }
@@ -81,6 +84,12 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 	} {
 		if v, ok := m[name]; ok {
 			_ = v.Store(dst)
+		}
+	}
+	if v, ok := m["Proposal"]; ok {
+		var p proposal
+		if dbus.Store([]any{v.Value()}, &p) == nil {
+			s.ProposedAction = p.NextAction
 		}
 	}
 	// Longest first, whatever order they came in.
@@ -186,7 +195,12 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	case service.StatePlanning:
 		fmt.Fprintf(&b, "%s  nothing committed yet\n", p.bold("planning"))
 		row("enforcement", "%s", orDefault(s.Enforcement))
-		row("next", "antidrift start NEXT_ACTION --done-when TEXT --for 25m")
+		if s.ProposedAction != "" {
+			row("proposed", "%s", s.ProposedAction)
+			row("next", "antidrift start --from-plan (or NEXT_ACTION --done-when TEXT --for 25m)")
+		} else {
+			row("next", "antidrift start NEXT_ACTION --done-when TEXT --for 25m")
+		}
 	case service.StateActive:
 		fmt.Fprintf(&b, "%s  %s\n", p.green("active"), p.bold(s.NextAction))
 		row("done when", "%s", s.SuccessCondition)

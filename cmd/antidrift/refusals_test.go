@@ -252,7 +252,7 @@ func TestRefusalDataCrossesTheBus(t *testing.T) {
 	testenv.Need(t, "busctl", "gdbus")
 	s := startDaemon(t, "")
 	const message = "Complete is not permitted: there is no session, and Complete works only when a session is active. " +
-		"It is the session's state refusing, not a fault, so retrying will not help. What works now: Plan, Start, StartTask, SetQuiet, VerifyAudit, History, Report, ReportDevice, ListTasks."
+		"It is the session's state refusing, not a fault, so retrying will not help. What works now: Plan, Start, StartTask, Coach, SetQuiet, VerifyAudit, History, Report, ReportDevice, ListTasks."
 
 	r := s.run(t, "complete")
 	if want := "antidrift complete: not now: there is no session, and antidrift complete works only when a session is active.\n" +

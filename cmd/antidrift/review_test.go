@@ -59,7 +59,7 @@ func TestReviewProposesTheDocsWindowAndApplyingAllowsIt(t *testing.T) {
 		Note      string     `json:"note"`
 	}
 	got := okJSON[listed](t, s, "review")
-	if len(got.Proposals) == 0 || got.Proposals[0] != (proposal{Number: 1, Kind: "allow", Change: `allowed_classes + "Docs"`, Reason: got.Proposals[0].Reason}) {
+	if len(got.Proposals) == 0 || got.Proposals[0] != (reviewProposal{Number: 1, Kind: "allow", Change: `allowed_classes + "Docs"`, Reason: got.Proposals[0].Reason}) {
 		t.Fatalf("review --json: got %+v, want proposal 1 to allow Docs", got)
 	}
 	rulesPath := filepath.Join(cfgHome, "antidrift", "rules.toml")

@@ -44,6 +44,9 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 		opts.Judge = m.judge
 		opts.Noter = m.judge // the review's note, from the same model
 	}
+	if m.coach != nil {
+		opts.Coach = m.coach
+	}
 	if m.quiet != nil {
 		opts.Quieter = m.quiet
 	}
