@@ -55,7 +55,7 @@ func TestReviewProposesTheDocsWindowAndApplyingAllowsIt(t *testing.T) {
 	t.Logf("antidrift review:\n%s", text)
 	contains(t, "antidrift review", text, ` 1. allow: allowed_classes + "Docs"`, "Docs was judged drift for", "in 3 visits, 3 of them a quick look", "Nothing is applied unless you ask")
 	type listed struct {
-		Proposals []proposal `json:"proposals"`
+		Proposals []reviewProposal `json:"proposals"`
 		Note      string     `json:"note"`
 	}
 	got := okJSON[listed](t, s, "review")
@@ -127,7 +127,7 @@ func TestReviewShowsTheModelsNoteKeptBesideTheChain(t *testing.T) {
 	s.ok(t, "start", "write the intro", "--done-when", "it is committed", "--for", "10m")
 	s.ok(t, "complete")
 	type listed struct {
-		Proposals []proposal `json:"proposals"`
+		Proposals []reviewProposal `json:"proposals"`
 		Note      string     `json:"note"`
 	}
 	var got listed
