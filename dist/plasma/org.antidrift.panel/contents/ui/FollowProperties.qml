@@ -73,6 +73,12 @@ Item {
                 return undefined;
             return Array.from(v, b => ({ class: String(b[0]), title: String(b[1]), seconds: Number(b[2]) }));
         }
+        if (name === "BucketApps") {
+            // a(ssss), (class, desktop id, name, icon): as the buckets.
+            if (typeof v !== "object" || v.length === undefined)
+                return undefined;
+            return Array.from(v, b => Array.from(b, String));
+        }
         return String(v);
     }
 
