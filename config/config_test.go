@@ -26,7 +26,7 @@ private_classes = ["KeePassXC", "Signal"]
 redact_titles = ['\d{4}-\d{4}', "(?i)bank"]
 evidence = "wlroots"
 day_starts = "04:30"
-distractions = ["*:*YouTube*", "steam", "url:*.reddit.com"]
+distractions = ["*:*YouTube*", "steam", "url:*.reddit.com", "app:org.mozilla.firefox"]
 judge = {kind = "llm", endpoint = "http://localhost:11434/v1", model = "qwen2.5:3b", timeout = "5s", site_paths = true}
 `
 
@@ -59,7 +59,7 @@ func TestLoad(t *testing.T) {
 			c.RedactTitles = regexps(`\d{4}-\d{4}`, `(?i)bank`)
 			c.Evidence = "wlroots"
 			c.DayStarts = 4*time.Hour + 30*time.Minute
-			c.Distractions = []string{"*:*YouTube*", "steam", "url:*.reddit.com"}
+			c.Distractions = []string{"*:*YouTube*", "steam", "url:*.reddit.com", "app:org.mozilla.firefox"}
 			c.Judge = Judge{Kind: "llm", Endpoint: "http://localhost:11434/v1", Model: "qwen2.5:3b", Timeout: 5 * time.Second, SitePaths: true}
 		}},
 		{name: "judge table with a remote endpoint allowed",
@@ -170,6 +170,7 @@ func TestBadValues(t *testing.T) {
 		{"judge site_paths", "judge", `{kind = "llm", site_paths = 1}`, `site_paths: want true or false, got the number 1`},
 		{"url rule with a scheme", "distractions", `["url:https://www.youtube.com"]`, `item 1, "url:https://www.youtube.com", is not a valid rule: it names a scheme`},
 		{"url rule with a query", "allowed_classes", `["url:youtube.com/watch?v=*"]`, `never keeps a page's query`},
+		{"empty app rule", "allowed_classes", `["app:.desktop"]`, `item 1, "app:.desktop", is not a valid rule: the desktop id after app: is empty (e.g. app:org.mozilla.firefox); an entry is CLASS`},
 		{"judge timeout", "judge", `{kind = "llm", timeout = "3"}`, `timeout: "3" is not a duration`},
 		{"judge allow_remote", "judge", `{kind = "llm", allow_remote = "yes"}`, `allow_remote: want true or false, got the string "yes"`},
 		{"judge remote endpoint", "judge", `{kind = "llm", endpoint = "http://10.0.0.2:8080/v1"}`, `set allow_remote = true to send them there`},

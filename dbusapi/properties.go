@@ -39,6 +39,9 @@ var propertyList = []struct {
 	{"MinimizeCount", func(v *service.View) any { return v.MinimizeCount }},
 	{"CurrentClass", func(v *service.View) any { return v.CurrentClass }},
 	{"CurrentTitle", func(v *service.View) any { return v.CurrentTitle }},
+	{"CurrentAppId", func(v *service.View) any { return v.CurrentApp.ID }},
+	{"CurrentAppName", func(v *service.View) any { return v.CurrentApp.Name }},
+	{"CurrentAppIcon", func(v *service.View) any { return v.CurrentApp.Icon }},
 	{"CurrentSite", func(v *service.View) any { return v.CurrentSite }},
 	{"SiteReason", func(v *service.View) any { return v.SiteReason }},
 	{"EvidenceAvailable", func(v *service.View) any { return v.EvidenceAvailable }},
@@ -46,6 +49,7 @@ var propertyList = []struct {
 	{"EvidenceSource", func(v *service.View) any { return v.EvidenceSource }},
 	{"SwitchCount", func(v *service.View) any { return v.SwitchCount }},
 	{"Buckets", func(v *service.View) any { return buckets(v.Buckets) }},
+	{"BucketApps", func(v *service.View) any { return bucketApps(v.BucketApps) }},
 	{"BreakGlassAt", func(v *service.View) any { return v.BreakGlassAt }},
 	{"AuditHead", func(v *service.View) any { return v.AuditHead }},
 	{"AuditPending", func(v *service.View) any { return v.AuditPending }},
@@ -60,6 +64,20 @@ func buckets(in []service.Bucket) []bucket {
 	out := make([]bucket, len(in))
 	for i, b := range in {
 		out[i] = bucket(b)
+	}
+	return out
+}
+
+// bucketApp is the D-Bus shape of a class's desktop entry: (ssss) class,
+// desktop id, name, icon.
+type bucketApp struct {
+	Class, ID, Name, Icon string
+}
+
+func bucketApps(in []service.BucketApp) []bucketApp {
+	out := make([]bucketApp, len(in))
+	for i, b := range in {
+		out[i] = bucketApp{b.Class, b.App.ID, b.App.Name, b.App.Icon}
 	}
 	return out
 }

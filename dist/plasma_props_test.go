@@ -43,7 +43,7 @@ func TestAppletConvertsEveryPropertyByItsType(t *testing.T) {
 				numbers = append(numbers, p.Name)
 			case "as":
 				lists = append(lists, p.Name)
-			case "s", "b", "a(sst)", "a(ssss)": // the buckets and their apps: converted by name
+			case "s", "b", "a(sst)", "a(ssss)":
 			default:
 				t.Errorf("property %s: got type %s, want one FollowProperties.qml converts", p.Name, p.Type)
 			}

@@ -478,6 +478,7 @@ type driftOpts struct {
 	distractions []string
 	private      []string
 	redact       []*regexp.Regexp
+	apps         AppDirectory
 }
 
 // newDriftHarness is a core with a fake guard and notifier.
@@ -486,7 +487,7 @@ func newDriftHarness(t *testing.T, o driftOpts) (*harness, *fakeGuard, *fakeNoti
 	g, n := &fakeGuard{}, &fakeNotifier{}
 	h := &harness{clock: newFakeClock(), store: newFakeStore()}
 	opts := Options{Store: h.store, Clock: h.clock, Logger: quiet, DriftGrace: o.grace, NudgeRepeat: 2 * time.Minute, Notifier: n, Judge: o.judge,
-		Distractions: o.distractions, PrivateClasses: o.private, RedactTitles: o.redact}
+		Distractions: o.distractions, PrivateClasses: o.private, RedactTitles: o.redact, Apps: o.apps}
 	if !o.noGuard {
 		opts.Guard = g
 	}

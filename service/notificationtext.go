@@ -2,16 +2,17 @@ package service
 
 import "fmt"
 
-// The words of antidrift's notifications. Only the class is named: a
-// title is private and never goes to a notification server.
+// The words of antidrift's notifications. Only the app is named (its
+// desktop entry's name, else its class): a title is private and never goes
+// to a notification server.
 
 // driftNotification is the nudge about window w. "Allow" allows w's
 // class; a window that names no class or instance has none to allow, so it
 // is offered only "Not a distraction", which remembers the window itself.
 func (s *Service) driftNotification(w Window) Notification {
-	class := displayClass(w)
+	class, name := displayClass(w), displayName(w)
 	n := Notification{
-		Summary:  "Drifting: " + class,
+		Summary:  "Drifting: " + name,
 		Body:     s.commitmentText(),
 		Category: "x-antidrift.drift",
 		Urgency:  s.nudgeUrgency(),
@@ -23,7 +24,7 @@ func (s *Service) driftNotification(w Window) Notification {
 	case w.Class == "" && w.Instance == "":
 		n.Actions = append(n.Actions, Action{Key: "not_distraction", Label: "Not a distraction"})
 	default:
-		n.Actions = append(n.Actions, Action{Key: "allow", Label: "Allow " + class}, Action{Key: "not_distraction", Label: "Not a distraction"})
+		n.Actions = append(n.Actions, Action{Key: "allow", Label: "Allow " + name}, Action{Key: "not_distraction", Label: "Not a distraction"})
 		hint += fmt.Sprintf(", or `antidrift allow %s` to allow it", shellWord(LiteralRule(class)))
 	}
 	n.NoActionsHint = hint + "."

@@ -112,6 +112,17 @@ type Listener interface {
 	Nudged(windowClass, reason string)
 }
 
+// AppDirectory names windows the way the desktop does: it finds a
+// window's desktop entry (apps.Index, behind an adapter the daemon wires).
+// Lookup is an in-memory read that never blocks: the core calls it where a
+// window enters, before it takes its lock, and under the lock for a class
+// it no longer has the window of (Buckets after a restart).
+type AppDirectory interface {
+	// Lookup matches a window's WM_CLASS class and instance (or Wayland
+	// app id as the class) and, when known, its sandboxed or GTK app id.
+	Lookup(class, instance, appID string) (App, bool)
+}
+
 // SystemClock is the real clock.
 type SystemClock struct{}
 

@@ -12,7 +12,7 @@ import (
 
 // RuleSyntax is the one-line description of a rule that every refusal of
 // one ends with, so a person who got a pattern wrong sees how to write it.
-const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any text, ? one character, [abc] one of a set and \\ escapes the next character; or url:HOST or url:HOST/PATH for the page in front of a browser (url:*.youtube.com, url:github.com/antidrift/*)"
+const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any text, ? one character, [abc] one of a set and \\ escapes the next character; or url:HOST[/PATH] for the page in front of a browser (url:*.youtube.com); or app:DESKTOP-ID for an app's windows (app:*firefox*)"
 
 // Rule is one entry of an allowlist or of the distractions: a window class,
 // or a class narrowed to titles (CLASS:TITLE-GLOB, e.g. firefox:*GitHub*,
@@ -29,7 +29,16 @@ type Rule struct {
 	title  *regexp.Regexp // matches the whole redacted title; nil: any title
 	folded *regexp.Regexp // the glob folded, matched against the folded title
 	site   *siteRule      // a url: rule: it matches the page in front, not the window
+	app    *regexp.Regexp // an app: rule: matches the whole desktop id of the window's entry
 }
+
+// AppRulePrefix begins a rule that names an app by its desktop entry's id
+// (app:org.mozilla.firefox): a glob like the class half, matched
+// case-insensitively against the id without ".desktop" (a ".desktop"
+// written at the end is ignored). A window with no desktop entry matches
+// no app: rule. A class named "app" narrowed to titles is written
+// [a]pp:TITLE-GLOB.
+const AppRulePrefix = "app:"
 
 // ParseRule checks and compiles one entry. Its error says what is wrong
 // with the pattern, without naming the entry: the caller knows its name.
@@ -52,6 +61,18 @@ func ParseRule(text string) (Rule, error) {
 			return Rule{}, err
 		}
 		return Rule{Text: text, site: site}, nil
+	}
+	if pattern, ok := cutPrefixFold(text, AppRulePrefix); ok {
+		pattern = strings.TrimSpace(pattern)
+		pattern, _ = cutSuffixFold(pattern, ".desktop")
+		if pattern == "" {
+			return Rule{}, errors.New("the desktop id after app: is empty (e.g. app:org.mozilla.firefox)")
+		}
+		re, _, err := compileGlob(pattern)
+		if err != nil {
+			return Rule{}, fmt.Errorf("the desktop id pattern %s", err)
+		}
+		return Rule{Text: text, app: re}, nil
 	}
 	classPart, titlePart, narrowed := cutRule(text)
 	r := Rule{Text: text}
@@ -109,6 +130,13 @@ func LiteralRule(class string) string {
 	return b.String()
 }
 
+func cutSuffixFold(s, suffix string) (string, bool) {
+	if len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix) {
+		return s[:len(s)-len(suffix)], true
+	}
+	return s, false
+}
+
 // Narrowed reports whether the rule names titles or pages, not just a
 // class.
 func (r Rule) Narrowed() bool { return r.title != nil || r.site != nil }
@@ -121,6 +149,9 @@ func (r Rule) Site() bool { return r.site != nil }
 func (r Rule) matchesClass(w Window) bool {
 	if r.site != nil {
 		return false
+	}
+	if r.app != nil {
+		return w.App.ID != "" && r.app.MatchString(w.App.ID)
 	}
 	return r.class.MatchString(w.Class) || (w.Instance != "" && r.class.MatchString(w.Instance))
 }

@@ -11,12 +11,12 @@ import (
 // allowed entries. decided is false when no rule covers w; then the judge
 // (if any) is asked, or the allowlist's default applies.
 func (s *Service) ruleVerdictLocked(w Window, key verdictKey) (v Verdict, decided bool) {
-	class := displayClass(w)
+	class, name := displayClass(w), displayName(w)
 	if w.Site == BlockedPageSite {
 		return Verdict{Task: TaskUnknown, Reason: "a page of antidrift's own extension is in front"}, true
 	}
 	if s.drift.exempt[exemptKey(class, key.title)] {
-		return Verdict{Task: TaskOn, Reason: "you marked this " + class + " window as not a distraction"}, true
+		return Verdict{Task: TaskOn, Reason: "you marked this " + name + " window as not a distraction"}, true
 	}
 	for _, r := range s.distractions {
 		if r.matches(w, key.title) {
@@ -28,7 +28,7 @@ func (s *Service) ruleVerdictLocked(w Window, key verdictKey) (v Verdict, decide
 			continue
 		}
 		if !r.Narrowed() {
-			return Verdict{Task: TaskOn, Reason: fmt.Sprintf("%s is allowed in this session", class)}, true
+			return Verdict{Task: TaskOn, Reason: fmt.Sprintf("%s is allowed in this session", name)}, true
 		}
 		return Verdict{Task: TaskOn, Reason: "matches allowed " + r.Text}, true
 	}
@@ -39,7 +39,7 @@ func (s *Service) ruleVerdictLocked(w Window, key verdictKey) (v Verdict, decide
 // judge is configured: off task, since the session's allowlist does not
 // name it — unless the session allows nothing, which decides nothing.
 func (s *Service) allowlistVerdictLocked(w Window) Verdict {
-	class := displayClass(w)
+	class := displayName(w)
 	if len(s.rules) == 0 {
 		return Verdict{Task: TaskUnknown, Reason: "this session allows no window classes, so nothing is judged off task"}
 	}

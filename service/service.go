@@ -52,6 +52,7 @@ type Options struct {
 	// RulesFile is where ApplyProposal writes (config's rules.toml); nil:
 	// proposals cannot be applied.
 	RulesFile RulesFile
+	Apps      AppDirectory // nil: windows are named by their class only
 
 	// Quiet makes every session quiet unless Start is told otherwise
 	// (SetQuiet): other apps' notifications do not pop up while it is
@@ -95,6 +96,7 @@ type Service struct {
 	quieter         Quieter        // nil: nothing is silenced
 	rulesFile       RulesFile      // nil: proposals cannot be applied
 	rulesMu         sync.Mutex     // orders writes of the rules file; never held with mu waiting on it
+	apps            AppDirectory   // nil: no desktop entries
 	quietDefault    bool           // config's quiet
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
@@ -126,11 +128,12 @@ type Service struct {
 	lastWall     time.Time             // the clock at the last event, to catch suspends and a set date
 	lastMono     time.Duration
 	lastBoot     time.Duration
-	clockSetBack time.Duration // how far the date was set back this session
-	quiet        bool          // the session is quiet (Do Not Disturb)
-	plannedQuiet *bool         // in locked and planning: SetQuiet's choice for the next Start
-	quietNote    string        // the Quieter's sentence for the person
-	review       reviewCache   // the reviewed session's proposals (reviewapply.go)
+	clockSetBack time.Duration  // how far the date was set back this session
+	quiet        bool           // the session is quiet (Do Not Disturb)
+	plannedQuiet *bool          // in locked and planning: SetQuiet's choice for the next Start
+	quietNote    string         // the Quieter's sentence for the person
+	review       reviewCache    // the reviewed session's proposals (reviewapply.go)
+	appsSeen     map[string]App // class → the app it was last seen as (BucketApps)
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -163,6 +166,7 @@ func New(o Options) *Service {
 		reporter:        o.Reporter,
 		quieter:         o.Quieter,
 		rulesFile:       o.RulesFile,
+		apps:            o.Apps,
 		quietDefault:    o.Quiet,
 		idleAfter:       o.IdleAfter,
 		privacy:         privacy{classes: slices.Clone(o.PrivateClasses), redact: slices.Clone(o.RedactTitles)},
@@ -218,6 +222,7 @@ func (s *Service) RecordWindow(win Window) {
 	win = s.privacy.scrub(win)
 	win.Title = clip(win.Title, MaxTitleLen) // after redaction, which must see a secret whole
 	win.Site = ""                            // only a tab report that fits says which page is in front
+	win.App = s.lookupApp(win)               // a map read, before the lock all the same
 	s.mu.Lock()
 	if win == s.tabs.seen && raw == s.tabs.rawTitle {
 		s.mu.Unlock()
@@ -230,6 +235,7 @@ func (s *Service) RecordWindow(win Window) {
 		s.tabs.settled = false
 	}
 	s.tabs.seen, s.tabs.rawTitle = win, raw
+	s.rememberAppLocked(win)
 	s.refreshWindowLocked()
 }
 

@@ -82,9 +82,28 @@ type Window struct {
 	// extension's tab report fits it (TabFits): host and path, uncut
 	// (SiteFromParts); DisplaySite where it is shown or stored.
 	// Only the core sets it; sources leave it "".
-	Site      string
+	Site string
+	// App is the window's desktop entry, as the AppDirectory names it; only
+	// the core sets it, where the window enters (RecordWindow).
+	App       App
 	Available bool
 	Reason    string // why evidence is unavailable; empty when Available
+}
+
+// App is a window's desktop entry: its desktop id (without ".desktop"),
+// its name as the desktop shows it (localized; outside text, exact) and
+// its Icon= value. The zero App is none.
+type App struct {
+	ID, Name, Icon string
+}
+
+// displayName is how a window is named to a person in a nudge: its app's
+// name when it has a desktop entry, else displayClass.
+func displayName(w Window) string {
+	if w.App.Name != "" {
+		return w.App.Name
+	}
+	return displayClass(w)
 }
 
 // displayClass is how a window is named to a person: its class, or its

@@ -45,6 +45,9 @@ type View struct {
 	MinimizeCount uint32
 	CurrentClass  string
 	CurrentTitle  string
+	// CurrentApp is the focused window's desktop entry (zero: none; show
+	// CurrentClass).
+	CurrentApp App
 	// CurrentSite is the page in front (host and path) when the focused
 	// window is a browser's whose extension's tab report fits it; "" else.
 	CurrentSite string
@@ -57,10 +60,13 @@ type View struct {
 	EvidenceSource    string
 	SwitchCount       uint32
 	Buckets           []Bucket // bounded (see TopBuckets), the current window's time counted up to the moment of reading
-	BreakGlassAt      int64
-	AuditHead         string
-	AuditPending      uint32
-	Problems          []string
+	// BucketApps is the desktop entry of each class in Buckets and of the
+	// focused window that has one.
+	BucketApps   []BucketApp
+	BreakGlassAt int64
+	AuditHead    string
+	AuditPending uint32
+	Problems     []string
 	// Permitted lists the methods the permission table permits now, so a
 	// panel greys out exactly what the daemon would refuse.
 	Permitted []string
@@ -98,6 +104,7 @@ func (s *Service) viewLocked() View {
 		Drift:             DriftNone,
 		CurrentClass:      s.window.Class,
 		CurrentTitle:      s.window.Title,
+		CurrentApp:        s.window.App,
 		CurrentSite:       DisplaySite(s.window.Site),
 		SiteReason:        s.tabs.reason,
 		EvidenceAvailable: s.window.Available,
@@ -126,6 +133,7 @@ func (s *Service) viewLocked() View {
 			v.Buckets = s.stats.topN()
 		}
 	}
+	v.BucketApps = s.bucketAppsLocked(v.Buckets)
 	v.BreakDue = s.breakDue
 	if s.state == StateActive && s.awayMarked != "" {
 		v.Drift, v.DriftReason = DriftAway, awayDrift(s.awayMarked, s.idleAfter)

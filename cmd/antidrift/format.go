@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/service"
 
@@ -36,6 +37,10 @@ type status struct {
 	// Do Not Disturb: the session is quiet, and what antidrift could do.
 	Quiet     bool
 	QuietNote string
+	// The focused window's desktop entry ("" each when none), and those of
+	// the classes in Buckets.
+	CurrentAppId, CurrentAppName, CurrentAppIcon string
+	BucketApps                                   []bucketApp
 
 	raw map[string]dbus.Variant // every property, for --json
 }
@@ -44,6 +49,11 @@ type status struct {
 type bucket struct {
 	Class, Title string
 	Seconds      uint64
+}
+
+// bucketApp is a class's desktop entry: (class, desktop id, name, icon).
+type bucketApp struct {
+	Class, ID, Name, Icon string
 }
 
 // decodeStatus picks the properties the CLI shows out of GetAll's map. A
@@ -61,6 +71,8 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 		"Buckets":     &s.Buckets,
 		"CurrentSite": &s.CurrentSite, "SiteReason": &s.SiteReason,
 		"Quiet": &s.Quiet, "QuietNote": &s.QuietNote,
+		"CurrentAppId": &s.CurrentAppId, "CurrentAppName": &s.CurrentAppName, "CurrentAppIcon": &s.CurrentAppIcon,
+		"BucketApps": &s.BucketApps,
 	} {
 		if v, ok := m[name]; ok {
 			_ = v.Store(dst)
@@ -105,6 +117,13 @@ func (s *status) jsonObject() map[string]any {
 			bs[i] = map[string]any{"class": b.Class, "title": b.Title, "seconds": b.Seconds}
 		}
 		out["buckets"] = bs
+	}
+	if _, ok := s.raw["BucketApps"]; ok {
+		as := make([]map[string]any, len(s.BucketApps))
+		for i, a := range s.BucketApps {
+			as[i] = map[string]any{"class": a.Class, "desktop_id": a.ID, "name": a.Name, "icon": a.Icon}
+		}
+		out["bucket_apps"] = as
 	}
 	return out
 }
@@ -219,7 +238,7 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	}
 	if s.is(service.StateActive) || s.is(service.StateReview) {
 		row("switches", "%d", s.SwitchCount)
-		b.WriteString(bucketChart(s.Buckets, 5))
+		b.WriteString(bucketChart(s.Buckets, s.BucketApps, 5))
 	}
 	if s.AuditPending > 0 {
 		row("audit", "%d %s waiting to be sealed", s.AuditPending, plural(int(s.AuditPending), "summary", "summaries"))
@@ -249,12 +268,29 @@ func windowText(s *status) string {
 	switch {
 	case !s.EvidenceAvailable && s.EvidenceReason != "":
 		return "unknown (" + s.EvidenceReason + ")"
-	case s.CurrentClass == "":
+	case s.CurrentClass == "" && s.CurrentAppName == "":
 		return "unknown"
 	case s.CurrentTitle == "":
-		return s.CurrentClass
+		return appLabel(s.CurrentAppName, s.CurrentClass)
 	}
-	return s.CurrentClass + ": " + truncate(s.CurrentTitle, 60)
+	return appLabel(s.CurrentAppName, s.CurrentClass) + ": " + truncate(s.CurrentTitle, 60)
+}
+
+// appLabel names a window by its app's name, with its class in
+// parentheses when the class says something the name does not (apps.Label,
+// the report's rule); no name: the class, as before.
+func appLabel(name, class string) string {
+	return apps.Label(truncate(class, 60), truncate(name, 60))
+}
+
+// appName is the name of class's app in apps, or class itself.
+func appName(apps []bucketApp, class string) string {
+	for _, a := range apps {
+		if a.Class == class && a.Name != "" {
+			return a.Name
+		}
+	}
+	return class
 }
 
 // siteText is the page in front of a browser window, or why antidrift
@@ -273,7 +309,7 @@ func siteText(s *status) string {
 // bucketChart draws the top n buckets as bars scaled to the longest:
 //
 //	Editor   main.go   ██████████ 12m
-func bucketChart(bs []bucket, n int) string {
+func bucketChart(bs []bucket, apps []bucketApp, n int) string {
 	bs = bs[:min(n, len(bs))]
 	if len(bs) == 0 || bs[0].Seconds == 0 {
 		return ""
@@ -284,7 +320,7 @@ func bucketChart(bs []bucket, n int) string {
 	labels := make([][2]string, len(bs))
 	widths := [2]int{}
 	for i, b := range bs {
-		labels[i] = [2]string{truncate(b.Class, 20), truncate(b.Title, 32)}
+		labels[i] = [2]string{truncate(appName(apps, b.Class), 20), truncate(b.Title, 32)}
 		if b.Class == "" {
 			labels[i] = [2]string{truncate(b.Title, 32), ""}
 		}

@@ -17,7 +17,8 @@ func (s *status) forTerminal() *status {
 	}
 	c := *s
 	for _, p := range []*string{&c.State, &c.NextAction, &c.SuccessCondition, &c.Outcome, &c.Enforcement,
-		&c.Drift, &c.DriftReason, &c.CurrentClass, &c.CurrentTitle, &c.EvidenceReason, &c.CurrentSite, &c.SiteReason} {
+		&c.Drift, &c.DriftReason, &c.CurrentClass, &c.CurrentTitle, &c.EvidenceReason, &c.CurrentSite, &c.SiteReason,
+		&c.CurrentAppId, &c.CurrentAppName, &c.CurrentAppIcon} {
 		*p = inert.Terminal(*p)
 	}
 	c.AllowedClasses = terminalAll(s.AllowedClasses)
@@ -25,6 +26,10 @@ func (s *status) forTerminal() *status {
 	c.Buckets = slices.Clone(s.Buckets)
 	for i := range c.Buckets {
 		c.Buckets[i].Class, c.Buckets[i].Title = inert.Terminal(c.Buckets[i].Class), inert.Terminal(c.Buckets[i].Title)
+	}
+	c.BucketApps = slices.Clone(s.BucketApps)
+	for i, a := range c.BucketApps {
+		c.BucketApps[i] = bucketApp{inert.Terminal(a.Class), inert.Terminal(a.ID), inert.Terminal(a.Name), inert.Terminal(a.Icon)}
 	}
 	return &c
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/antidrift/antidrift/apps"
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/dbusapi"
 	"github.com/antidrift/antidrift/dnd"
@@ -49,6 +50,7 @@ type Main struct {
 	watchers []func()     // stop funcs of the presence watchers
 	store    *persist.Store
 	judge    *llmjudge.Judge // nil: the rules alone decide
+	apps     *apps.Index     // the desktop entries; nil when they could not be opened
 	svc      *service.Service
 	conn     *dbus.Conn
 	notifier *systemdNotifier
@@ -180,6 +182,10 @@ func (m *Main) openAdapters(cfg config.Config, problems []string) (_ []string, e
 		m.log.Warn(problem)
 		problems = append(problems, problem)
 	}
+	if problem := m.openApps(); problem != "" {
+		m.log.Warn(problem)
+		problems = append(problems, problem)
+	}
 	return problems, nil
 }
 
@@ -189,6 +195,9 @@ func (m *Main) startCore(cfg config.Config, snap service.Snapshot, problems []st
 	m.svc = service.New(m.serviceOptions(cfg, problems))
 	if err := m.svc.Recover(snap); err != nil {
 		return err
+	}
+	if m.apps != nil {
+		m.apps.OnChange(m.svc.AppsChanged) // an app installed while its window is in front
 	}
 	m.startPublisher(cfg, m.store)
 	m.notifier = newSystemdNotifier(m.svc, m.log)
@@ -345,6 +354,9 @@ func (m *Main) Close() error {
 	}
 	if m.judge != nil {
 		m.judge.Close() // no verdict arrives after this
+	}
+	if m.apps != nil {
+		m.apps.Close()
 	}
 	if m.svc != nil {
 		m.svc.Shutdown()

@@ -47,5 +47,8 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	if m.rulesPath != "" {
 		opts.RulesFile = config.RulesFile{Path: m.rulesPath}
 	}
+	if m.apps != nil {
+		opts.Apps = appDirectory{m.apps}
+	}
 	return opts
 }

@@ -41,6 +41,7 @@ const cases = [
     [F.iconSource('firefox'), 'firefox'], [F.iconSource('/opt/app/icon #1.png'), 'file:///opt/app/icon%20%231.png'],
     [F.iconSource('x/y'), ''],
     [F.appsByClass([['Emacs', 'emacs', 'GNU Emacs', 'emacs'], ['bad']]).get('Emacs').name, 'GNU Emacs'],
+    [F.appsByClass([{class: 'Emacs', desktop_id: 'emacs', name: 'GNU Emacs', icon: 'emacs'}]).get('Emacs').icon, 'emacs'],
     [F.appsByClass(undefined).size, 0],
 ];
 cases.forEach(([got, want], i) => {

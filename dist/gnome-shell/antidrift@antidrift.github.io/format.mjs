@@ -196,15 +196,18 @@ export function iconSource(icon) {
 
 /**
  * The per-window rows' names and icons by class, from BucketApps
- * (class, desktop id, name, icon).
+ * (class, desktop id, name, icon): each row an array as the bus has it, or
+ * an object as `antidrift status --format json` prints it.
  *
- * @param {Array} bucketApps the BucketApps property, each row an array
+ * @param {Array} bucketApps the BucketApps property
  */
 export function appsByClass(bucketApps) {
     const by = new Map();
     for (const row of bucketApps ?? []) {
-        if (row && row.length >= 4)
+        if (Array.isArray(row) && row.length >= 4)
             by.set(String(row[0]), {id: String(row[1]), name: String(row[2]), icon: String(row[3])});
+        else if (row && typeof row === 'object' && typeof row.class === 'string')
+            by.set(row.class, {id: String(row.desktop_id ?? ''), name: String(row.name ?? ''), icon: String(row.icon ?? '')});
     }
     return by;
 }

@@ -222,11 +222,9 @@ class AntidriftIndicator extends PanelMenu.Button {
     _refreshBuckets() {
         this._stopRefresh();
         this._session.refresh('Buckets');
-        this._session.refresh('BucketApps');
         this._refreshId = GLib.timeout_add(GLib.PRIORITY_DEFAULT, BUCKETS_REFRESH_MS, () => {
             this._session.refresh('Buckets');
-            this._session.refresh('BucketApps');
-            return GLib.SOURCE_CONTINUE;
+                return GLib.SOURCE_CONTINUE;
         });
     }
 

@@ -107,13 +107,17 @@ type Daemon struct {
 }
 
 // StartDaemon starts antidriftd on b with its state in stateDir and waits
-// until it owns org.antidrift. It sees no X display and reads no config
-// and no system bus unless extraEnv says otherwise (DISPLAY=…,
-// XDG_CONFIG_HOME=…, DBUS_SYSTEM_BUS_ADDRESS=…), so a test never watches the
-// developer's own desktop or logind, or reads their config.
+// until it owns org.antidrift. It sees no X display and reads no config,
+// no desktop entries and no system bus unless extraEnv says otherwise
+// (DISPLAY=…, XDG_CONFIG_HOME=…, XDG_DATA_HOME=… and XDG_DATA_DIRS=…,
+// DBUS_SYSTEM_BUS_ADDRESS=…), so a test never watches the developer's own
+// desktop or logind, or reads their config or names their windows by the
+// apps installed (only /var/lib/flatpak and /var/lib/snapd, fixed paths,
+// are still read where they exist).
 func StartDaemon(t testing.TB, b *Bus, stateDir string, extraEnv ...string) *Daemon {
 	t.Helper()
-	isolated := []string{"DISPLAY=", "WAYLAND_DISPLAY=", "XDG_CONFIG_HOME=" + tempDir(t), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/antidrift-test"}
+	isolated := []string{"DISPLAY=", "WAYLAND_DISPLAY=", "XDG_CONFIG_HOME=" + tempDir(t), "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/antidrift-test",
+		"XDG_DATA_HOME=" + tempDir(t), "XDG_DATA_DIRS=" + tempDir(t)}
 	d := &Daemon{Bus: b, StateDir: stateDir, env: append(isolated, extraEnv...)}
 	d.Start(t)
 	return d

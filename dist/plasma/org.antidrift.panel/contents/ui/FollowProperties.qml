@@ -74,10 +74,10 @@ Item {
             return Array.from(v, b => ({ class: String(b[0]), title: String(b[1]), seconds: Number(b[2]) }));
         }
         if (name === "BucketApps") {
-            // a(ssss), (class, desktop id, name, icon): as the buckets.
+            // a(ssss), read as Buckets is (whole from GetAll, kept otherwise)
             if (typeof v !== "object" || v.length === undefined)
                 return undefined;
-            return Array.from(v, b => Array.from(b, String));
+            return Array.from(v, a => ({ class: String(a[0]), desktop_id: String(a[1]), name: String(a[2]), icon: String(a[3]) }));
         }
         return String(v);
     }

@@ -148,16 +148,12 @@ PlasmoidItem {
     // while it stays open (not announced by the daemon, left out of the
     // digest). Closed, nothing is read.
     property var buckets: []
-    // The buckets' apps by class (BucketApps: their names and icons).
+    // The buckets' apps by class (BucketApps: their names and icons,
+    // announced when they change, so they come with the status).
     property var bucketApps: new Map()
     function loadBuckets() {
         if (!["active", "review"].includes(st.state))
             return;
-        const apps = busCall("org.freedesktop.DBus.Properties", "Get", ["org.antidrift.Session1", "BucketApps"]);
-        apps.finished.connect(() => {
-            if (!apps.isError && Array.isArray(apps.value))
-                root.bucketApps = Format.appsByClass(apps.value);
-        });
         const reply = busCall("org.freedesktop.DBus.Properties", "Get", ["org.antidrift.Session1", "Buckets"]);
         reply.finished.connect(() => {
             if (!reply.isError && Array.isArray(reply.value))
