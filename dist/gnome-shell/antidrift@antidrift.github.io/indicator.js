@@ -134,7 +134,8 @@ class AntidriftIndicator extends PanelMenu.Button {
     /** A row naming an app: its icon (when it has one) before its name. */
     _appItem(styleClass = '') {
         const item = this._item('', styleClass);
-        const icon = new St.Icon({style_class: 'popup-menu-icon antidrift-app-icon', visible: false});
+        // Always there, empty for an app without an icon: the names line up.
+        const icon = new St.Icon({style_class: 'popup-menu-icon antidrift-app-icon'});
         item.insert_child_below(icon, item.label);
         this._appIcons.set(item, icon);
         return item;
@@ -143,7 +144,7 @@ class AntidriftIndicator extends PanelMenu.Button {
     /**
      * Shows an app in a row made by _appItem: the name its desktop entry
      * gives, else the class; the entry's icon, a theme icon or an image
-     * file, else none.
+     * file, else an empty space.
      */
     _showApp(item, text, icon) {
         item.label.text = text;
@@ -151,7 +152,6 @@ class AntidriftIndicator extends PanelMenu.Button {
         const actor = this._appIcons.get(item);
         actor.gicon = which?.name ? new Gio.ThemedIcon({name: which.name})
             : which?.file ? new Gio.FileIcon({file: Gio.File.new_for_path(which.file)}) : null;
-        actor.visible = which !== null;
     }
 
     _buildMenu() {

@@ -363,9 +363,9 @@ PlasmoidItem {
                 visible: root.st.state === "active" && name !== ""
                 spacing: Kirigami.Units.smallSpacing
                 Layout.fillWidth: true
+                // Always there, empty without an icon: the names line up.
                 Kirigami.Icon {
                     source: Format.iconSource(root.st.current_app_icon || "")
-                    visible: source !== ""
                     Layout.preferredWidth: Kirigami.Units.iconSizes.small
                     Layout.preferredHeight: Kirigami.Units.iconSizes.small
                 }
@@ -409,7 +409,6 @@ PlasmoidItem {
                     spacing: Kirigami.Units.smallSpacing
                     Kirigami.Icon {
                         source: Format.iconSource(bucketRow.app ? bucketRow.app.icon : "")
-                        visible: source !== ""
                         Layout.preferredWidth: Kirigami.Units.iconSizes.small
                         Layout.preferredHeight: Kirigami.Units.iconSizes.small
                     }
