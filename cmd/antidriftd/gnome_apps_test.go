@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,9 @@ func testGnomeIndicatorNamesApps(t *testing.T, rel testenv.Release) {
 	})
 	menuShot(t, g, filepath.Join(testenv.ArtifactsDir(t), "gnome-menu-apps.png"))
 	mustEval(t, g, indicator+".menu.close(false)")
+	if bad := regexp.MustCompile(`(?m)^.*(JS ERROR|JS WARNING|Extension antidrift@).*$`).FindAllString(g.Log(), -1); len(bad) > 0 {
+		t.Errorf("the Shell's log: got\n%s\nwant no errors about the extension", strings.Join(bad, "\n"))
+	}
 }
 
 // rowJS is a JavaScript function of a menu row naming an app: its text and

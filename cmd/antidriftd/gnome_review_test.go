@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +112,8 @@ func testGnomeIndicatorReview(t *testing.T, rel testenv.Release) {
 	}
 	if got := applied(); got != "" {
 		t.Errorf("the menu's applied sentence after End: got %q, want none", got)
+	}
+	if bad := regexp.MustCompile(`(?m)^.*(JS ERROR|JS WARNING|Extension antidrift@).*$`).FindAllString(g.Log(), -1); len(bad) > 0 {
+		t.Errorf("the Shell's log: got\n%s\nwant no errors about the extension", strings.Join(bad, "\n"))
 	}
 }

@@ -68,7 +68,7 @@ class AntidriftProposalItem extends PopupMenu.PopupBaseMenuItem {
         const [number, , change, reason] = proposal;
         this._number = number;
         this._onApply = onApply;
-        const box = new St.BoxLayout({vertical: true, x_expand: true, style_class: 'antidrift-proposal-text'});
+        const box = new St.BoxLayout({orientation: Clutter.Orientation.VERTICAL, x_expand: true, style_class: 'antidrift-proposal-text'});
         this._change = new St.Label({text: Format.inertLine(change, 200), style_class: 'antidrift-proposal-change'});
         this._reason = new St.Label({text: Format.inertLine(reason, 400), style_class: 'antidrift-proposal-reason'});
         for (const label of [this._change, this._reason]) {
@@ -86,6 +86,7 @@ class AntidriftProposalItem extends PopupMenu.PopupBaseMenuItem {
     /** Applied: said so in place of the button, and never applied twice from here. */
     applied() {
         this._button.text = _('Applied');
+        this._button.add_style_class_name('antidrift-done');
         this.setSensitive(false);
     }
 
