@@ -192,6 +192,18 @@ clean:
 #   sudo env PATH="$PATH" make install
 
 # fill_in writes $(1) to $(2) with @BINDIR@ replaced by $(3), mode 0644.
+# install_tw_hook puts the Taskwarrior on-modify hook into $(1)/antidrift/taskwarrior
+# (executable), naming the CLI in bindir $(2) and, in its comment, the data
+# dir it is in once installed, $(3); a person links it into their own hooks
+# directory (docs/tasks.md).
+TW_HOOK := antidrift/taskwarrior/on-modify.antidrift
+define install_tw_hook
+	install -d -m 0755 $(1)/antidrift/taskwarrior
+	sed -e 's|@BINDIR@|$(2)|g' -e 's|@DATADIR@|$(3)|g' dist/taskwarrior/on-modify.antidrift.in > $(1)/$(TW_HOOK).tmp
+	chmod 0755 $(1)/$(TW_HOOK).tmp
+	mv -f $(1)/$(TW_HOOK).tmp $(1)/$(TW_HOOK)
+endef
+
 define fill_in
 	install -d -m 0755 $(dir $(2))
 	sed -e 's|@BINDIR@|$(3)|g' $(1) > $(2).tmp
@@ -262,6 +274,7 @@ install: build package-panels
 	$(call install_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions,$(if $(GSCHEMADIR),$(DESTDIR)$(GSCHEMADIR)))
 	$(call install_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
 	$(call install_browser_ext,$(DESTDIR)$(DATADIR)/antidrift)
+	$(call install_tw_hook,$(DESTDIR)$(DATADIR),$(BINDIR),$(DATADIR))
 	$(call fill_in,dist/native-messaging/firefox.json.in,$(DESTDIR)$(MOZILLA_NMH_DIR)/$(NMH_NAME),$(BINDIR))
 	$(call fill_in,dist/native-messaging/chromium.json.in,$(DESTDIR)$(CHROMIUM_NMH_DIR)/$(NMH_NAME),$(BINDIR))
 
@@ -281,6 +294,8 @@ uninstall:
 	$(call uninstall_ext,$(DESTDIR)$(DATADIR)/gnome-shell/extensions)
 	$(if $(GSCHEMADIR),rm -f $(DESTDIR)$(GSCHEMADIR)/$(GSCHEMA))
 	$(call uninstall_plasmoid,$(DESTDIR)$(DATADIR)/plasma/plasmoids)
+	rm -f $(DESTDIR)$(DATADIR)/$(TW_HOOK)
+	rmdir $(DESTDIR)$(DATADIR)/antidrift/taskwarrior 2>/dev/null || true
 	$(call uninstall_browser_ext,$(DESTDIR)$(DATADIR)/antidrift)
 
 # reload tells the user manager about the new or removed unit; without one
@@ -309,6 +324,7 @@ install-user: build package-panels
 	install -m 0644 $(MAN_PAGES) $(USER_DATA)/man/man1
 	$(call install_ext,$(USER_DATA)/gnome-shell/extensions)
 	$(call install_browser_ext,$(USER_DATA)/antidrift)
+	$(call install_tw_hook,$(USER_DATA),$(USER_BINDIR),$(USER_DATA))
 	$(call fill_in,dist/native-messaging/firefox.json.in,$(USER_MOZILLA_NMH)/$(NMH_NAME),$(USER_BINDIR))
 	$(call fill_in,dist/native-messaging/chromium.json.in,$(USER_CHROMIUM_NMH)/$(NMH_NAME),$(USER_BINDIR))
 	@# Plasma's own installer where there is one (it also tells a running
@@ -345,6 +361,8 @@ uninstall-user:
 	$(call uninstall_ext,$(USER_DATA)/gnome-shell/extensions)
 	-@command -v kpackagetool6 >/dev/null 2>&1 && kpackagetool6 --type Plasma/Applet --remove $(PLASMOID) >/dev/null 2>&1 || true
 	$(call uninstall_plasmoid,$(USER_DATA)/plasma/plasmoids)
+	rm -f $(USER_DATA)/$(TW_HOOK)
+	rmdir $(USER_DATA)/antidrift/taskwarrior 2>/dev/null || true
 	$(call uninstall_browser_ext,$(USER_DATA)/antidrift)
 	$(reload)
 	@echo "your sessions' state in $${XDG_STATE_HOME:-$$HOME/.local/state}/antidrift is kept."

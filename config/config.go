@@ -63,6 +63,8 @@ type Config struct {
 	// Firefox's) as those of a host its browser started. Off by default:
 	// the proxy starts a host for any program that asks it over the bus.
 	FlatpakBrowsers bool
+	// Tasks is [tasks]: the task managers a session may start from.
+	Tasks Tasks
 }
 
 // Judge is the [judge] table: "rules" (a window no rule decides is off
@@ -215,9 +217,13 @@ func Parse(path string, data []byte) (Config, []Problem) {
 		if err := set(&c, v); err != nil {
 			// A problem inside a table is at its own key's line, not the
 			// table's ([judge] on line 1, its typo on line 4).
+			// A table in a table ([tasks.caldav]) nests them.
 			var in *keyError
 			if errors.As(err, &in) {
-				full = toml.Key{key, in.key}
+				full = toml.Key{key}
+				for e := error(err); errors.As(e, &in); e = in.err {
+					full = append(full, in.key)
+				}
 			}
 			r.add(full, err.Error())
 		}
@@ -268,6 +274,7 @@ var fields = map[string]field{
 	"device_name":      deviceName,
 	"quiet":            flag(func(c *Config) *bool { return &c.Quiet }),
 	"flatpak_browsers": flag(func(c *Config) *bool { return &c.FlatpakBrowsers }),
+	"tasks":            tasks,
 }
 
 // flag is a true-or-false key.

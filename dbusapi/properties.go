@@ -58,6 +58,9 @@ var propertyList = []struct {
 	{"Version", func(v *service.View) any { return v.Version }},
 	{"Quiet", func(v *service.View) any { return v.Quiet }},
 	{"QuietNote", func(v *service.View) any { return v.QuietNote }},
+	{"TaskRef", func(v *service.View) any { return v.TaskRef }},
+	{"TaskTitle", func(v *service.View) any { return v.TaskTitle }},
+	{"TaskResult", func(v *service.View) any { return v.TaskResult }},
 }
 
 func buckets(in []service.Bucket) []bucket {

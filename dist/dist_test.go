@@ -312,6 +312,9 @@ func TestMakeInstallAndUninstall(t *testing.T) {
 	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t), browserExtension(t)) {
 		want = append(want, installed{path: "/usr/share/" + c, mode: 0o644})
 	}
+	// The Taskwarrior hook: executable, naming the CLI and where it lies.
+	want = append(want, installed{path: "/usr/share/antidrift/taskwarrior/on-modify.antidrift", mode: 0o755,
+		contains: []string{"\nantidrift=/usr/bin/antidrift\n", "ln -s /usr/share/antidrift/taskwarrior/on-modify.antidrift ~/.task/hooks/"}})
 	want = append(want, manInstalled(t, "/usr/share/man/man1/")...)
 	checkTree(t, destdir, want)
 	// The binaries are the ones just built, and they run.
@@ -393,6 +396,8 @@ func TestMakeInstallUser(t *testing.T) {
 	for _, c := range slices.Concat(completions(t), gnomeExtension(t), plasmoid(t), browserExtension(t)) {
 		want = append(want, installed{path: "/.local/share/" + c, mode: 0o644})
 	}
+	want = append(want, installed{path: "/.local/share/antidrift/taskwarrior/on-modify.antidrift", mode: 0o755,
+		contains: []string{"\nantidrift=" + bindir + "/antidrift\n"}})
 	want = append(want, manInstalled(t, "/.local/share/man/man1/")...)
 	// The go command keeps its telemetry counters under ~/.config/go; they
 	// are not part of the install.

@@ -47,6 +47,7 @@ func TestPackageContents(t *testing.T) {
 		"/usr/share/man/man1/antidriftd.1.gz":                                           "-rw-r--r--",
 		"/usr/share/doc/antidrift/changelog.gz":                                         "-rw-r--r--",
 		"/usr/share/doc/antidrift/copyright":                                            "-rw-r--r--",
+		"/usr/share/antidrift/taskwarrior/on-modify.antidrift":                          "-rwxr-xr-x",
 	}
 	for path, mode := range want {
 		if got, ok := files[path]; !ok || got != mode {

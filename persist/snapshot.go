@@ -14,9 +14,10 @@ import (
 
 // SaveSnapshot replaces state.json atomically: a crash leaves the previous
 // snapshot or this one, never a torn file. The version written is always
-// service.SnapshotVersion, the format this build knows how to read back.
+// the oldest format that holds it (snap.Format: 1 without a task, so a
+// daemon from before tasks still reads it), which this build reads back.
 func (s *Store) SaveSnapshot(snap service.Snapshot) error {
-	snap.Version = service.SnapshotVersion
+	snap.Version = snap.Format()
 	snap.AuditHead = s.recordedHead()
 	data, err := json.MarshalIndent(snap, "", "  ")
 	if err != nil {
@@ -138,8 +139,8 @@ func decodeSnapshot(data []byte) (snap service.Snapshot, why string) {
 	if err := json.Unmarshal(data, &snap); err != nil {
 		return snap, fmt.Sprintf("is not valid JSON (%v)", err)
 	}
-	if snap.Version != service.SnapshotVersion {
-		return snap, fmt.Sprintf("has format version %d, but this build reads version %d", snap.Version, service.SnapshotVersion)
+	if snap.Version < 1 || snap.Version > service.SnapshotVersion {
+		return snap, fmt.Sprintf("has format version %d, but this build reads versions 1 to %d", snap.Version, service.SnapshotVersion)
 	}
 	if !slices.Contains(service.States, snap.State) {
 		return snap, fmt.Sprintf("has unknown state %s", service.Quote(string(snap.State)))

@@ -16,7 +16,8 @@ import (
 func activeSnapshot() service.Snapshot {
 	pending := sampleSummary(7)
 	return service.Snapshot{
-		Version:           service.SnapshotVersion,
+		Version: 1, // no task: written as version 1
+
 		State:             service.StateActive,
 		SessionID:         "0197a3c4-5e6f-7a8b-9c0d-000000000042",
 		NextAction:        "draft the \"persist\" README <now> & ship",
@@ -74,8 +75,31 @@ func TestSaveStampsTheFormatVersion(t *testing.T) {
 	// A caller that forgot the version must not make its own next start
 	// treat the file as damaged.
 	got, found, problem, err := s.LoadSnapshot()
-	if err != nil || !found || problem != "" || got.Version != service.SnapshotVersion {
-		t.Errorf("LoadSnapshot: got version %d, found %v, problem %q, err %v; want version %d, found, no problem", got.Version, found, problem, err, service.SnapshotVersion)
+	if err != nil || !found || problem != "" || got.Version != 1 {
+		t.Errorf("LoadSnapshot: got version %d, found %v, problem %q, err %v; want version 1, found, no problem", got.Version, found, problem, err)
+	}
+}
+
+// A snapshot with a task is version 2 (a daemon from before tasks would
+// drop the task, so it must refuse the file); one without stays version 1,
+// which every earlier daemon reads; both read back whole.
+func TestSnapshotWithATaskIsVersion2(t *testing.T) {
+	s := openStore(t, newStateDir(t))
+	snap := activeSnapshot()
+	snap.Task = &service.SessionTask{Source: "taskwarrior", ID: "3b57c555-9465-4989-87b5-55cd2b3c1123", Title: "Write the report", Version: "20261203T132730Z", StartedHere: true}
+	snap.TaskResult = "left open"
+	if err := s.SaveSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	got, found, problem, err := s.LoadSnapshot()
+	snap.Version = 2
+	if err != nil || !found || problem != "" || !reflect.DeepEqual(got, snap) {
+		t.Errorf("LoadSnapshot: got %+v (found %v, problem %q, err %v), want %+v", got, found, problem, err, snap)
+	}
+	snap.Task, snap.TaskResult = nil, ""
+	snap.Pending[0].Task = &service.TaskRecord{Source: "caldav", ID: "x@example.org", Result: "done"}
+	if snap.Format() != 2 {
+		t.Errorf("a snapshot whose pending summary has a task: Format() = %d, want 2", snap.Format())
 	}
 }
 

@@ -45,9 +45,10 @@ import (
 const (
 	// StateFileVersion is state.json's; it is service.SnapshotVersion.
 	StateFileVersion = service.SnapshotVersion
-	// AuditLineVersion is each line of audit.jsonl's (and of the chain
+	// AuditLineVersion is each line of audit.jsonl's, 2 for a summary
+	// with a task (service.SummaryTaskVersion), 1 (no key) otherwise (and of the chain
 	// and totals copies published to sync_dir, which are audit lines).
-	AuditLineVersion = 1
+	AuditLineVersion = service.SummaryTaskVersion
 	// RawLogLineVersion is each line of sessions/<id>.jsonl's.
 	RawLogLineVersion = 1
 	// SpareSlotVersion is each pending.spare slot's.

@@ -21,6 +21,10 @@ here=$(dirname "$0")
 # daemons (cmd/antidriftd/sync_test.go): Debian's package, on loopback only.
 "$here/install-missing.sh" "the sync_dir tests" syncthing:syncthing || [ "$(id -u)" != 0 ]
 
+# A real Taskwarrior (Debian's package) for the task source and its hook
+# (tasks/taskwarrior, cmd/antidriftd/tasks_test.go).
+"$here/install-missing.sh" "the Taskwarrior tests" task:taskwarrior || [ "$(id -u)" != 0 ]
+
 # web-ext lint checks the browser extension as addons.mozilla.org does
 # (dist.TestWebExtLint): web-ext from npm, into a cache (scripts/web-ext.sh).
 "$here/install-missing.sh" "the browser extension's lint" npm:npm node:nodejs || [ "$(id -u)" != 0 ]

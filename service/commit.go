@@ -172,5 +172,7 @@ func (s *Service) snapshotLocked() *Snapshot {
 		BootID:              s.bootID,
 		ClockSetBackMillis:  s.clockSetBack.Milliseconds(),
 		Quiet:               s.quiet,
+		Task:                s.taskCopyLocked(),
+		TaskResult:          s.taskResult,
 	}
 }

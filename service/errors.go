@@ -18,6 +18,9 @@ const (
 	InvalidArgument
 	// Storage: the disk failed a read the caller asked for.
 	Storage
+	// TaskSourceFailed: a task manager could not be asked (a task binary
+	// missing or hanging, a CalDAV server down or refusing).
+	TaskSourceFailed
 )
 
 func (k ErrorKind) String() string {
@@ -28,6 +31,8 @@ func (k ErrorKind) String() string {
 		return "InvalidArgument"
 	case Storage:
 		return "Storage"
+	case TaskSourceFailed:
+		return "TaskSource"
 	}
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }

@@ -303,6 +303,7 @@ type harness struct {
 	store    *fakeStore
 	rec      *recorder
 	reporter *fakeReporter
+	tasks    *fakeTasks
 }
 
 // fakeReporter stands in for the report package: it remembers the range
@@ -323,8 +324,8 @@ func (f *fakeReporter) Report(since, until time.Time, device string) ([]byte, er
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{clock: newFakeClock(), store: newFakeStore(), reporter: &fakeReporter{}}
-	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute, Reporter: h.reporter})
+	h := &harness{clock: newFakeClock(), store: newFakeStore(), reporter: &fakeReporter{}, tasks: newFakeTasks("taskwarrior")}
+	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute, Reporter: h.reporter, Tasks: []TaskSource{h.tasks}})
 	h.rec = &recorder{s: h.Service}
 	h.AddListener(h.rec)
 	if err := h.Recover(Snapshot{}); err != nil {
@@ -337,8 +338,11 @@ func newHarness(t *testing.T) *harness {
 // restart would, from the last snapshot.
 func (h *harness) restart(t *testing.T) *harness {
 	t.Helper()
-	n := &harness{clock: h.clock, store: h.store, reporter: h.reporter}
-	n.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute, Reporter: h.reporter})
+	if h.tasks == nil {
+		h.tasks = newFakeTasks("taskwarrior")
+	}
+	n := &harness{clock: h.clock, store: h.store, reporter: h.reporter, tasks: h.tasks}
+	n.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, BreakGlassHold: 5 * time.Minute, Reporter: h.reporter, Tasks: []TaskSource{h.tasks}})
 	n.rec = &recorder{s: n.Service}
 	n.AddListener(n.rec)
 	if err := n.Recover(h.store.last()); err != nil {

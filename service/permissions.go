@@ -28,6 +28,12 @@ const (
 	MethodReviewProposals Method = "ReviewProposals"
 	MethodApplyProposal   Method = "ApplyProposal"
 
+	// The session's task (#39): docs/tasks.md.
+	MethodListTasks        Method = "ListTasks"
+	MethodStartTask        Method = "StartTask"
+	MethodCompleteKeepTask Method = "CompleteKeepTask"
+	MethodFollowTask       Method = "FollowTask"
+
 	// MethodReportFocus is org.antidrift.Evidence1.ReportFocus: a
 	// compositor-side helper (the KWin script, the GNOME Shell extension)
 	// reporting the focused window.
@@ -80,11 +86,19 @@ var permissions = []struct {
 	{method: MethodPlan, states: []State{StateLocked}},
 	{method: MethodCancelPlan, states: []State{StatePlanning}},
 	{method: MethodStart, states: []State{StateLocked, StatePlanning}},
+	// Starting from a task is Start with the task's title as next action;
+	// following a task is the task manager saying it started (Start), was
+	// stopped or deleted (Abandon) or done (Complete): each of those is
+	// permitted again by its own row when it happens, so FollowTask asks
+	// nothing more of the state here.
+	{method: MethodStartTask, states: []State{StateLocked, StatePlanning}},
+	{method: MethodFollowTask, states: States, source: true},
 
 	// ── Ending the active phase. ────────────────────────────────────────
 	// Complete is the success path and is always open while active: being
 	// done early is the point, not a loophole.
 	{method: MethodComplete, states: []State{StateActive}},
+	{method: MethodCompleteKeepTask, states: []State{StateActive}},
 	// Abandon is the way out, so locked closes it until the deadline or an
 	// elapsed break-glass hold. (Past the deadline the session is in review,
 	// but the condition is stated in full so it holds on its own.)
@@ -128,6 +142,8 @@ var permissions = []struct {
 	{method: MethodHistory, states: States},
 	{method: MethodReport, states: States},
 	{method: MethodReportDevice, states: States},
+	// Listing tasks reads the task managers, changing nothing.
+	{method: MethodListTasks, states: States},
 
 	// ── Evidence from the compositor. ───────────────────────────────────
 	// Which window has focus is a fact, not a step of the person's, so

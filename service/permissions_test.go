@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -102,8 +103,15 @@ var calls = map[Method]func(h *harness) error{
 	MethodReport:       func(h *harness) error { _, err := h.Report(0, 3600); return err },
 	MethodReportDevice: func(h *harness) error { _, err := h.ReportDevice(0, 3600, "laptop"); return err },
 	MethodReportFocus:  func(h *harness) error { return h.Permitted(MethodReportFocus) },
-	MethodReportTab:    func(h *harness) error { return h.tab(BrowserFirefox, "https://example.com/", "Example", false) },
-	MethodForgetTabs:   func(h *harness) error { return h.forget(BrowserFirefox) },
+	MethodListTasks:    func(h *harness) error { return h.Permitted(MethodListTasks) },
+	MethodStartTask: func(h *harness) error {
+		_, err := h.StartTask(context.Background(), "taskwarrior:t1", "", 60, "", nil)
+		return err
+	},
+	MethodCompleteKeepTask: func(h *harness) error { return h.CompleteKeepTask() },
+	MethodFollowTask:       func(h *harness) error { return h.Permitted(MethodFollowTask) },
+	MethodReportTab:        func(h *harness) error { return h.tab(BrowserFirefox, "https://example.com/", "Example", false) },
+	MethodForgetTabs:       func(h *harness) error { return h.forget(BrowserFirefox) },
 	MethodTabBlocked: func(h *harness) error {
 		return h.TabBlocked(TabSource{Conn: hostConn(BrowserFirefox), Browser: BrowserFirefox}, 1)
 	},
@@ -118,9 +126,9 @@ func want(m Method, s situation) bool {
 		return st == StateLocked
 	case MethodCancelPlan:
 		return st == StatePlanning
-	case MethodStart:
+	case MethodStart, MethodStartTask:
 		return st == StateLocked || st == StatePlanning
-	case MethodComplete, MethodRefocus:
+	case MethodComplete, MethodRefocus, MethodCompleteKeepTask:
 		return st == StateActive
 	case MethodAbandon:
 		return st == StateActive && (lv != LevelLocked || s.broken)
@@ -136,7 +144,7 @@ func want(m Method, s situation) bool {
 		return st == StateActive && lv == LevelLocked
 	case MethodSetQuiet:
 		return st != StateReview
-	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus, MethodReportTab, MethodForgetTabs, MethodTabBlocked:
+	case MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodReportFocus, MethodListTasks, MethodFollowTask, MethodReportTab, MethodForgetTabs, MethodTabBlocked:
 		return true
 	}
 	return false
@@ -190,7 +198,7 @@ func TestUnclassifiedMethodIsRefusedEverywhere(t *testing.T) {
 func TestRefusalListsWhatWorksNow(t *testing.T) {
 	h := enter(t, situation{state: StateActive, level: LevelLocked})
 	err := h.Abandon("")
-	want := "What works now: Complete, Extend, Refocus, BreakGlass, SetEnforcement, SetQuiet, VerifyAudit, History, Report, ReportDevice."
+	want := "What works now: Complete, CompleteKeepTask, Extend, Refocus, BreakGlass, SetEnforcement, SetQuiet, VerifyAudit, History, Report, ReportDevice, ListTasks."
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("refusal %q\nwant suffix %q", err, want)
 	}
@@ -217,7 +225,7 @@ func TestViewPermittedIsWhatSucceeds(t *testing.T) {
 		h := enter(t, sit)
 		permitted := h.View().Permitted
 		for m := range calls {
-			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs || m == MethodTabBlocked {
+			if m == MethodReportFocus || m == MethodReportTab || m == MethodForgetTabs || m == MethodTabBlocked || m == MethodFollowTask {
 				if slices.Contains(permitted, string(m)) {
 					t.Errorf("%s: Permitted: got %v, want it without %s, the compositor's call", sit.name, permitted, m)
 				}

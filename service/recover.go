@@ -89,6 +89,14 @@ func (s *Service) Recover(snap Snapshot) error {
 	s.breakGlassAt = fromUnixMilli(snap.BreakGlassUnixMilli)
 	s.clockSetBack = time.Duration(snap.ClockSetBackMillis) * time.Millisecond
 	s.quiet = live && snap.Quiet
+	s.task, s.taskResult, s.taskEnding = nil, "", taskEndWriteBack
+	if live && snap.Task != nil {
+		t := *snap.Task
+		s.task, s.taskResult = &t, snap.TaskResult
+		if s.taskResult == taskResultWriting {
+			s.taskResult = fmt.Sprintf("not known: antidrift stopped while ticking it off; look at the task in %s", t.Source)
+		}
+	}
 	s.resetDriftLocked()
 	for _, e := range exempt {
 		s.drift.exempt[exemptKey(e.Class, e.Title)] = true

@@ -3,6 +3,7 @@ package service
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 	"sync"
@@ -53,6 +54,9 @@ type Options struct {
 	// proposals cannot be applied.
 	RulesFile RulesFile
 	Apps      AppDirectory // nil: windows are named by their class only
+	// Tasks are the task managers a session may start from (none: only
+	// by hand), each under its own Name.
+	Tasks []TaskSource
 
 	// Quiet makes every session quiet unless Start is told otherwise
 	// (SetQuiet): other apps' notifications do not pop up while it is
@@ -101,6 +105,7 @@ type Service struct {
 	background      sync.WaitGroup // enforcement goroutines
 	bgMu            sync.Mutex     // orders background.Add before Shutdown's Wait
 	bgStopped       bool
+	tasks           tasksPart
 
 	mu           sync.Mutex
 	listeners    []Listener
@@ -134,6 +139,9 @@ type Service struct {
 	quietNote    string         // the Quieter's sentence for the person
 	review       reviewCache    // the reviewed session's proposals (reviewapply.go)
 	appsSeen     map[string]App // class → the app it was last seen as (BucketApps)
+	task         *SessionTask   // the session's task; nil: typed by hand
+	taskResult   string         // what became of it: TaskResult
+	taskEnding   taskEnd        // how the active phase now ending ends the task
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -175,6 +183,11 @@ func New(o Options) *Service {
 		window:          Window{Reason: "no focus information yet"},
 	}
 	s.tabs = newTabs(s.window)
+	s.tasks.sources = map[string]TaskSource{}
+	for _, src := range o.Tasks {
+		s.tasks.sources[src.Name()] = src
+	}
+	s.tasks.names = slices.Sorted(maps.Keys(s.tasks.sources))
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -262,6 +275,11 @@ func (s *Service) planTransition(m Method, to State) error {
 // starts accounting. enforcement "" means the level planned in planning, or
 // the configured default; no classes means the configured default ones.
 func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64, enforcement string, allowed []string) (string, error) {
+	return s.start(MethodStart, nextAction, successCondition, timeboxSecs, enforcement, allowed, nil)
+}
+
+// start is Start as method m, with the session's task (nil: none).
+func (s *Service) start(m Method, nextAction, successCondition string, timeboxSecs uint64, enforcement string, allowed []string, task *SessionTask) (string, error) {
 	next, err := cleanText("next_action", nextAction, true)
 	if err != nil {
 		return "", err
@@ -289,7 +307,7 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	}
 
 	s.mu.Lock()
-	if err := s.permit(MethodStart, ""); err != nil {
+	if err := s.permit(m, ""); err != nil {
 		s.mu.Unlock()
 		return "", err
 	}
@@ -319,7 +337,9 @@ func (s *Service) Start(nextAction, successCondition string, timeboxSecs uint64,
 	if quiet != nil {
 		s.quiet = *quiet
 	}
+	s.task, s.taskResult, s.taskEnding = task, "", taskEndWriteBack
 	w := writes{snapshot: s.snapshotLocked()}
+	s.startedTaskLocked(&w)
 	s.syncAwayLocked(&w, now) // away before the first verdict: no drift while away
 	s.observeLocked(&w, now)
 	s.log.Info("session started", "session_id", s.sessionID, "state", s.state, "timebox", s.timebox, "enforcement", level, "quiet", s.quiet)
@@ -369,6 +389,7 @@ func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
 		note := s.deadlineNotification()
 		w.effects = append(w.effects, func() { s.nudges.showDeadline(note) })
 	}
+	s.taskEndLocked(&w, o)
 	w.snapshot = s.snapshotLocked()
 	return w
 }
@@ -395,6 +416,7 @@ func (s *Service) Extend(secs uint64) error {
 	s.timebox += add
 	if s.state == StateReview {
 		s.state, s.outcome, s.endedAt, s.deadline = StateActive, OutcomeNone, time.Time{}, now.Add(add)
+		s.taskResult = ""
 		s.closeDeadlineLocked(&w)
 		s.syncAwayLocked(&w, now)
 		s.observeLocked(&w, now)
@@ -431,7 +453,7 @@ func (s *Service) closeDeadlineLocked(w *writes) {
 }
 
 func (s *Service) summaryLocked() Summary {
-	return Summary{
+	sum := Summary{
 		SessionID:        s.sessionID,
 		NextAction:       s.nextAction,
 		SuccessCondition: s.successCond,
@@ -448,7 +470,12 @@ func (s *Service) summaryLocked() Summary {
 		ClockJumps:       s.stats.clockJumps,
 		Buckets:          s.stats.topN(), // bounded: a few KB whatever the session saw
 		Sites:            s.stats.topSites(),
+		Task:             s.taskRecordLocked(),
 	}
+	if sum.Task != nil {
+		sum.Version = SummaryTaskVersion
+	}
+	return sum
 }
 
 func (s *Service) clearSessionLocked() {
@@ -459,6 +486,7 @@ func (s *Service) clearSessionLocked() {
 	s.stats = nil
 	s.awayMarked = ""
 	s.quiet, s.plannedQuiet = false, nil
+	s.task, s.taskResult, s.taskEnding = nil, "", taskEndWriteBack
 	s.resetDriftLocked()
 }
 

@@ -203,6 +203,9 @@ type SiteTime struct {
 // hash covers the line's exact bytes. Seq, PrevHash and Hash are assigned by
 // the store when the summary is appended.
 type Summary struct {
+	// Version is the audit line's format: absent (1), or
+	// SummaryTaskVersion for a summary with a Task.
+	Version          int     `json:"version,omitempty"`
 	Seq              uint64  `json:"seq"`
 	PrevHash         string  `json:"prev_hash"`
 	SessionID        string  `json:"session_id"`
@@ -225,7 +228,10 @@ type Summary struct {
 	// Sites is the time per host of the pages in front (TopSites of
 	// them, the rest in (other)); hosts only, never a path.
 	Sites []SiteTime `json:"sites,omitempty"`
-	Hash  string     `json:"hash"`
+	// Task is the task the session worked on and what became of it
+	// (nil: the next action was typed by hand).
+	Task *TaskRecord `json:"task,omitempty"`
+	Hash string      `json:"hash"`
 }
 
 // AuditReport is the result of walking the audit chain.
@@ -302,10 +308,33 @@ type Snapshot struct {
 	ClockSetBackMillis int64 `json:"clock_set_back_millis,omitempty"`
 	// Quiet says the session is quiet (Do Not Disturb while active).
 	Quiet bool `json:"quiet,omitempty"`
+	// Task is the session's task (nil: typed by hand); TaskResult what
+	// became of it.
+	Task       *SessionTask `json:"task,omitempty"`
+	TaskResult string       `json:"task_result,omitempty"`
 }
 
-// SnapshotVersion is the state.json format this build writes.
-const SnapshotVersion = 1
+// SnapshotVersion is the newest state.json format this build reads and
+// writes: 2 added task and task_result. A snapshot without them is written
+// as version 1 (Format), so a daemon from before tasks still reads it.
+const SnapshotVersion = 2
+
+// SummaryTaskVersion is the audit line format of a summary with a task
+// (an older reader would drop it); one without stays version 1.
+const SummaryTaskVersion = 2
+
+// Format is the version snap is written in: the oldest that holds it.
+func (snap Snapshot) Format() int {
+	if snap.Task != nil || snap.TaskResult != "" {
+		return 2
+	}
+	for _, p := range snap.Pending {
+		if p.Task != nil {
+			return 2
+		}
+	}
+	return 1
+}
 
 func unixMilli(t time.Time) int64 {
 	if t.IsZero() {

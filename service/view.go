@@ -73,8 +73,14 @@ type View struct {
 	Version   string
 	// Quiet says the session is quiet (in locked and planning: whether the
 	// next Start's will be); QuietNote is what the Quieter said about it.
-	Quiet     bool
-	QuietNote string
+	Quiet bool
+	// TaskRef is the session's task as source:id ("" when the next action
+	// was typed by hand), TaskTitle its title as the source has it (outside
+	// text: neutralize where rendered), TaskResult what became of it:
+	// "", done, kept, left open, or a sentence when the write-back failed
+	// or was refused.
+	TaskRef, TaskTitle, TaskResult string
+	QuietNote                      string
 	// ChangesIn, when not 0, is how long after this view was read its
 	// Buckets will read differently with no change announced in between
 	// (the current window's seconds tick). 0: nothing in it moves with
@@ -117,6 +123,10 @@ func (s *Service) viewLocked() View {
 		Version:           s.version,
 		Quiet:             s.quietShownLocked(),
 		QuietNote:         s.quietNote,
+		TaskResult:        s.taskResult,
+	}
+	if s.task != nil {
+		v.TaskRef, v.TaskTitle = s.task.Ref(), s.task.Title
 	}
 	if s.state == StatePlanning && v.Enforcement == "" {
 		v.Enforcement = s.defaultLevel // what Start will use unless told otherwise

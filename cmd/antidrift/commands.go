@@ -130,9 +130,10 @@ var (
 		setup:   voidCmd(nil),
 	}
 	cmdComplete = &command{
-		name: "complete", method: "Complete",
-		summary: "the success condition is met: the session goes to review",
-		setup:   voidCmd(nil),
+		name: "complete", method: "Complete", also: []string{"CompleteKeepTask"},
+		synopsis: "[--keep-task]",
+		summary:  "the success condition is met: the session goes to review (its task, if any, is ticked off)",
+		setup:    setupComplete,
 	}
 	cmdAbandon = &command{
 		name: "abandon", method: "Abandon", synopsis: "[REASON]",
@@ -180,8 +181,8 @@ func (x *invocation) showChange(method string) error {
 }
 
 var cmdStart = &command{
-	name: "start", method: "Start", also: []string{"SetQuiet"},
-	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet]",
+	name: "start", method: "Start", also: []string{"SetQuiet", "StartTask"},
+	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet] | --task REF --for DURATION [--done-when TEXT] ...",
 	summary:  "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)",
 	maxArgs:  -1,
 	setup:    setupStart,
@@ -195,13 +196,17 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 	level := fs.String("enforce", "", "the enforcement `LEVEL`: "+strings.Join(levels, ", ")+" (default: the planned or configured level)")
 	quiet := fs.Bool("quiet", false, "Do Not Disturb: other apps' notifications do not pop up while the session is active (default: the configured quiet)")
 	noQuiet := fs.Bool("no-quiet", false, "leave other apps' notifications alone for this session, whatever quiet is in config.toml")
+	task := fs.String("task", "", "start from a task: `REF` is taskwarrior:42, taskwarrior:UUID, caldav:UID, or the bare id with one source (see antidrift tasks); its title is the next action, and --done-when defaults to \"the task is done\"")
 	return func(x *invocation) error {
+		if *task != "" && x.arg() != "" {
+			return x.cmd.usageError("NEXT_ACTION and --task: the task's title is the next action, give one or the other")
+		}
 		// Everything missing is named at once: one try to get it right.
 		var missing []string
-		if x.arg() == "" {
-			missing = append(missing, "NEXT_ACTION (what you will do)")
+		if x.arg() == "" && *task == "" {
+			missing = append(missing, "NEXT_ACTION (what you will do) or --task REF")
 		}
-		if strings.TrimSpace(*doneWhen) == "" {
+		if strings.TrimSpace(*doneWhen) == "" && *task == "" {
 			missing = append(missing, "--done-when TEXT (how will you know it is done?)")
 		}
 		if *timebox == "" {
@@ -230,13 +235,17 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 			}
 		}
 		var id string
-		if err := x.call("Start", []any{x.arg(), *doneWhen, secs, *level, append([]string{}, allow...)}, &id); err != nil {
+		method, what := "Start", x.arg()
+		if *task != "" {
+			method, what = "StartTask", *task
+		}
+		if err := x.call(method, []any{what, *doneWhen, secs, *level, append([]string{}, allow...)}, &id); err != nil {
 			return err
 		}
 		if x.json {
 			return x.printJSON(map[string]string{"session_id": id})
 		}
-		return x.showChange("Start")
+		return x.showChange(method)
 	}
 }
 

@@ -41,6 +41,9 @@ type status struct {
 	// the classes in Buckets.
 	CurrentAppId, CurrentAppName, CurrentAppIcon string
 	BucketApps                                   []bucketApp
+	// The session's task (docs/tasks.md): source:id, its title, what
+	// became of it.
+	TaskRef, TaskTitle, TaskResult string
 
 	raw map[string]dbus.Variant // every property, for --json
 }
@@ -73,6 +76,7 @@ func decodeStatus(m map[string]dbus.Variant) *status {
 		"Quiet": &s.Quiet, "QuietNote": &s.QuietNote,
 		"CurrentAppId": &s.CurrentAppId, "CurrentAppName": &s.CurrentAppName, "CurrentAppIcon": &s.CurrentAppIcon,
 		"BucketApps": &s.BucketApps,
+		"TaskRef":    &s.TaskRef, "TaskTitle": &s.TaskTitle, "TaskResult": &s.TaskResult,
 	} {
 		if v, ok := m[name]; ok {
 			_ = v.Store(dst)
@@ -221,6 +225,13 @@ func statusText(s *status, now time.Time, o textOpts) string {
 			enf += fmt.Sprintf("; %d %s minimized", s.MinimizeCount, plural(int(s.MinimizeCount), "window", "windows"))
 		}
 		row("enforcement", "%s", enf)
+		if s.TaskRef != "" {
+			task := s.TaskRef
+			if s.TaskResult != "" {
+				task += ": " + s.TaskResult
+			}
+			row("task", "%s", task)
+		}
 		if s.BreakGlassAt != 0 {
 			row("break-glass", "hold started %s", time.Unix(s.BreakGlassAt, 0).Format("15:04:05"))
 		}
@@ -456,7 +467,9 @@ func confirmation(method string, s *status, now time.Time) string {
 		return fmt.Sprintf("Started: %s\n  done when %s; %s, until %s; enforcement %s%s",
 			s.NextAction, s.SuccessCondition, exact(s.TimeboxSeconds),
 			time.Unix(s.Deadline, 0).Format("15:04"), s.Enforcement, allowedSuffix(s))
-	case "Complete", "Abandon":
+	case "StartTask":
+		return confirmation("Start", s, now) + "\n  task " + s.TaskRef
+	case "Complete", "CompleteKeepTask", "Abandon":
 		return fmt.Sprintf("%s: %s. Seal it with 'antidrift end'.", upperFirst(s.Outcome), s.NextAction)
 	case "Extend":
 		return fmt.Sprintf("Extended: %s left, until %s.", span(s.left(now)), time.Unix(s.Deadline, 0).Format("15:04"))

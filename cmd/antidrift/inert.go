@@ -18,7 +18,7 @@ func (s *status) forTerminal() *status {
 	c := *s
 	for _, p := range []*string{&c.State, &c.NextAction, &c.SuccessCondition, &c.Outcome, &c.Enforcement,
 		&c.Drift, &c.DriftReason, &c.CurrentClass, &c.CurrentTitle, &c.EvidenceReason, &c.CurrentSite, &c.SiteReason,
-		&c.CurrentAppId, &c.CurrentAppName, &c.CurrentAppIcon} {
+		&c.CurrentAppId, &c.CurrentAppName, &c.CurrentAppIcon, &c.TaskRef, &c.TaskTitle, &c.TaskResult} {
 		*p = inert.Terminal(*p)
 	}
 	c.AllowedClasses = terminalAll(s.AllowedClasses)

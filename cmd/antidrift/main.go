@@ -70,8 +70,8 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		cmdPlan, cmdCancelPlan, cmdStart, cmdStatus, cmdComplete, cmdAbandon, cmdExtend, cmdEnd,
-		cmdRefocus, cmdAllow, cmdEnforce, cmdBreakGlass, cmdReview, cmdHistory, cmdReport, cmdVerify, cmdForgetKey, cmdHelp,
+		cmdPlan, cmdCancelPlan, cmdTasks, cmdStart, cmdStatus, cmdComplete, cmdAbandon, cmdExtend, cmdEnd,
+		cmdRefocus, cmdAllow, cmdEnforce, cmdBreakGlass, cmdReview, cmdHistory, cmdReport, cmdVerify, cmdForgetKey, cmdHook, cmdHelp,
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/antidrift/antidrift/config"
 	"github.com/antidrift/antidrift/report"
 	"github.com/antidrift/antidrift/service"
@@ -50,5 +52,8 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	if m.apps != nil {
 		opts.Apps = appDirectory{m.apps}
 	}
+	var taskProblems []string
+	opts.Tasks, taskProblems = taskSources(cfg.Tasks)
+	opts.Problems = append(slices.Clip(opts.Problems), taskProblems...)
 	return opts
 }

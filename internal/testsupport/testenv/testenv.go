@@ -89,6 +89,7 @@ var aptPackages = map[string]string{
 	"makepkg":           "makepkg",
 	"fakeroot":          "fakeroot",
 	"bsdtar":            "libarchive-tools",
+	"task":              "taskwarrior",
 }
 
 // Need skips the test unless every tool is in PATH. With ANTIDRIFT_E2E=require
