@@ -71,11 +71,14 @@ type Config struct {
 // task) or "llm" (such a window is asked of a model on an
 // OpenAI-compatible server).
 type Judge struct {
-	Kind        string        // kind: one of JudgeKinds
-	Endpoint    string        // endpoint: the server's base URL
-	Model       string        // model: passed through; "" for servers that serve one
-	Timeout     time.Duration // timeout: per request
-	AllowRemote bool          // allow_remote: permit an endpoint off this machine
+	Kind     string        // kind: one of JudgeKinds
+	Endpoint string        // endpoint: the server's base URL
+	Model    string        // model: passed through; "" for servers that serve one
+	Timeout  time.Duration // timeout: per request
+	// CoachTimeout (coach_timeout) bounds one request of the coach, which
+	// asks the same model for a proposal: longer than a verdict's.
+	CoachTimeout time.Duration
+	AllowRemote  bool // allow_remote: permit an endpoint off this machine
 	// SitePaths tells the model a browser page's path beside its host
 	// (site_paths); by default it hears the host only.
 	SitePaths bool
@@ -103,6 +106,8 @@ func Default() Config {
 			Kind:     "rules",
 			Endpoint: "http://127.0.0.1:8080/v1",
 			Timeout:  3 * time.Second, // llmjudge.DefaultTimeout, which a test holds it to
+			// llmjudge.DefaultCoachTimeout; under the 40 s the CLI waits for a call.
+			CoachTimeout: 30 * time.Second,
 		},
 	}
 }
@@ -414,14 +419,14 @@ func rules(dst func(*Config) *[]string) field {
 }
 
 // judgeKeys are the keys of the [judge] table.
-var judgeKeys = []string{"kind", "endpoint", "model", "timeout", "allow_remote", "site_paths"}
+var judgeKeys = []string{"kind", "endpoint", "model", "timeout", "coach_timeout", "allow_remote", "site_paths"}
 
 // judge is the [judge] table, taken whole or not at all: a half-applied
 // judge could send titles somewhere the person did not mean to.
 func judge(c *Config, v any) error {
 	table, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("want a table ([judge] with kind, endpoint, model, timeout, allow_remote, site_paths), got %s", describe(v))
+		return fmt.Errorf("want a table ([judge] with %s), got %s", strings.Join(judgeKeys, ", "), describe(v))
 	}
 	j := Default().Judge
 	for _, k := range slices.Sorted(maps.Keys(table)) {
@@ -435,6 +440,8 @@ func judge(c *Config, v any) error {
 			j.Model, err = text(table[k], `a quoted model name such as "qwen2.5:3b"`)
 		case "timeout":
 			err = duration(func(*Config) *time.Duration { return &j.Timeout }, "100ms", "")(c, table[k])
+		case "coach_timeout":
+			err = duration(func(*Config) *time.Duration { return &j.CoachTimeout }, "1s", "")(c, table[k])
 		case "allow_remote":
 			var isBool bool
 			if j.AllowRemote, isBool = table[k].(bool); !isBool {

@@ -169,7 +169,7 @@ const rulesHeader = `# antidrift's rules file. antidrift review --apply writes i
 
 // Apply adds p's change to the file, atomically. A file it cannot read as a
 // rules file is never overwritten: the person's edits would be lost.
-func (f RulesFile) Apply(p service.Proposal) (string, error) {
+func (f RulesFile) Apply(p service.ReviewProposal) (string, error) {
 	r, problems := LoadRules(f.Path)
 	if len(problems) > 0 {
 		return f.Path, fmt.Errorf("%s; fix or remove it, then apply again", problems[0].String())

@@ -18,7 +18,7 @@ func TestRulesFileApplyKeepsConfigAndLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := RulesFile{Path: RulesPath(cfgPath)}
-	for _, p := range []service.Proposal{
+	for _, p := range []service.ReviewProposal{
 		{Kind: service.ProposeAllow, Rule: "Zeal"},
 		{Kind: service.ProposeAllow, Rule: "zeal"}, // already there
 		{Kind: service.ProposeAllow, Rule: "url:docs.python.org"},
@@ -69,7 +69,7 @@ func TestRulesFileRefusesWhatItCannotRead(t *testing.T) {
 			if _, p := LoadRules(path); len(p) == 0 || !strings.Contains(p[0].String(), tc.want) {
 				t.Errorf("LoadRules: got %v, want a problem with %q", p, tc.want)
 			}
-			_, err := RulesFile{Path: path}.Apply(service.Proposal{Kind: service.ProposeAllow, Rule: "Zeal"})
+			_, err := RulesFile{Path: path}.Apply(service.ReviewProposal{Kind: service.ProposeAllow, Rule: "Zeal"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Apply: got %v, want a refusal with %q", err, tc.want)
 			}
@@ -84,7 +84,7 @@ func TestRulesFileRefusesWhatItCannotRead(t *testing.T) {
 		os.WriteFile(target, nil, 0o600)
 		path := filepath.Join(dir, RulesName)
 		os.Symlink(target, path)
-		if _, err := (RulesFile{Path: path}).Apply(service.Proposal{Kind: service.ProposeAllow, Rule: "Zeal"}); err == nil {
+		if _, err := (RulesFile{Path: path}).Apply(service.ReviewProposal{Kind: service.ProposeAllow, Rule: "Zeal"}); err == nil {
 			t.Error("Apply through a symbolic link: got no error")
 		}
 		if got, _ := os.ReadFile(target); len(got) != 0 {

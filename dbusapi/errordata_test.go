@@ -50,7 +50,7 @@ func TestErrorDataGoesOnlyToConnectionsThatAskedForIt(t *testing.T) {
 	data := a.Body[1].(map[string]dbus.Variant)
 	want := map[string]any{
 		"method": "Complete", "state": "locked", "because": "state", "works_in": []string{"active"},
-		"permitted": []string{"Plan", "Start", "StartTask", "SetQuiet", "VerifyAudit", "History", "Report", "ReportDevice", "ListTasks"},
+		"permitted": []string{"Plan", "Start", "StartTask", "Coach", "SetQuiet", "VerifyAudit", "History", "Report", "ReportDevice", "ListTasks"},
 	}
 	if got := values(data); !reflect.DeepEqual(got, want) {
 		t.Errorf("NotPermitted data:\n got %v,\nwant %v", got, want)

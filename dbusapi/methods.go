@@ -29,6 +29,20 @@ func (m *methods) Start(msg dbus.Message, nextAction, successCondition string, t
 	return id, m.s.replyError(&msg, err)
 }
 
+// Coach waits for the model on this call's own goroutine (godbus serves
+// each call on its own), off the core's lock: every other call answers
+// meanwhile.
+func (m *methods) Coach(msg dbus.Message, intention, taskRef string) (string, string, uint64, []string, string, *dbus.Error) {
+	if err := m.s.gate(&msg); err != nil {
+		return "", "", 0, []string{}, "", err
+	}
+	p, err := m.s.svc.Coach(intention, taskRef)
+	if err != nil {
+		return "", "", 0, []string{}, "", m.s.replyError(&msg, err)
+	}
+	return p.NextAction, p.SuccessCondition, p.TimeboxSecs, nonNil(p.Allowed), p.Why, nil
+}
+
 func (m *methods) Complete(msg dbus.Message) *dbus.Error {
 	return m.do(msg, m.s.svc.Complete)
 }

@@ -61,6 +61,20 @@ var propertyList = []struct {
 	{"TaskRef", func(v *service.View) any { return v.TaskRef }},
 	{"TaskTitle", func(v *service.View) any { return v.TaskTitle }},
 	{"TaskResult", func(v *service.View) any { return v.TaskResult }},
+	{"Proposal", func(v *service.View) any { return proposal(v.Proposal) }},
+}
+
+// proposalStruct is the D-Bus shape of a proposal: (sstass).
+type proposalStruct struct {
+	NextAction       string
+	SuccessCondition string
+	TimeboxSecs      uint64
+	Allowed          []string
+	Why              string
+}
+
+func proposal(p service.Proposal) proposalStruct {
+	return proposalStruct{p.NextAction, p.SuccessCondition, p.TimeboxSecs, nonNil(p.Allowed), p.Why}
 }
 
 func buckets(in []service.Bucket) []bucket {

@@ -72,7 +72,7 @@ type call struct {
 // New checks cfg and returns a Judge. It makes no request: a server that is
 // not up yet is fine until a window needs judging.
 func New(cfg Config) (*Judge, error) {
-	u, err := endpoint.Check(cfg.Endpoint, cfg.AllowRemote)
+	url, client, err := newClient(cfg.Endpoint, cfg.AllowRemote)
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +82,29 @@ func New(cfg Config) (*Judge, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Judge{
+		url:     url,
+		model:   cfg.Model,
+		timeout: cfg.Timeout,
+		client:  client,
+		log:     cfg.Logger,
+		ctx:     ctx,
+		cancel:  cancel,
+		backoff: minBackoff,
+	}, nil
+}
+
+// newClient checks the endpoint against the privacy rule (loopback unless
+// allowRemote) and returns its chat completions URL and the client the
+// judge and the coach ask it with.
+func newClient(base string, allowRemote bool) (string, *http.Client, error) {
+	u, err := endpoint.Check(base, allowRemote)
+	if err != nil {
+		return "", nil, err
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	if !cfg.AllowRemote {
+	if !allowRemote {
 		transport.Proxy = nil // a proxy would carry titles off this machine
 	}
 	// No idle connections: a kept-alive one is a goroutine and a timer, and
@@ -91,21 +112,11 @@ func New(cfg Config) (*Judge, error) {
 	// is asked once per window; a loopback connect per verdict costs less
 	// than a millisecond next to the model's time.
 	transport.DisableKeepAlives = true
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Judge{
-		url:     u.JoinPath("chat", "completions").String(),
-		model:   cfg.Model,
-		timeout: cfg.Timeout,
-		client: &http.Client{
-			Transport: transport,
-			// A redirect could lead anywhere; an OpenAI-compatible server
-			// has no reason to send one.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return errors.New("the judge endpoint redirected") },
-		},
-		log:     cfg.Logger,
-		ctx:     ctx,
-		cancel:  cancel,
-		backoff: minBackoff,
+	return u.JoinPath("chat", "completions").String(), &http.Client{
+		Transport: transport,
+		// A redirect could lead anywhere; an OpenAI-compatible server
+		// has no reason to send one.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return errors.New("the judge endpoint redirected") },
 	}, nil
 }
 

@@ -112,12 +112,23 @@ func (e httpError) Error() string { return "HTTP " + e.status }
 
 // readReply turns an HTTP reply into a verdict, or says why it is not one.
 func readReply(resp *http.Response) (service.Verdict, error) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
+	content, err := readContent(resp, maxTokens)
 	if err != nil {
 		return service.Verdict{}, err
 	}
+	return parseVerdict(content)
+}
+
+// readContent is the message of a chat completion reply: an error for a
+// status other than 200 (httpError), a body that is not a chat completion
+// or a reply cut off at limit tokens (both errUnreadable).
+func readContent(resp *http.Response, limit int) (string, error) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
+	if err != nil {
+		return "", err
+	}
 	if resp.StatusCode != http.StatusOK {
-		return service.Verdict{}, httpError{resp.Status}
+		return "", httpError{resp.Status}
 	}
 	var reply struct {
 		Choices []struct {
@@ -128,13 +139,13 @@ func readReply(resp *http.Response) (service.Verdict, error) {
 		} `json:"choices"`
 	}
 	if err := json.Unmarshal(body, &reply); err != nil || len(reply.Choices) == 0 {
-		return service.Verdict{}, fmt.Errorf("%w (not a chat completion)", errUnreadable)
+		return "", fmt.Errorf("%w (not a chat completion)", errUnreadable)
 	}
 	c := reply.Choices[0]
 	if c.FinishReason == "length" {
-		return service.Verdict{}, fmt.Errorf("%w (cut off at %d tokens)", errUnreadable, maxTokens)
+		return "", fmt.Errorf("%w (cut off at %d tokens)", errUnreadable, limit)
 	}
-	return parseVerdict(c.Message.Content)
+	return c.Message.Content, nil
 }
 
 // parseVerdict reads {"on_task": bool, "reason": string} and nothing else.

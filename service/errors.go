@@ -21,6 +21,12 @@ const (
 	// TaskSourceFailed: a task manager could not be asked (a task binary
 	// missing or hanging, a CalDAV server down or refusing).
 	TaskSourceFailed
+	// NoModel: the coach was asked and no model is configured.
+	NoModel
+	// CoachFailed: the coach's model did not answer in time, could not be
+	// reached, or answered something that is not a usable proposal; the
+	// message says which. Nothing was changed.
+	CoachFailed
 )
 
 func (k ErrorKind) String() string {
@@ -33,6 +39,10 @@ func (k ErrorKind) String() string {
 		return "Storage"
 	case TaskSourceFailed:
 		return "TaskSource"
+	case NoModel:
+		return "NoModel"
+	case CoachFailed:
+		return "CoachFailed"
 	}
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }

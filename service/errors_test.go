@@ -30,7 +30,7 @@ func faultOf(t *testing.T, err error) *Fault {
 func TestRefusalsCarryWhatTheySay(t *testing.T) {
 	h := newHarness(t)
 	if got, want := refusalOf(t, h.Complete()), (&Refusal{Method: MethodComplete, State: StateLocked, Because: BecauseState,
-		WorksIn: []State{StateActive}, Permitted: []Method{MethodPlan, MethodStart, MethodStartTask, MethodSetQuiet, MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodListTasks}}); !reflect.DeepEqual(got, want) {
+		WorksIn: []State{StateActive}, Permitted: []Method{MethodPlan, MethodStart, MethodStartTask, MethodCoach, MethodSetQuiet, MethodVerifyAudit, MethodHistory, MethodReport, MethodReportDevice, MethodListTasks}}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Complete with no session:\n got %+v,\nwant %+v", got, want)
 	}
 	h.start(t, LevelLocked)

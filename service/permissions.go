@@ -13,6 +13,7 @@ const (
 	MethodPlan           Method = "Plan"
 	MethodCancelPlan     Method = "CancelPlan"
 	MethodStart          Method = "Start"
+	MethodCoach          Method = "Coach"
 	MethodComplete       Method = "Complete"
 	MethodAbandon        Method = "Abandon"
 	MethodExtend         Method = "Extend"
@@ -93,6 +94,9 @@ var permissions = []struct {
 	// nothing more of the state here.
 	{method: MethodStartTask, states: []State{StateLocked, StatePlanning}},
 	{method: MethodFollowTask, states: States, source: true},
+	// The coach only proposes: nothing is committed until Start, so it is
+	// asked where Start works (from locked it plans, as Plan does).
+	{method: MethodCoach, states: []State{StateLocked, StatePlanning}},
 
 	// ── Ending the active phase. ────────────────────────────────────────
 	// Complete is the success path and is always open while active: being

@@ -73,6 +73,14 @@ var calls = map[Method]func(h *harness) error{
 		_, err := h.Start("next", "done", 60, "", nil)
 		return err
 	},
+	MethodCoach: func(h *harness) error {
+		// The sweep's core has no model: NoModel is the gate passed.
+		_, err := h.Coach("next", "")
+		if e, ok := err.(*Error); ok && e.Kind == NoModel {
+			return nil
+		}
+		return err
+	},
 	MethodComplete: func(h *harness) error { return h.Complete() },
 	MethodAbandon:  func(h *harness) error { return h.Abandon("") },
 	MethodExtend:   func(h *harness) error { return h.Extend(60) },
@@ -126,7 +134,7 @@ func want(m Method, s situation) bool {
 		return st == StateLocked
 	case MethodCancelPlan:
 		return st == StatePlanning
-	case MethodStart, MethodStartTask:
+	case MethodStart, MethodStartTask, MethodCoach:
 		return st == StateLocked || st == StatePlanning
 	case MethodComplete, MethodRefocus, MethodCompleteKeepTask:
 		return st == StateActive

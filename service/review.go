@@ -13,7 +13,7 @@ import (
 // is applied unless the person asks (ApplyProposal). docs/plan-and-review.md
 // states each rule in words; keep the two together.
 
-// Proposal kinds.
+// ReviewProposal kinds.
 const (
 	ProposeAllow       = "allow"       // add an entry to allowed_classes
 	ProposeDistraction = "distraction" // add an entry to distractions
@@ -46,8 +46,8 @@ const (
 	IgnoredMin = 2
 )
 
-// Proposal is one change the review proposes.
-type Proposal struct {
+// ReviewProposal is one change the review proposes.
+type ReviewProposal struct {
 	Number uint32 // from 1, in the order listed
 	Kind   string // ProposeAllow, ProposeDistraction, ProposeGrace, ProposeLevel
 	// Change is the setting as the rules file gets it:
@@ -74,8 +74,8 @@ type ReviewSettings struct {
 
 // Proposals computes the review's proposals: allows (most drift first),
 // then the distraction, the grace and the level.
-func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
-	var out []Proposal
+func Proposals(ev ReviewEvidence, set ReviewSettings) []ReviewProposal {
+	var out []ReviewProposal
 	allowed := map[string]bool{}
 	for _, w := range ev.Windows {
 		if w.Drift <= 0 && w.Answers == 0 || covered(set.Allowed, w) || covered(set.Distractions, w) {
@@ -95,7 +95,7 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 				name(w), dur(w.Drift), w.Visits, w.Lookups, dur(w.Longest))
 		}
 		allowed[w.key()] = true
-		out = append(out, Proposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", rule), Reason: why, Rule: rule})
+		out = append(out, ReviewProposal{Kind: ProposeAllow, Change: fmt.Sprintf("allowed_classes + %q", rule), Reason: why, Rule: rule})
 	}
 
 	var total time.Duration
@@ -113,7 +113,7 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 			break // the worst is already a distraction
 		}
 		rule := ruleFor(w)
-		out = append(out, Proposal{Kind: ProposeDistraction, Change: fmt.Sprintf("distractions + %q", rule), Rule: rule,
+		out = append(out, ReviewProposal{Kind: ProposeDistraction, Change: fmt.Sprintf("distractions + %q", rule), Rule: rule,
 			Reason: fmt.Sprintf("%s drew the most drift: %s of the session's %s, in %d visits (the longest %s)",
 				name(w), dur(w.Drift), dur(total), w.Visits, dur(w.Longest))})
 		break
@@ -137,12 +137,12 @@ func Proposals(ev ReviewEvidence, set ReviewSettings) []Proposal {
 	}
 	if outlasted >= GraceMinEpisodes && 2*near > outlasted {
 		g := (longestNear/GraceStep + 1) * GraceStep
-		out = append(out, Proposal{Kind: ProposeGrace, Change: fmt.Sprintf("drift_grace = %q", g.String()), Grace: g,
+		out = append(out, ReviewProposal{Kind: ProposeGrace, Change: fmt.Sprintf("drift_grace = %q", g.String()), Grace: g,
 			Reason: fmt.Sprintf("%d of the %d episodes that outlasted the grace of %s did so by %s or less (the longest %s): a grace of %s covers them",
 				near, outlasted, dur(set.Grace), dur(GraceNearMiss), dur(longestNear), dur(g))})
 	}
 	if set.Nudges && set.Level == LevelWarn && set.DefaultLevel.rank() < LevelBlock.rank() && ignored >= IgnoredMin {
-		out = append(out, Proposal{Kind: ProposeLevel, Change: fmt.Sprintf("enforcement = %q", LevelBlock), Level: LevelBlock,
+		out = append(out, ReviewProposal{Kind: ProposeLevel, Change: fmt.Sprintf("enforcement = %q", LevelBlock), Level: LevelBlock,
 			Reason: fmt.Sprintf("%d nudges were ignored: drift went on for a whole nudge repeat (%s) after them, the longest episode %s; at block the drifting window is minimized",
 				ignored, dur(set.NudgeRepeat), dur(longestIgnored))})
 	}

@@ -13,7 +13,7 @@ import (
 type RulesFile interface {
 	// Apply adds p's change to the file durably (atomically) and returns
 	// the file's path.
-	Apply(p Proposal) (path string, err error)
+	Apply(p ReviewProposal) (path string, err error)
 }
 
 // reviewCache keeps a session's proposals as first listed, so their
@@ -22,7 +22,7 @@ type RulesFile interface {
 type reviewCache struct {
 	session string
 	ended   time.Time
-	list    []Proposal
+	list    []ReviewProposal
 	applied map[uint32]string // number → the sentence ApplyProposal returned
 }
 
@@ -55,7 +55,7 @@ func (s *Service) proposalsLocked() *reviewCache {
 
 // ReviewProposals lists the changes the session in review argues for. An
 // applied one stays in the list under its number, its reason saying so.
-func (s *Service) ReviewProposals() ([]Proposal, error) {
+func (s *Service) ReviewProposals() ([]ReviewProposal, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.permit(MethodReviewProposals, ""); err != nil {

@@ -11,11 +11,11 @@ import (
 // fakeRulesFile stands in for config's rules.toml.
 type fakeRulesFile struct {
 	mu      sync.Mutex
-	applied []Proposal
+	applied []ReviewProposal
 	err     error
 }
 
-func (f *fakeRulesFile) Apply(p Proposal) (string, error) {
+func (f *fakeRulesFile) Apply(p ReviewProposal) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {

@@ -46,6 +46,7 @@ type Options struct {
 	JudgeSitePaths bool
 
 	Judge    Judge    // asked about windows no rule decides; nil: they are off task
+	Coach    Coach    // asked for a proposal in planning; nil: Coach answers NoModel
 	Guard    Guard    // nil: nothing is enforced
 	Notifier Notifier // nil: no notifications
 	Reporter Reporter // nil: Report answers that reports are unavailable
@@ -90,6 +91,7 @@ type Service struct {
 	driftGrace      time.Duration
 	nudgeRepeat     time.Duration
 	judge           Judge // nil: rules only
+	coach           Coach // nil: no model to coach with
 	judgeHearsPaths bool  // the judge is told a site's path, not just its host
 	distractions    []Rule
 	guard           Guard
@@ -142,6 +144,8 @@ type Service struct {
 	task         *SessionTask   // the session's task; nil: typed by hand
 	taskResult   string         // what became of it: TaskResult
 	taskEnding   taskEnd        // how the active phase now ending ends the task
+	proposal     Proposal       // the coach's, kept until Start, CancelPlan or the next Coach
+	coachGen     uint64         // counts Coach calls, Starts and CancelPlans: an older answer is dropped
 
 	io      sync.Mutex
 	pending []Summary // guarded by io: ended sessions not yet in the chain
@@ -169,6 +173,7 @@ func New(o Options) *Service {
 		driftGrace:      o.DriftGrace,
 		nudgeRepeat:     o.NudgeRepeat,
 		judge:           o.Judge,
+		coach:           o.Coach,
 		judgeHearsPaths: o.JudgeSitePaths,
 		guard:           o.Guard,
 		reporter:        o.Reporter,
@@ -267,6 +272,7 @@ func (s *Service) planTransition(m Method, to State) error {
 		return err
 	}
 	s.state, s.level, s.plannedQuiet = to, "", nil
+	s.dropProposalLocked()
 	s.commit(writes{snapshot: s.snapshotLocked()})
 	return nil
 }
@@ -323,6 +329,7 @@ func (s *Service) start(m Method, nextAction, successCondition string, timeboxSe
 		rules = s.compileRules("allowed_classes", classes)
 	}
 	now := s.clock.Now()
+	s.dropProposalLocked()
 	s.state, s.sessionID = StateActive, id.String()
 	s.nextAction, s.successCond = next, success
 	s.timebox = time.Duration(timeboxSecs) * time.Second

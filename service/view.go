@@ -81,6 +81,8 @@ type View struct {
 	// or was refused.
 	TaskRef, TaskTitle, TaskResult string
 	QuietNote                      string
+	// Proposal is the coach's proposal kept in planning (Empty when none).
+	Proposal Proposal
 	// ChangesIn, when not 0, is how long after this view was read its
 	// Buckets will read differently with no change announced in between
 	// (the current window's seconds tick). 0: nothing in it moves with
@@ -124,10 +126,12 @@ func (s *Service) viewLocked() View {
 		Quiet:             s.quietShownLocked(),
 		QuietNote:         s.quietNote,
 		TaskResult:        s.taskResult,
+		Proposal:          s.proposal,
 	}
 	if s.task != nil {
 		v.TaskRef, v.TaskTitle = s.task.Ref(), s.task.Title
 	}
+	v.Proposal.Allowed = slices.Clone(s.proposal.Allowed)
 	if s.state == StatePlanning && v.Enforcement == "" {
 		v.Enforcement = s.defaultLevel // what Start will use unless told otherwise
 	}

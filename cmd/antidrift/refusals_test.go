@@ -241,7 +241,7 @@ func TestRefusalDataCrossesTheBus(t *testing.T) {
 	testenv.Need(t, "busctl", "gdbus")
 	s := startDaemon(t, "")
 	const message = "Complete is not permitted: antidrift is locked, and Complete works only when it is active. " +
-		"It is the session's state refusing, not a fault, so retrying will not help. What works now: Plan, Start, SetQuiet, VerifyAudit, History, Report, ReportDevice."
+		"It is the session's state refusing, not a fault, so retrying will not help. What works now: Plan, Start, Coach, SetQuiet, VerifyAudit, History, Report, ReportDevice."
 
 	r := s.run(t, "complete")
 	if want := "antidrift complete: not now: there is no session, and antidrift complete works only when a session is active.\n" +

@@ -51,6 +51,7 @@ type Main struct {
 	store    *persist.Store
 	judge    *llmjudge.Judge // nil: the rules alone decide
 	apps     *apps.Index     // the desktop entries; nil when they could not be opened
+	coach    *llmjudge.Coach // nil: Coach answers NoModel (no model configured)
 	svc      *service.Service
 	conn     *dbus.Conn
 	notifier *systemdNotifier

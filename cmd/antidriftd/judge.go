@@ -25,5 +25,17 @@ func (m *Main) openJudge(cfg config.Judge) (problem string) {
 	}
 	m.judge = j
 	m.log.Info("windows no rule decides are judged by a model", "endpoint", cfg.Endpoint, "model", cfg.Model, "timeout", cfg.Timeout)
+	// The coach asks the same model, under the same privacy rule: with the
+	// judge checked above, its endpoint is one the judge accepted.
+	c, err := llmjudge.NewCoach(llmjudge.CoachConfig{
+		Endpoint:    cfg.Endpoint,
+		Model:       cfg.Model,
+		Timeout:     cfg.CoachTimeout,
+		AllowRemote: cfg.AllowRemote,
+	})
+	if err != nil {
+		return "the coach is off: " + err.Error()
+	}
+	m.coach = c
 	return ""
 }

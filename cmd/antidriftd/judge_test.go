@@ -15,3 +15,9 @@ func TestConfigsJudgeTimeoutIsTheModelJudgesDefault(t *testing.T) {
 		t.Errorf("config's default [judge] timeout: got %v, want llmjudge's %v", got, want)
 	}
 }
+
+func TestConfigsCoachTimeoutIsTheCoachsDefault(t *testing.T) {
+	if got, want := config.Default().Judge.CoachTimeout, llmjudge.DefaultCoachTimeout; got != want {
+		t.Errorf("config's default [judge] coach_timeout: got %v, want llmjudge's %v", got, want)
+	}
+}

@@ -43,6 +43,9 @@ func (m *Main) serviceOptions(cfg config.Config, problems []string) service.Opti
 	if m.judge != nil {
 		opts.Judge = m.judge
 	}
+	if m.coach != nil {
+		opts.Coach = m.coach
+	}
 	if m.quiet != nil {
 		opts.Quieter = m.quiet
 	}
