@@ -519,9 +519,13 @@ PlasmoidItem {
                 visible: false
                 Layout.fillWidth: true
                 quietDefault: root.st.quiet === true
-                onStart: (next, done, secs, level, allowed, quiet) => {
+                busCall: root.busCall
+                onStart: (next, done, secs, level, allowed, quiet, taskRef) => {
                     const start = () => {
-                        const reply = root.call("Start", [next, done, secs, level, allowed]);
+                        // From a task: its title is the next action (StartTask).
+                        const reply = taskRef !== ""
+                            ? root.call("StartTask", [taskRef, done, secs, level, allowed])
+                            : root.call("Start", [next, done, secs, level, allowed]);
                         reply.finished.connect(() => { if (!reply.isError) startForm.visible = false; });
                     };
                     // Start's signature has no room for it: SetQuiet first,
