@@ -10,7 +10,8 @@
 // then <instance>.desktop and <class>.desktop as they are, then lowercased
 // with spaces as '-', each also with the vendor prefixes "gnome-",
 // "fedora-", "mozilla-" and "debian-"; then the window's app id (a
-// Flatpak or Snap app id, or the GTK application id) as a desktop id.
+// Flatpak or Snap app id, or the GTK application id) as a desktop id. A
+// window that states an app id an entry has is that app's (see Lookup).
 //
 // An entry with NoDisplay=true is still matched (as GNOME does: a window
 // of a program whose entry is hidden from menus is still that program),
@@ -121,42 +122,52 @@ var vendorPrefixes = []string{"gnome-", "fedora-", "mozilla-", "debian-"}
 // spaces as '-', with common vendor prefixes; a Flatpak/Snap app id; the GTK
 // application id (appID may be "").
 //
-// When appID is set, a match by WM_CLASS counts only if its desktop id is
-// appID or begins with appID + "." (gnome-shell's check for sandboxed
+// When appID is set, a match by WM_CLASS counts first only if its desktop
+// id is appID or begins with appID + "." (gnome-shell's check for sandboxed
 // windows: a Flatpak's window is never taken for the distribution's
-// program of the same class).
+// program of the same class); then appID itself is looked up as a desktop
+// id; only when it names no entry does a match by WM_CLASS count whatever
+// its id (a GTK application id of a program whose entry is named
+// otherwise).
 func (x *Index) Lookup(class, instance, appID string) (Entry, bool) {
 	s := x.snap.Load()
-	ok := func(r *record) bool {
-		return r != nil && (appID == "" || r.ID == appID || strings.HasPrefix(r.ID, appID+"."))
-	}
-	for _, c := range []string{instance, class} {
-		if c == "" {
-			continue
-		}
-		if r := s.byWMClass[c]; ok(r) {
-			return r.Entry, true
-		}
-	}
-	for _, c := range []string{instance, class} {
-		if c == "" {
-			continue
-		}
-		if r := s.heuristic(c); ok(r) {
-			return r.Entry, true
-		}
-		if r := s.heuristic(strings.ReplaceAll(strings.ToLower(c), " ", "-")); ok(r) {
-			return r.Entry, true
-		}
-	}
 	if appID != "" {
+		if r := s.byWMClassOf(class, instance, func(r *record) bool { return r.ID == appID || strings.HasPrefix(r.ID, appID+".") }); r != nil {
+			return r.Entry, true
+		}
 		for _, id := range []string{appID, strings.ToLower(appID), appID + "_" + appID} {
 			if r := s.byID[id]; r != nil {
 				return r.Entry, true
 			}
 		}
 	}
+	if r := s.byWMClassOf(class, instance, func(*record) bool { return true }); r != nil {
+		return r.Entry, true
+	}
 	return Entry{}, false
+}
+
+// byWMClassOf is the entry WM_CLASS names, among those ok accepts:
+// StartupWMClass against the instance, then the class; then the desktop id
+// heuristics on the instance, then the class.
+func (s *snapshot) byWMClassOf(class, instance string, ok func(*record) bool) *record {
+	for _, c := range []string{instance, class} {
+		if r := s.byWMClass[c]; c != "" && r != nil && ok(r) {
+			return r
+		}
+	}
+	for _, c := range []string{instance, class} {
+		if c == "" {
+			continue
+		}
+		if r := s.heuristic(c); r != nil && ok(r) {
+			return r
+		}
+		if r := s.heuristic(strings.ReplaceAll(strings.ToLower(c), " ", "-")); r != nil && ok(r) {
+			return r
+		}
+	}
+	return nil
 }
 
 // heuristic is gnome-shell's lookup_heuristic_basename: the id as it is,

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-func writeEntry(t *testing.T, dir, rel, body string) string {
+func writeEntry(t testing.TB, dir, rel, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -103,6 +103,8 @@ func TestLookupAppID(t *testing.T) {
 	wantLookup(t, x, "weird", "", "org.example.Tool", "org.example.Tool")
 	wantLookup(t, x, "spotify", "", "spotify", "spotify_spotify")
 	wantLookup(t, x, "weird", "", "org.example.Missing", "")
+	// an app id no entry has: the class decides, as without one
+	wantLookup(t, x, "firefox-esr", "Navigator", "org.example.Missing", "firefox-esr")
 }
 
 func TestEarlierDirWinsAndHidden(t *testing.T) {

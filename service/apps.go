@@ -20,7 +20,7 @@ func (s *Service) lookupApp(w Window) App {
 	if s.apps == nil || !w.Available || (w.Class == "" && w.Instance == "") {
 		return App{}
 	}
-	a, ok := s.apps.Lookup(w.Class, w.Instance, "")
+	a, ok := s.apps.Lookup(w.Class, w.Instance, w.AppID)
 	if !ok {
 		return App{}
 	}

@@ -131,6 +131,14 @@ func (f *mutableApps) Lookup(class, instance, appID string) (App, bool) {
 func TestAppsChangedNamesTheWindowInFront(t *testing.T) {
 	d := &mutableApps{m: map[string]App{}}
 	h, _, _ := newDriftHarness(t, driftOpts{apps: d})
+	h.RecordWindow(winID("0", "Viewer")) // no session yet: named all the same
+	d.mu.Lock()
+	d.m["Viewer"] = App{ID: "viewer", Name: "Viewer App"}
+	d.mu.Unlock()
+	h.AppsChanged()
+	if v := h.View(); v.CurrentApp.Name != "Viewer App" || v.State != StateLocked {
+		t.Fatalf("AppsChanged with no session: got app %+v in %s, want Viewer App in locked", v.CurrentApp, v.State)
+	}
 	h.RecordWindow(winID("1", "Editor"))
 	h.start(t, LevelWarn, "app:myeditor")
 	h.settle()
@@ -150,4 +158,24 @@ func TestAppsChangedNamesTheWindowInFront(t *testing.T) {
 	if got := h.store.events[v.SessionID][events:]; len(got) != 1 || got[0].Mark != MarkVerdict {
 		t.Fatalf("the raw log after AppsChanged: got %+v, want only the new verdict", got)
 	}
+}
+
+// An app: rule, however written, never matches a window that has no
+// desktop entry, whatever its class and title spell.
+func FuzzAppRule(f *testing.F) {
+	for _, s := range []string{"app:firefox-esr", "APP:*", "app:*.desktop", "app:[a-", `app:\`, "app:org.mozilla.firefox.desktop"} {
+		f.Add(s, "app:*", "x")
+	}
+	f.Fuzz(func(t *testing.T, text, class, title string) {
+		r, err := ParseRule(text)
+		if err != nil || r.app == nil {
+			return
+		}
+		w := Window{ID: "1", Class: class, Instance: class, Title: title, Available: true}
+		if r.matches(w, FoldTitle(title)) {
+			t.Fatalf("%q matched class %q title %q with no desktop entry", text, class, title)
+		}
+		w.App = App{ID: "x"}
+		r.matches(w, FoldTitle(title)) // and never panics with one
+	})
 }

@@ -78,6 +78,10 @@ type Window struct {
 	Class    string // WM_CLASS class part, e.g. "Firefox"
 	Instance string // WM_CLASS instance part, e.g. "Navigator"
 	Title    string // _NET_WM_NAME (or WM_NAME), unscrubbed
+	// AppID is the app id the window itself states where the source reads
+	// one (X11: _GTK_APPLICATION_ID); "" else. Only matched to a desktop
+	// entry (AppDirectory), never shown, stored or judged.
+	AppID string
 	// Site is the page in front when the window is a browser's and its
 	// extension's tab report fits it (TabFits): host and path, uncut
 	// (SiteFromParts); DisplaySite where it is shown or stored.

@@ -50,6 +50,7 @@ type conn struct {
 	netWMName       xproto.Atom
 	wmChangeState   xproto.Atom
 	compoundText    xproto.Atom // the type of a WM_NAME Xlib encoded
+	gtkAppID        xproto.Atom // _GTK_APPLICATION_ID: a GApplication's id
 }
 
 // dial connects to display and interns the atoms. It blocks for as long as
@@ -76,6 +77,7 @@ func dial(display string) (*conn, error) {
 		{"_NET_WM_NAME", &c.netWMName},
 		{"WM_CHANGE_STATE", &c.wmChangeState},
 		{"COMPOUND_TEXT", &c.compoundText},
+		{"_GTK_APPLICATION_ID", &c.gtkAppID},
 	}
 	cookies := make([]xproto.InternAtomCookie, len(want))
 	for i, w := range want {
@@ -112,16 +114,18 @@ func (c *conn) activeWindow() (id xproto.Window, ok bool, err error) {
 	return xproto.Window(xgb.Get32(r.Value)), true, nil
 }
 
-// describe reads a window's WM_CLASS and title. A window that no longer
-// exists yields an error for which isBadWindow is true.
+// describe reads a window's WM_CLASS, title and GTK application id. A
+// window that no longer exists yields an error for which isBadWindow is
+// true.
 func (c *conn) describe(id xproto.Window) (service.Window, error) {
-	// Three requests in flight at once; the replies come back in order.
+	// Four requests in flight at once; the replies come back in order.
 	class := xproto.GetProperty(c.x, false, id, xproto.AtomWmClass, xproto.GetPropertyTypeAny, 0, 256)
 	netName := xproto.GetProperty(c.x, false, id, c.netWMName, xproto.GetPropertyTypeAny, 0, maxTitleLongs)
 	name := xproto.GetProperty(c.x, false, id, xproto.AtomWmName, xproto.GetPropertyTypeAny, 0, maxTitleLongs)
+	gtkID := xproto.GetProperty(c.x, false, id, c.gtkAppID, xproto.GetPropertyTypeAny, 0, 64)
 
-	var r [3]*xproto.GetPropertyReply
-	for i, ck := range []xproto.GetPropertyCookie{class, netName, name} {
+	var r [4]*xproto.GetPropertyReply
+	for i, ck := range []xproto.GetPropertyCookie{class, netName, name, gtkID} {
 		reply, err := ck.Reply()
 		if err == nil && reply == nil {
 			err = io.EOF
@@ -148,6 +152,9 @@ func (c *conn) describe(id xproto.Window) (service.Window, error) {
 	}
 	if w.Title == "" && r[2] != nil {
 		w.Title = c.text(r[2]) // WM_NAME, the ICCCM fallback
+	}
+	if r[3] != nil {
+		w.AppID = strings.TrimRight(c.text(r[3]), "\x00") // UTF8_STRING, 256 bytes at most
 	}
 	return w, nil
 }

@@ -79,7 +79,7 @@ func (s *Sensor) watch(ctx context.Context, post func(service.Window)) {
 
 // follow watches one connection until it fails or ctx is done. It reports the
 // active window now and whenever _NET_ACTIVE_WINDOW changes on the root, or
-// the active window's WM_CLASS or title changes.
+// the active window's WM_CLASS, title or GTK application id changes.
 // The redialer closes c when ctx is done and turns a panic into an error.
 func (s *Sensor) follow(c *conn, post func(service.Window)) (err error) {
 	// Listen first, then read, so no change slips in between.
@@ -161,7 +161,7 @@ func (t *tracker) relevant(ev any, xerr error) bool {
 		return false
 	}
 	return e.Window == t.watching &&
-		(e.Atom == t.c.netWMName || e.Atom == xproto.AtomWmName || e.Atom == xproto.AtomWmClass)
+		(e.Atom == t.c.netWMName || e.Atom == xproto.AtomWmName || e.Atom == xproto.AtomWmClass || e.Atom == t.c.gtkAppID)
 }
 
 // refresh reads the active window and posts what it sees. It returns an error

@@ -46,7 +46,7 @@ func appsDesktop(t *testing.T, dataHome string, windows func(x *testenv.Display)
 // A window is shown by its desktop entry's name, localized (Name[de] under
 // LANG=de_DE.UTF-8): an entry matched by StartupWMClass, one by a
 // Flatpak-style id (org.example.App.desktop for the class
-// org.example.App), and Firefox's own entry from the package for a window
+// org.example.App) and by its _GTK_APPLICATION_ID, and Firefox's own entry from the package for a window
 // of class firefox-esr. busctl and gdbus read the same properties; an
 // app: rule makes a window on task whatever its class; an entry written
 // while the daemon runs is seen (inotify).
@@ -80,6 +80,15 @@ func TestStatusNamesWindowsByTheirDesktopEntries(t *testing.T) {
 	if want := "(<'org.example.App'>,)"; err != nil || strings.TrimSpace(out) != want {
 		t.Errorf("gdbus Get CurrentAppId: got %q (%v), want %s", out, err, want)
 	}
+
+	// a window whose WM_CLASS names nothing installed, but whose
+	// _GTK_APPLICATION_ID does (GTK sets it for a GApplication)
+	gtk := x.XTerm(t, "Unrelated", "gtk window")
+	if out, err := x.Run(t, "xprop", "-id", strconv.FormatUint(uint64(gtk), 10), "-f", "_GTK_APPLICATION_ID", "8u", "-set", "_GTK_APPLICATION_ID", "org.example.App"); err != nil {
+		t.Fatalf("xprop -set _GTK_APPLICATION_ID: %v\n%s", err, out)
+	}
+	x.Activate(t, gtk)
+	s.waitForStatus(t, "the window named by its GTK application id", map[string]any{"current_class": "Unrelated", "current_app_id": "org.example.App", "drift": "on_task"})
 
 	x.Activate(t, browser)
 	s.waitForStatus(t, "the firefox-esr window named by the package's entry, on task by app:*firefox*", map[string]any{"current_class": "firefox-esr", "current_app_id": "firefox-esr", "current_app_name": "Firefox ESR", "drift": "on_task"})

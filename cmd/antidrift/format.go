@@ -249,7 +249,7 @@ func statusText(s *status, now time.Time, o textOpts) string {
 	}
 	if s.is(service.StateActive) || s.is(service.StateReview) {
 		row("switches", "%d", s.SwitchCount)
-		b.WriteString(bucketChart(s.Buckets, s.BucketApps, 5))
+		b.WriteString(bucketChart(namedBuckets(s.Buckets, s.BucketApps), 5))
 	}
 	if s.AuditPending > 0 {
 		row("audit", "%d %s waiting to be sealed", s.AuditPending, plural(int(s.AuditPending), "summary", "summaries"))
@@ -294,14 +294,19 @@ func appLabel(name, class string) string {
 	return apps.Label(truncate(class, 60), truncate(name, 60))
 }
 
-// appName is the name of class's app in apps, or class itself.
-func appName(apps []bucketApp, class string) string {
-	for _, a := range apps {
-		if a.Class == class && a.Name != "" {
-			return a.Name
+// namedBuckets is bs with each class that has a desktop entry in apps
+// named by its app's name instead, for the chart.
+func namedBuckets(bs []bucket, apps []bucketApp) []bucket {
+	out := slices.Clone(bs)
+	for i, b := range out {
+		for _, a := range apps {
+			if a.Class == b.Class && a.Name != "" {
+				out[i].Class = a.Name
+				break
+			}
 		}
 	}
-	return class
+	return out
 }
 
 // siteText is the page in front of a browser window, or why antidrift
@@ -320,7 +325,7 @@ func siteText(s *status) string {
 // bucketChart draws the top n buckets as bars scaled to the longest:
 //
 //	Editor   main.go   ██████████ 12m
-func bucketChart(bs []bucket, apps []bucketApp, n int) string {
+func bucketChart(bs []bucket, n int) string {
 	bs = bs[:min(n, len(bs))]
 	if len(bs) == 0 || bs[0].Seconds == 0 {
 		return ""
@@ -331,7 +336,7 @@ func bucketChart(bs []bucket, apps []bucketApp, n int) string {
 	labels := make([][2]string, len(bs))
 	widths := [2]int{}
 	for i, b := range bs {
-		labels[i] = [2]string{truncate(appName(apps, b.Class), 20), truncate(b.Title, 32)}
+		labels[i] = [2]string{truncate(b.Class, 20), truncate(b.Title, 32)}
 		if b.Class == "" {
 			labels[i] = [2]string{truncate(b.Title, 32), ""}
 		}
