@@ -132,7 +132,7 @@ func (m *methods) ReportDevice(msg dbus.Message, sinceUnix, untilUnix int64, dev
 
 // historyEntry is one History item; the keys are documented in docs/dbus-api.md.
 func historyEntry(s service.Summary) map[string]dbus.Variant {
-	return map[string]dbus.Variant{
+	e := map[string]dbus.Variant{
 		"seq":               dbus.MakeVariant(uint32(s.Seq)),
 		"session_id":        dbus.MakeVariant(s.SessionID),
 		"next_action":       dbus.MakeVariant(s.NextAction),
@@ -146,6 +146,11 @@ func historyEntry(s service.Summary) map[string]dbus.Variant {
 		"drift_seconds":     dbus.MakeVariant(s.DriftSeconds),
 		"away_seconds":      dbus.MakeVariant(s.AwaySeconds),
 	}
+	if t := s.Task; t != nil {
+		e["task_ref"] = dbus.MakeVariant(t.Source + ":" + t.ID)
+		e["task_result"] = dbus.MakeVariant(t.Result)
+	}
+	return e
 }
 
 // do runs a call that returns only an error, after the caller check.

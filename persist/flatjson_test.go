@@ -64,6 +64,11 @@ func TestFastPathTakesWhatPersistWrites(t *testing.T) {
 	var full service.FocusEvent
 	fields := reflect.ValueOf(&full).Elem()
 	for i := range fields.NumField() {
+		if name := fields.Type().Field(i).Name; name == "Version" || name == "Task" {
+			// Only a MarkTask line has them, one a session: encoding/json
+			// reads it (TestATaskLineIsReadBack), the fast path need not.
+			continue
+		}
 		switch f := fields.Field(i); f.Kind() {
 		case reflect.String:
 			f.SetString("set " + fields.Type().Field(i).Name)

@@ -49,8 +49,9 @@ const (
 	// with a task (service.SummaryTaskVersion), 1 (no key) otherwise (and of the chain
 	// and totals copies published to sync_dir, which are audit lines).
 	AuditLineVersion = service.SummaryTaskVersion
-	// RawLogLineVersion is each line of sessions/<id>.jsonl's.
-	RawLogLineVersion = 1
+	// RawLogLineVersion is each line of sessions/<id>.jsonl's: 2 for a
+	// MarkTask line (service.RawLogTaskVersion), 1 (no key) otherwise.
+	RawLogLineVersion = service.RawLogTaskVersion
 	// SpareSlotVersion is each pending.spare slot's.
 	SpareSlotVersion = 1
 	// DeviceFileVersion is device.json's.

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -263,13 +264,14 @@ func TestALaterVersionsLineIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.SplitAfter(string(raw), "\n")
-	lines[1] = strings.Replace(lines[1], "{", `{"version":2,`, 1)
+	later := persist.AuditLineVersion + 1
+	lines[1] = strings.Replace(lines[1], "{", fmt.Sprintf(`{"version":%d,`, later), 1)
 	changed := strings.Join(lines, "")
 	if err := os.WriteFile(audit, []byte(changed), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r := build(t, dir, LastDays(fixtureNow, 7, 0))
-	if len(r.Problems) == 0 || !containsAll(r.Problems[0], "line 2 of audit.jsonl has format version 2", "later version of antidrift", "may leave out") {
+	if len(r.Problems) == 0 || !containsAll(r.Problems[0], fmt.Sprintf("line 2 of audit.jsonl has format version %d", later), "later version of antidrift", "may leave out") {
 		t.Errorf("problems: got %q, want the later version's line named first", r.Problems)
 	}
 	if r.Totals.Sessions != intact.Totals.Sessions {

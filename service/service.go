@@ -346,6 +346,9 @@ func (s *Service) start(m Method, nextAction, successCondition string, timeboxSe
 	}
 	s.task, s.taskResult, s.taskEnding = task, "", taskEndWriteBack
 	w := writes{snapshot: s.snapshotLocked()}
+	if task != nil {
+		s.account(&w, FocusEvent{Version: RawLogTaskVersion, AtUnixMillis: now.UnixMilli(), Mark: MarkTask, Task: s.taskCopyLocked()})
+	}
 	s.startedTaskLocked(&w)
 	s.syncAwayLocked(&w, now) // away before the first verdict: no drift while away
 	s.observeLocked(&w, now)

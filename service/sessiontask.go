@@ -252,7 +252,7 @@ func (s *Service) startedTaskLocked(w *writes) {
 			case errors.Is(err, ErrTaskAlreadyStarted):
 				return
 			case err != nil:
-				s.log.Warn("telling the task source the session started failed", "session_id", id, "source", item.Source, "err", err)
+				s.log.Warn("telling the task source the session started failed", "session_id", id, "source", item.Source, "err", withoutTitle(err.Error(), item.Title))
 				return
 			}
 			// The start changed the task's version: read it again, so the
@@ -334,7 +334,7 @@ func (s *Service) taskEndLocked(w *writes, o Outcome) {
 					result = fmt.Sprintf("%s, but stopping it in %s failed: %v", open, item.Source, err)
 				}
 			}
-			s.deliverTaskResult(id, result)
+			s.deliverTaskResult(id, result, item.Title)
 		})
 	})
 }
@@ -342,11 +342,11 @@ func (s *Service) taskEndLocked(w *writes, o Outcome) {
 // deliverTaskResult records a write-back's result in session id, if it is
 // still the session (the summary of one sealed meanwhile keeps the result
 // it had at End; the log has this one).
-func (s *Service) deliverTaskResult(id, result string) {
+func (s *Service) deliverTaskResult(id, result, title string) {
 	s.mu.Lock()
 	if s.sessionID != id {
 		s.mu.Unlock()
-		s.log.Info("a task write-back finished after its session was sealed", "session_id", id, "task_result", result)
+		s.log.Info("a task write-back finished after its session was sealed", "session_id", id, "task_result", withoutTitle(result, title))
 		return
 	}
 	s.taskResult = result
@@ -461,6 +461,15 @@ func (s *Service) endActiveTask(m Method, o Outcome, reason string, how taskEnd)
 	w.merge(s.toReviewLocked(o, now))
 	s.commit(w)
 	return nil
+}
+
+// withoutTitle is msg for the journal: a task's title is private like a
+// window's, and a source's error may quote it (task's stderr does).
+func withoutTitle(msg, title string) string {
+	if strings.TrimSpace(title) == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, title, "(the task's title)")
 }
 
 // taskCopyLocked is the session's task for a snapshot (nil: none).

@@ -134,7 +134,7 @@ func (s *stats) apply(e FocusEvent) {
 		}
 		s.review.answered(e.Class, host)
 		return
-	case MarkTabBlocked:
+	case MarkTabBlocked, MarkTask:
 		return
 	case MarkAway:
 		s.flush(at)

@@ -175,6 +175,9 @@ func TestStartTaskCompleteTicksItOff(t *testing.T) {
 		t.Errorf("after StartTask: next %q, success %q, ref %q, title %q; want the task's title, %q, taskwarrior:t1", v.NextAction, v.SuccessCondition, v.TaskRef, v.TaskTitle, DefaultTaskSuccess)
 	}
 	h.tasks.waitFor(t, "Started")
+	if ev := h.store.events[id]; len(ev) == 0 || ev[0].Mark != MarkTask || ev[0].Task == nil || ev[0].Task.Ref() != "taskwarrior:t1" || ev[0].Version != RawLogTaskVersion {
+		t.Errorf("the raw log's first line: got %+v, want the task mark with taskwarrior:t1 at version %d", ev, RawLogTaskVersion)
+	}
 	if snap := h.store.last(); snap.Task == nil || snap.Task.ID != "t1" || snap.Format() != 2 {
 		t.Errorf("state.json: task %+v, format %d; want task t1 in a version 2 snapshot", snap.Task, snap.Format())
 	}
@@ -390,5 +393,21 @@ func waitSnapshot(t *testing.T, h *harness, ok func(Snapshot) bool) {
 			t.Fatalf("state.json never got there: %+v", h.store.last())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Expiry leaves the task open and stops what antidrift started.
+func TestExpiryStopsTheTask(t *testing.T) {
+	h := newHarness(t)
+	h.tasks.done = make(chan string, 16)
+	if _, err := h.StartTask(context.Background(), "t1", "", 60, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.tasks.waitFor(t, "Started")
+	h.clock.Advance(2 * time.Minute)
+	h.tasks.waitFor(t, "Stopped")
+	waitResult(t, h, TaskResultLeftOpen)
+	if v := h.View(); v.Outcome != OutcomeExpired {
+		t.Errorf("outcome %s, want expired", v.Outcome)
 	}
 }

@@ -127,6 +127,9 @@ func displayClass(w Window) string {
 // through the same code that accounted the live events rebuilds identical
 // stats.
 type FocusEvent struct {
+	// Version is the raw-log line's format: absent (1), or
+	// RawLogTaskVersion for a MarkTask line.
+	Version      int    `json:"version,omitempty"`
 	AtUnixMillis int64  `json:"at_unix_millis"`
 	Class        string `json:"class"`
 	Instance     string `json:"instance,omitempty"`
@@ -144,7 +147,13 @@ type FocusEvent struct {
 	// JumpMillis is, for MarkClock, how far the wall clock was set
 	// (forward > 0) since the event before.
 	JumpMillis int64 `json:"jump_millis,omitempty"`
+	// Task is, for MarkTask, the task the session works on.
+	Task *SessionTask `json:"task,omitempty"`
 }
+
+// RawLogTaskVersion is the raw-log line format of a MarkTask line (an
+// older reader would take it for a window); every other line stays 1.
+const RawLogTaskVersion = 2
 
 // FocusEvent marks: things that happened to the session that are not a
 // change of window, recorded so replay rebuilds identical stats.
@@ -160,6 +169,9 @@ const (
 	// MarkTabBlocked: the browser's extension was told to replace the
 	// drifting tab's page (Site) with its own; the window stayed.
 	MarkTabBlocked = "tab_blocked"
+	// MarkTask: the session works on Task (its first line, for a session
+	// started from a task); accounting ignores it.
+	MarkTask = "task"
 	// MarkNotDistraction: the person said the window of Class and (scrubbed)
 	// Title is not a distraction; it counts as on task for the rest of the
 	// session. Replay restores the exemption; accounting ignores the mark

@@ -189,7 +189,7 @@ func TestRefusalsAreSaidInCommandsAndFlags(t *testing.T) {
 		says []string
 	}{
 		{[]string{"end"}, 1, []string{"antidrift end: not now: there is no session, and antidrift end works only when a session is in review.",
-			"retrying will not help", "What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report."}},
+			"retrying will not help", "What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report, antidrift tasks."}},
 		{[]string{"complete"}, 1, []string{"antidrift complete: not now: there is no session", "works only when a session is active"}},
 		{[]string{"start", "   ", "--done-when", "y", "--for", "1m"}, 2, []string{"NEXT_ACTION must not be empty"}},
 		{[]string{"history", "--limit", "5000"}, 2, []string{"--limit must be at most 1000; got 5000"}},
@@ -305,7 +305,7 @@ func TestHelpAndVersion(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{[]string{"--help"}, []string{"usage: antidrift COMMAND", "start NEXT_ACTION --done-when TEXT --for DURATION", "break-glass REASON", "Exit codes"}},
+		{[]string{"--help"}, []string{"usage: antidrift COMMAND", "start NEXT_ACTION|--task REF --done-when TEXT --for DURATION", "break-glass REASON", "Exit codes"}},
 		{[]string{"help"}, []string{"usage: antidrift COMMAND"}},
 		{[]string{"help", "start"}, []string{"usage: antidrift start", "--done-when TEXT", "--allow CLASS", "--enforce LEVEL", "--json"}},
 		{[]string{"status", "--help"}, []string{"usage: antidrift status", "--follow", "--format FORMAT", "waybar"}},

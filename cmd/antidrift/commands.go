@@ -182,7 +182,7 @@ func (x *invocation) showChange(method string) error {
 
 var cmdStart = &command{
 	name: "start", method: "Start", also: []string{"SetQuiet", "StartTask"},
-	synopsis: "NEXT_ACTION --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet] | --task REF --for DURATION [--done-when TEXT] ...",
+	synopsis: "NEXT_ACTION|--task REF --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet]",
 	summary:  "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)",
 	maxArgs:  -1,
 	setup:    setupStart,
@@ -204,7 +204,7 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 		// Everything missing is named at once: one try to get it right.
 		var missing []string
 		if x.arg() == "" && *task == "" {
-			missing = append(missing, "NEXT_ACTION (what you will do) or --task REF")
+			missing = append(missing, "NEXT_ACTION (what you will do)")
 		}
 		if strings.TrimSpace(*doneWhen) == "" && *task == "" {
 			missing = append(missing, "--done-when TEXT (how will you know it is done?)")

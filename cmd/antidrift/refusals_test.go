@@ -189,7 +189,7 @@ func TestEveryRefusalOfThePermissionTableSpeaksCLI(t *testing.T) {
 	for _, want := range []string{
 		"antidrift complete: not now: there is no session, and antidrift complete works only when a session is active.\n" +
 			"That is the session's state refusing, not a fault: retrying will not help.\n" +
-			"What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report.\n",
+			"What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report, antidrift tasks.\n",
 		"a session is being planned, and antidrift plan works only when there is no session",
 		"works only when there is no session or planning",
 		"refuses antidrift abandon before the deadline; a break-glass hold (antidrift break-glass REASON) permits it",
@@ -241,12 +241,12 @@ func TestRefusalDataCrossesTheBus(t *testing.T) {
 	testenv.Need(t, "busctl", "gdbus")
 	s := startDaemon(t, "")
 	const message = "Complete is not permitted: antidrift is locked, and Complete works only when it is active. " +
-		"It is the session's state refusing, not a fault, so retrying will not help. What works now: Plan, Start, Coach, SetQuiet, VerifyAudit, History, Report, ReportDevice."
+		"It is the session's state refusing, not a fault, so retrying will not help. What works now: Plan, Start, StartTask, Coach, SetQuiet, VerifyAudit, History, Report, ReportDevice, ListTasks."
 
 	r := s.run(t, "complete")
 	if want := "antidrift complete: not now: there is no session, and antidrift complete works only when a session is active.\n" +
 		"That is the session's state refusing, not a fault: retrying will not help.\n" +
-		"What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report.\n"; r.code != 1 || r.stderr != want {
+		"What works now: antidrift plan, antidrift start, antidrift verify, antidrift history, antidrift report, antidrift tasks.\n"; r.code != 1 || r.stderr != want {
 		t.Errorf("the CLI: got exit %d and\n%s\nwant exit 1 and\n%s", r.code, r.stderr, want)
 	}
 

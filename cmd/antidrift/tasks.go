@@ -128,7 +128,7 @@ func tasksFailed(tasks []listedTask, failures []taskFailure) error {
 }
 
 var cmdHook = &command{
-	name: "hook", synopsis: "taskwarrior [--for DURATION]",
+	name: "hook", method: "FollowTask", synopsis: "taskwarrior [--for DURATION]",
 	summary: "Taskwarrior's on-modify hook: task N start/stop/done starts, abandons or completes a session (docs/tasks.md)",
 	minArgs: 1, maxArgs: 1,
 	setup: setupHook,
@@ -144,11 +144,10 @@ type twTask struct {
 	Description string `json:"description"`
 	Status      string `json:"status"`
 	Start       string `json:"start"`
-	Modified    string `json:"modified"`
 }
 
 func setupHook(fs *flag.FlagSet) func(*invocation) error {
-	timebox := fs.String("for", "25m", "the timebox of a session `task N start` starts")
+	timebox := fs.String("for", "25m", "the timebox, a `DURATION`, of a session that task N start starts")
 	return func(x *invocation) error {
 		if x.arg() != "taskwarrior" {
 			return x.cmd.usageError("%s: the one hook is taskwarrior", inert.Terminal(x.arg()))
@@ -195,7 +194,10 @@ func taskwarriorHook(stdin io.Reader, stdout io.Writer, secs uint64) error {
 	default:
 		return nil // another change: nothing for antidrift
 	}
-	said := followTask("taskwarrior:"+now.UUID, event, now.Description, now.Modified, secs)
+	// No version: Taskwarrior sets the task's modified after its hooks
+	// ran, so the one in hand is already stale; a session started here
+	// checks at complete only that the task is still pending.
+	said := followTask("taskwarrior:"+now.UUID, event, now.Description, "", secs)
 	fmt.Fprintln(stdout, "antidrift: "+inert.Terminal(said))
 	return nil
 }

@@ -8,7 +8,7 @@ _antidrift() {
     prev=${COMP_WORDS[COMP_CWORD-1]}
     COMPREPLY=()
 
-    local commands="plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass review history report verify forget-key help"
+    local commands="plan cancel-plan tasks start status complete abandon extend end refocus allow enforce break-glass review history report verify forget-key hook help"
     local levels="observe warn block locked"
     local formats="text json waybar polybar"
     local durations="15m 25m 30m 45m 50m 1h 90m"
@@ -28,7 +28,7 @@ _antidrift() {
         --enforce) COMPREPLY=($(compgen -W "$levels" -- "$cur")); return ;;
         --format)  COMPREPLY=($(compgen -W "$formats" -- "$cur")); return ;;
         --for)     COMPREPLY=($(compgen -W "$durations" -- "$cur")); return ;;
-        --done-when|--allow|--apply|--limit|--since|--until|--device) return ;;
+        --done-when|--allow|--apply|--limit|--since|--until|--device|--task) return ;;
         --html|--state-dir|--config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
 
@@ -39,7 +39,9 @@ _antidrift() {
 
     local flags="--json --help"
     case $cmd in
-        start)   flags+=" --done-when --for --allow --enforce --quiet --no-quiet" ;;
+        start)   flags+=" --task --done-when --for --allow --enforce --quiet --no-quiet" ;;
+        complete) flags+=" --keep-task" ;;
+        hook)    [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "taskwarrior" -- "$cur")); return; }; flags+=" --for" ;;
         status)  flags+=" --follow --format --wait-change" ;;
         review)  flags+=" --apply" ;;
         history) flags+=" --limit --device --this-device --state-dir" ;;

@@ -2,7 +2,7 @@
 # Install: copy to ~/.config/fish/completions/antidrift.fish (or
 # /usr/share/fish/vendor_completions.d/).
 
-set -l commands plan cancel-plan start status complete abandon extend end refocus allow enforce break-glass review history report verify forget-key help
+set -l commands plan cancel-plan tasks start status complete abandon extend end refocus allow enforce break-glass review history report verify forget-key hook help
 set -l levels observe warn block locked
 
 # No file names anywhere.
@@ -12,6 +12,7 @@ complete -c antidrift -f
 set -l none "not __fish_seen_subcommand_from $commands"
 complete -c antidrift -n $none -a plan -d 'Start planning: nothing is committed yet'
 complete -c antidrift -n $none -a cancel-plan -d 'Leave planning without starting'
+complete -c antidrift -n $none -a tasks -d 'List the open tasks of the configured task sources'
 complete -c antidrift -n $none -a start -d 'Commit to one next action for a timebox'
 complete -c antidrift -n $none -a status -d 'Show the session'
 complete -c antidrift -n $none -a complete -d 'The success condition is met: go to review'
@@ -27,6 +28,7 @@ complete -c antidrift -n $none -a history -d 'List sealed sessions, newest first
 complete -c antidrift -n $none -a report -d 'See the week as text, JSON or an HTML page'
 complete -c antidrift -n $none -a verify -d 'Check the audit log hash chain'
 complete -c antidrift -n $none -a forget-key -d 'Re-pair a reinstalled machine (forget its pinned key)'
+complete -c antidrift -n $none -a hook -d 'The Taskwarrior on-modify hook'
 complete -c antidrift -n $none -a help -d 'Show help'
 complete -c antidrift -n $none -l version -d 'Show the version'
 
@@ -35,12 +37,18 @@ complete -c antidrift -l json -d 'Print parseable JSON on stdout'
 complete -c antidrift -l help -d 'Show help'
 
 # start
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l task -x -d 'Start from a task: taskwarrior:42, caldav:UID'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l done-when -x -d 'How you will know it is done'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l for -x -a '15m 25m 30m 45m 50m 1h 90m' -d 'The timebox'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l allow -x -d 'A window class (or CLASS:TITLE-GLOB) that counts as on task'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l enforce -x -a "$levels" -d 'The enforcement level'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l quiet -d 'Do Not Disturb while the session is active'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l no-quiet -d "Leave other apps' notifications alone"
+
+# complete, hook
+complete -c antidrift -n '__fish_seen_subcommand_from complete' -l keep-task -d "Leave the session's task open in its source"
+complete -c antidrift -n '__fish_seen_subcommand_from hook' -a taskwarrior -d 'Taskwarrior on-modify'
+complete -c antidrift -n '__fish_seen_subcommand_from hook' -l for -x -a '15m 25m 30m 45m 50m 1h 90m' -d 'The timebox of a session task N start starts'
 
 # status
 complete -c antidrift -n '__fish_seen_subcommand_from status' -l follow -d 'Print a line on every change until interrupted'
