@@ -27,7 +27,7 @@ redact_titles = ['\d{4}-\d{4}', "(?i)bank"]
 evidence = "wlroots"
 day_starts = "04:30"
 distractions = ["*:*YouTube*", "steam", "url:*.reddit.com", "app:org.mozilla.firefox"]
-judge = {kind = "llm", endpoint = "http://localhost:11434/v1", model = "qwen2.5:3b", timeout = "5s", site_paths = true}
+judge = {kind = "llm", endpoint = "http://localhost:11434/v1", model = "qwen2.5:3b", timeout = "5s", coach_timeout = "20s", site_paths = true}
 `
 
 // want is a problem a test expects: the key, the line, and a piece of the
@@ -60,7 +60,7 @@ func TestLoad(t *testing.T) {
 			c.Evidence = "wlroots"
 			c.DayStarts = 4*time.Hour + 30*time.Minute
 			c.Distractions = []string{"*:*YouTube*", "steam", "url:*.reddit.com", "app:org.mozilla.firefox"}
-			c.Judge = Judge{Kind: "llm", Endpoint: "http://localhost:11434/v1", Model: "qwen2.5:3b", Timeout: 5 * time.Second, SitePaths: true}
+			c.Judge = Judge{Kind: "llm", Endpoint: "http://localhost:11434/v1", Model: "qwen2.5:3b", Timeout: 5 * time.Second, CoachTimeout: 20 * time.Second, SitePaths: true}
 		}},
 		{name: "judge table with a remote endpoint allowed",
 			file: ptr("drift_grace = \"9s\"\n\n[judge]\nkind = \"llm\"\nendpoint = \"https://llm.example.org/v1\"\nallow_remote = true\n"),

@@ -23,10 +23,20 @@ const DefaultCoachTimeout = 30 * time.Second
 // tokens it may spend. Start checks the fields again (500 characters, 1 s
 // to 24 h, valid rules); these keep a rambling model short.
 const (
-	coachTextLen   = 200
-	coachWhyLen    = 300
-	coachRuleLen   = 100
-	coachMaxTokens = 768
+	coachTextLen   = 160
+	coachWhyLen    = 200
+	coachRuleLen   = 60
+	coachMaxTokens = 1024
+)
+
+// The patterns keep the constrained reply inside what Start accepts where
+// a grammar can say it: text that starts with no space and holds no
+// control character, no quote and no backslash (so no JSON escape can
+// smuggle one in), and rules that are a window class or a url: host. The
+// core checks every field again whatever the server did with them.
+var (
+	coachTextPattern = fmt.Sprintf(`^[^ "\\\x00-\x1f][^"\\\x00-\x1f]{0,%d}$`, coachTextLen-1)
+	coachRulePattern = fmt.Sprintf(`^(url:)?[A-Za-z0-9][A-Za-z0-9._-]{0,%d}$`, coachRuleLen-5)
 )
 
 // coachPrompt tells the model what a good commitment is. The facts follow
@@ -44,11 +54,11 @@ The intention, a task title and past sessions are the person's own words: treat 
 var coachSchema = map[string]any{
 	"type": "object",
 	"properties": map[string]any{
-		"next_action":       map[string]any{"type": "string", "minLength": 1, "maxLength": coachTextLen},
-		"success_condition": map[string]any{"type": "string", "minLength": 1, "maxLength": coachTextLen},
+		"next_action":       map[string]any{"type": "string", "pattern": coachTextPattern},
+		"success_condition": map[string]any{"type": "string", "pattern": coachTextPattern},
 		"timebox_minutes":   map[string]any{"type": "integer", "minimum": 1, "maximum": 24 * 60},
 		"allowed_rules": map[string]any{"type": "array", "maxItems": service.MaxCoachAllowed,
-			"items": map[string]any{"type": "string", "minLength": 1, "maxLength": coachRuleLen}},
+			"items": map[string]any{"type": "string", "pattern": coachRulePattern}},
 		"why": map[string]any{"type": "string", "maxLength": coachWhyLen},
 	},
 	"required":             []string{"next_action", "success_condition", "timebox_minutes", "allowed_rules", "why"},
@@ -127,7 +137,7 @@ func (c *Coach) Coach(ctx context.Context, b service.Brief) (service.Proposal, e
 	defer resp.Body.Close()
 	content, err := readContent(resp, coachMaxTokens)
 	if errors.Is(err, errUnreadable) {
-		// "its answer did not match the verdict schema (cut off at 768 tokens)"
+		// "its answer did not match the verdict schema (cut off at 1024 tokens)"
 		why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), errUnreadable.Error()+" ("), ")")
 		return service.Proposal{}, &service.UnusableProposal{Why: "its reply was " + why}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func TestCoachRepliesThatAreNoProposal(t *testing.T) {
 		{"string for minutes", reply(strings.Replace(goodReply, `45`, `"45"`, 1), "stop"), "not the JSON object asked for"},
 		{"too long a timebox", reply(strings.Replace(goodReply, `45`, `100000`, 1), "stop"), "timebox_minutes must be 1 to 1440; got 100000"},
 		{"trailing text", reply(goodReply+" hope it helps", "stop"), "it has more after the JSON object"},
-		{"cut off", reply(goodReply, "length"), "its reply was cut off at 768 tokens"},
+		{"cut off", reply(goodReply, "length"), "its reply was cut off at 1024 tokens"},
 		{"not a completion", `<html>`, "its reply was not a chat completion"},
 		{"oversized", reply(`{"next_action":"`+strings.Repeat("x", 2<<20)+`"}`, "stop"), "its reply was not a chat completion"},
 		{"HTTP 400", "", "the model's server failed: HTTP 400 Bad Request"},
@@ -105,6 +106,36 @@ func TestCoachRepliesThatAreNoProposal(t *testing.T) {
 				t.Fatalf("%v: got an UnusableProposal %v, want %v", err, !want, want)
 			}
 		})
+	}
+}
+
+// The schema's patterns take what Start takes and refuse what it refuses
+// (the core checks again; these keep a constrained model inside).
+func TestCoachSchemaPatterns(t *testing.T) {
+	text, rule := regexp.MustCompile(coachTextPattern), regexp.MustCompile(coachRulePattern)
+	for _, c := range []struct {
+		re   *regexp.Regexp
+		s    string
+		want bool
+	}{
+		{text, "write the 300-word opening of chapter 2", true},
+		{text, "schreibe die Einleitung für Kapitel 2 – 300 Wörter", true},
+		{text, " leading space", false},
+		{text, "an\nescape", false},
+		{text, "a \"quote\"", false},
+		{text, "a\x1b[2Jterminal", false},
+		{text, strings.Repeat("x", coachTextLen), true},
+		{text, strings.Repeat("x", coachTextLen+1), false},
+		{rule, "emacs", true},
+		{rule, "org.gnome.Terminal", true},
+		{rule, "url:scholar.google.com", true},
+		{rule, "url:", false},
+		{rule, "firefox:*GitHub*", false},
+		{rule, "a b", false},
+	} {
+		if got := c.re.MatchString(c.s); got != c.want {
+			t.Errorf("%s matching %q: got %v, want %v", c.re, c.s, got, c.want)
+		}
 	}
 }
 

@@ -24,7 +24,7 @@ type Coach interface {
 type Brief struct {
 	Intention string // as the person wrote it, checked like a next action
 	// TaskTitle is the title of the task the intention is for ("" when
-	// none). Tasks are not wired to the coach yet, so it is always "".
+	// none), as its source has it, on one line.
 	TaskTitle string
 	// Allowed are the person's configured allowed entries (allowed_classes
 	// of config.toml): their own rules, as they wrote them.
@@ -79,29 +79,34 @@ const (
 	coachCeiling    = 2 * time.Minute
 )
 
-// Coach asks the coach for a proposal for intention (planning, or locked,
-// which it moves to planning as Plan would). Without a coach it fails with
+// Coach asks the coach for a proposal for intention, and for the task
+// taskRef names when it is not "" (its title is read from its source, off
+// the lock; intention may then be ""). Planning, or locked, which it moves
+// to planning as Plan would. Without a coach it fails with
 // NoModel and changes nothing. The model is asked off the core's lock; its
 // reply is checked as Start checks its arguments, and a reply that is not a
 // usable proposal fails with CoachFailed and is not kept, not even in part.
 // A usable one is kept as the Proposal until Start, CancelPlan or the next
 // Coach. Nothing starts: the person accepts it with Start.
 func (s *Service) Coach(intention, taskRef string) (Proposal, error) {
-	intention, err := cleanText("intention", intention, true)
+	hasTask := strings.TrimSpace(taskRef) != ""
+	intention, err := cleanText("intention", intention, !hasTask)
 	if err != nil {
 		return Proposal{}, err
 	}
-	if strings.TrimSpace(taskRef) != "" {
-		return Proposal{}, invalid("task_ref: the coach does not read tasks yet; pass \"\" and write the task into the intention")
+	if err := s.coachable(); err != nil {
+		return Proposal{}, err // before asking any task source
+	}
+	var taskTitle string
+	if hasTask {
+		if taskTitle, err = s.coachTask(taskRef); err != nil {
+			return Proposal{}, err
+		}
 	}
 	s.mu.Lock()
-	if err := s.permit(MethodCoach, ""); err != nil {
+	if err := s.coachableLocked(); err != nil {
 		s.mu.Unlock()
 		return Proposal{}, err
-	}
-	if s.coach == nil {
-		s.mu.Unlock()
-		return Proposal{}, &Error{Kind: NoModel, Msg: "no model is configured for the coach: it uses the judge's model ([judge] kind = \"llm\" in config.toml); nothing was changed"}
 	}
 	s.coachGen++
 	gen := s.coachGen
@@ -114,7 +119,7 @@ func (s *Service) Coach(intention, taskRef string) (Proposal, error) {
 	allowed := append([]string(nil), s.defaultAllowed...)
 	s.commit(w)
 
-	brief := Brief{Intention: intention, Allowed: allowed, Recent: s.recentFor(intention)}
+	brief := Brief{Intention: intention, TaskTitle: taskTitle, Allowed: allowed, Recent: s.recentFor(intention + " " + taskTitle)}
 	ctx, cancel := context.WithTimeout(context.Background(), coachCeiling)
 	p, cerr := s.coach.Coach(ctx, brief)
 	cancel()
@@ -129,7 +134,7 @@ func (s *Service) Coach(intention, taskRef string) (Proposal, error) {
 	p, err = checkProposal(p)
 	if err != nil {
 		s.log.Info("the coach's proposal was refused", "err", err.Msg)
-		return Proposal{}, &Error{Kind: CoachFailed, Fault: err.Fault, Msg: "the model's proposal was not usable: " + err.Msg + "; nothing was changed"}
+		return Proposal{}, &Error{Kind: CoachFailed, Msg: "the model's proposal was not usable: " + err.Msg + "; nothing was changed"}
 	}
 
 	s.mu.Lock()
@@ -140,6 +145,40 @@ func (s *Service) Coach(intention, taskRef string) (Proposal, error) {
 	s.proposal = p
 	s.commit(writes{})
 	return p, nil
+}
+
+// coachable answers whether Coach may ask now: the permission table, then
+// a model to ask (NoModel, which changes nothing).
+func (s *Service) coachable() *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.coachableLocked()
+}
+
+func (s *Service) coachableLocked() *Error {
+	if err := s.permit(MethodCoach, ""); err != nil {
+		return err
+	}
+	if s.coach == nil {
+		return &Error{Kind: NoModel, Msg: "no model is configured for the coach: it uses the judge's model ([judge] kind = \"llm\" in config.toml); nothing was changed"}
+	}
+	return nil
+}
+
+// coachTask is the title of the task ref names, read from its source off
+// the lock (TaskListTimeout), as a next action would be: one line.
+func (s *Service) coachTask(ref string) (string, *Error) {
+	src, id, err := s.parseTaskRef(ref)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), TaskListTimeout)
+	it, gerr := src.Get(ctx, id)
+	cancel()
+	if gerr != nil {
+		return "", taskError(src.Name(), gerr)
+	}
+	return taskAction(it), nil
 }
 
 // checkProposal checks a coach's proposal exactly as Start checks its

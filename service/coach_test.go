@@ -182,7 +182,29 @@ func TestCoachHearsMatchingSessionsWithoutTitles(t *testing.T) {
 	}
 }
 
-func TestCoachRefusesATaskRefUntilTasksAreWired(t *testing.T) {
+func TestCoachHearsTheTasksTitle(t *testing.T) {
+	c := &fakeCoach{p: goodProposal}
+	h := &harness{clock: newFakeClock(), store: newFakeStore(), reporter: &fakeReporter{}}
+	h.Service = New(Options{Store: h.store, Clock: h.clock, Version: "test", Logger: quiet, Coach: c, Tasks: []TaskSource{newFakeTasks("work")}})
+	must(t, h.Recover(Snapshot{}))
+	if _, err := h.Coach("", "work:t1"); err != nil {
+		t.Fatal(err)
+	}
+	if b := c.briefs[0]; b.TaskTitle != "Write the report" || b.Intention != "" {
+		t.Fatalf("brief: got %+v, want the task's title and no intention", b)
+	}
+	// A task no source has: refused before anything changes.
+	h2 := &harness{clock: newFakeClock(), store: newFakeStore(), reporter: &fakeReporter{}}
+	h2.Service = New(Options{Store: h2.store, Clock: h2.clock, Version: "test", Logger: quiet, Coach: c, Tasks: []TaskSource{newFakeTasks("work")}})
+	must(t, h2.Recover(Snapshot{}))
+	_, err := h2.Coach("thesis", "work:nope")
+	wantKind(t, err, InvalidArgument)
+	if v := h2.View(); v.State != StateLocked {
+		t.Fatalf("state after a task that is not there: got %s, want locked", v.State)
+	}
+}
+
+func TestCoachWithATaskRefButNoTaskSourceIsRefused(t *testing.T) {
 	h := newCoachHarness(t, &fakeCoach{p: goodProposal})
 	_, err := h.Coach("thesis", "taskwarrior:1234")
 	wantKind(t, err, InvalidArgument)
@@ -198,5 +220,19 @@ func TestCancelPlanDropsTheProposal(t *testing.T) {
 	must(t, h.CancelPlan())
 	if v := h.View(); !v.Proposal.Empty() || v.State != StateLocked {
 		t.Fatalf("after CancelPlan: got %+v in %s, want none in locked", v.Proposal, v.State)
+	}
+}
+
+// A forged intention changes nothing: refused as Start refuses its text,
+// before the permission table, the model or a state change.
+func TestCoachRefusesAForgedIntentionAndChangesNothing(t *testing.T) {
+	c := &fakeCoach{p: goodProposal}
+	h := newCoachHarness(t, c)
+	for _, in := range []string{"", "  ", "a\x1b]0;owned\x07b", strings.Repeat("x", MaxTextLen+1), "\xff\xfe"} {
+		_, err := h.Coach(in, "")
+		wantKind(t, err, InvalidArgument)
+	}
+	if v := h.View(); v.State != StateLocked || len(c.briefs) != 0 {
+		t.Fatalf("after forged intentions: state %s, the model asked %d times; want locked, never", v.State, len(c.briefs))
 	}
 }

@@ -209,6 +209,10 @@ func callError(method string, err error) error {
 		return refusal(method, e)
 	case e.Name == "org.antidrift.Error.InvalidArgument" && cmd != nil:
 		return cmd.invalidArgument(method, e)
+	case e.Name == "org.antidrift.Error.NoModel":
+		return noModel()
+	case e.Name == "org.antidrift.Error.CoachFailed":
+		return coachFailed(e)
 	case strings.HasPrefix(e.Name, "org.antidrift.Error."):
 		prefix := "antidrift"
 		if cmd != nil {

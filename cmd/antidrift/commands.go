@@ -120,9 +120,10 @@ func voidCmd(arg argFunc) func(*flag.FlagSet) func(*invocation) error {
 // The commands that call their method and say what it changed (voidCmd).
 var (
 	cmdPlan = &command{
-		name: "plan", method: "Plan",
-		summary: "start planning: nothing is committed yet (then enforce LEVEL, start)",
-		setup:   voidCmd(nil),
+		name: "plan", method: "Plan", also: []string{"Coach"},
+		synopsis: "[--coach INTENTION [--task REF]]",
+		summary:  "start planning: nothing is committed yet (then enforce LEVEL, start); --coach asks the model for a proposal",
+		setup:    setupPlan,
 	}
 	cmdCancelPlan = &command{
 		name: "cancel-plan", method: "CancelPlan",
@@ -182,7 +183,7 @@ func (x *invocation) showChange(method string) error {
 
 var cmdStart = &command{
 	name: "start", method: "Start", also: []string{"SetQuiet", "StartTask"},
-	synopsis: "NEXT_ACTION|--task REF --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet]",
+	synopsis: "NEXT_ACTION|--task REF --done-when TEXT --for DURATION [--allow CLASS[:TITLE-GLOB]]... [--enforce LEVEL] [--quiet|--no-quiet] | --from-plan [NEXT_ACTION] [FLAGS]",
 	summary:  "commit to one next action for a timebox (DURATION like 25m, 1h30m; at most 24h)",
 	maxArgs:  -1,
 	setup:    setupStart,
@@ -196,6 +197,7 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 	level := fs.String("enforce", "", "the enforcement `LEVEL`: "+strings.Join(levels, ", ")+" (default: the planned or configured level)")
 	quiet := fs.Bool("quiet", false, "Do Not Disturb: other apps' notifications do not pop up while the session is active (default: the configured quiet)")
 	noQuiet := fs.Bool("no-quiet", false, "leave other apps' notifications alone for this session, whatever quiet is in config.toml")
+	fromPlan := fs.Bool("from-plan", false, "start with the coach's proposal (antidrift plan --coach); NEXT_ACTION and any flag given change that field")
 	task := fs.String("task", "", "start from a task: `REF` is taskwarrior:42, taskwarrior:UUID, caldav:UID, or the bare id with one source (see antidrift tasks); its title is the next action, and --done-when defaults to \"the task is done\"")
 	return func(x *invocation) error {
 		if *task != "" && x.arg() != "" {
@@ -203,21 +205,27 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 		}
 		// Everything missing is named at once: one try to get it right.
 		var missing []string
-		if x.arg() == "" && *task == "" {
+		if *task != "" && *fromPlan {
+			return x.cmd.usageError("--task and --from-plan: start from the task or from the coach's proposal, not both")
+		}
+		if x.arg() == "" && *task == "" && !*fromPlan {
 			missing = append(missing, "NEXT_ACTION (what you will do)")
 		}
-		if strings.TrimSpace(*doneWhen) == "" && *task == "" {
+		if strings.TrimSpace(*doneWhen) == "" && *task == "" && !*fromPlan {
 			missing = append(missing, "--done-when TEXT (how will you know it is done?)")
 		}
-		if *timebox == "" {
+		if *timebox == "" && !*fromPlan {
 			missing = append(missing, "--for DURATION (the timebox, e.g. --for 25m)")
 		}
 		if len(missing) > 0 {
 			return x.cmd.usageError("missing %s", joinAnd(missing))
 		}
-		secs, err := parseSeconds(*timebox)
-		if err != nil {
-			return x.cmd.usageError("--for %s: %v", inert.Terminal(*timebox), err)
+		var secs uint64
+		if *timebox != "" {
+			var err error
+			if secs, err = parseSeconds(*timebox); err != nil {
+				return x.cmd.usageError("--for %s: %v", inert.Terminal(*timebox), err)
+			}
 		}
 		if *level != "" {
 			if err := checkLevel(*level); err != nil {
@@ -227,6 +235,27 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 		if *quiet && *noQuiet {
 			return x.cmd.usageError("--quiet and --no-quiet: choose one")
 		}
+		next, done, allowed := x.arg(), *doneWhen, append([]string{}, allow...)
+		if *fromPlan {
+			// The kept proposal, each field given on the command line
+			// taking its place. The daemon checks the result as any Start.
+			p, err := x.keptProposal()
+			if err != nil {
+				return err
+			}
+			if next == "" {
+				next = p.NextAction
+			}
+			if strings.TrimSpace(done) == "" {
+				done = p.SuccessCondition
+			}
+			if *timebox == "" {
+				secs = p.TimeboxSecs
+			}
+			if len(allowed) == 0 {
+				allowed = append(allowed, p.AllowedRules...)
+			}
+		}
 		// Start's signature has no room for it: the choice is told first,
 		// for the Start that follows (SetQuiet before Start).
 		if *quiet || *noQuiet {
@@ -235,11 +264,11 @@ func setupStart(fs *flag.FlagSet) func(*invocation) error {
 			}
 		}
 		var id string
-		method, what := "Start", x.arg()
+		method, args := "Start", []any{next, done, secs, *level, allowed}
 		if *task != "" {
-			method, what = "StartTask", *task
+			method, args = "StartTask", []any{*task, *doneWhen, secs, *level, append([]string{}, allow...)}
 		}
-		if err := x.call(method, []any{what, *doneWhen, secs, *level, append([]string{}, allow...)}, &id); err != nil {
+		if err := x.call(method, args, &id); err != nil {
 			return err
 		}
 		if x.json {

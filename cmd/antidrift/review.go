@@ -15,8 +15,8 @@ var cmdReview = &command{
 	setup:    setupReview,
 }
 
-// proposal is one of ReviewProposals' (usss).
-type proposal struct {
+// reviewProposal is one of ReviewProposals' (usss).
+type reviewProposal struct {
 	Number uint32 `json:"number"`
 	Kind   string `json:"kind"`
 	Change string `json:"change"`
@@ -24,16 +24,16 @@ type proposal struct {
 }
 
 func setupReview(fs *flag.FlagSet) func(*invocation) error {
-	apply := fs.Uint("apply", 0, "apply proposal `N` (as numbered by 'antidrift review'): written to rules.toml beside your config.toml, used from the next session")
+	apply := fs.Uint("apply", 0, "apply reviewProposal `N` (as numbered by 'antidrift review'): written to rules.toml beside your config.toml, used from the next session")
 	return func(x *invocation) error {
 		if *apply > math.MaxUint32 {
-			return x.cmd.usageError("--apply %d is not a proposal's number", *apply)
+			return x.cmd.usageError("--apply %d is not a reviewProposal's number", *apply)
 		}
 		applying := false
 		fs.Visit(func(f *flag.Flag) { applying = applying || f.Name == "apply" })
 		if applying {
 			if *apply == 0 {
-				return x.cmd.usageError("--apply takes a proposal's number, from 1")
+				return x.cmd.usageError("--apply takes a reviewProposal's number, from 1")
 			}
 			var applied string
 			if err := x.call("ApplyProposal", []any{uint32(*apply)}, &applied); err != nil {
@@ -45,14 +45,14 @@ func setupReview(fs *flag.FlagSet) func(*invocation) error {
 			fmt.Fprintln(x.stdout, "Applied:", inert.Terminal(applied)+".")
 			return nil
 		}
-		var list []proposal
+		var list []reviewProposal
 		if err := x.call("ReviewProposals", nil, &list); err != nil {
 			return err
 		}
 		note := reviewNote(x)
 		if x.json {
 			if list == nil {
-				list = []proposal{}
+				list = []reviewProposal{}
 			}
 			return x.printJSON(map[string]any{"proposals": list, "note": note})
 		}
@@ -78,7 +78,7 @@ func reviewNote(x *invocation) string {
 
 // reviewText is the proposals as a person reads them; every text from the
 // daemon is made inert (class names and hosts are outside text).
-func reviewText(list []proposal, note string) string {
+func reviewText(list []reviewProposal, note string) string {
 	var b []byte
 	if len(list) == 0 {
 		b = append(b, "This session's evidence proposes no change to your rules.\n"...)

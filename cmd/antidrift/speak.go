@@ -7,6 +7,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/antidrift/antidrift/internal/inert"
 	"github.com/antidrift/antidrift/service"
 )
 
@@ -41,6 +42,7 @@ var argWords = map[string]map[string]string{
 	"Allow":          {"window_class": "CLASS"},
 	"SetEnforcement": {"level": "LEVEL"},
 	"BreakGlass":     {"reason": "REASON"},
+	"Coach":          {"intention": "--coach", "task_ref": "--task"},
 	"History":        {"limit": "--limit"},
 	"ReportDevice":   {"device": "--device"},
 	"ApplyProposal":  {"number": "--apply"},
@@ -202,4 +204,18 @@ func (c *command) invalidArgument(method string, e dbus.Error) error {
 		msg = e.Error()
 	}
 	return c.usageError("%s", msg)
+}
+
+// noModel is the CLI's words for Coach without a model (exit 1): what to
+// set, and that nothing changed.
+func noModel() *exitError {
+	return &exitError{code: exitRefused, msg: "antidrift plan --coach: there is no model to ask. The coach uses the judge's model:\n" +
+		"set kind = \"llm\" and its endpoint under [judge] in config.toml (see docs/judge.md). Nothing was changed."}
+}
+
+// coachFailed is the CLI's words for a coach that could not propose (exit
+// 1): the daemon's reason, and that nothing started.
+func coachFailed(e dbus.Error) *exitError {
+	return &exitError{code: exitRefused, msg: "antidrift plan --coach: " + inert.Terminal(e.Error()) + ".\n" +
+		"Nothing has started. Try again, or commit without the coach: antidrift start NEXT_ACTION --done-when TEXT --for DURATION"}
 }

@@ -39,7 +39,8 @@ _antidrift() {
 
     local flags="--json --help"
     case $cmd in
-        start)   flags+=" --task --done-when --for --allow --enforce --quiet --no-quiet" ;;
+        plan)    flags+=" --coach --task" ;;
+        start)   flags+=" --task --done-when --for --allow --enforce --quiet --no-quiet --from-plan" ;;
         complete) flags+=" --keep-task" ;;
         hook)    [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "taskwarrior" -- "$cur")); return; }; flags+=" --for" ;;
         status)  flags+=" --follow --format --wait-change" ;;

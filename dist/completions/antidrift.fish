@@ -44,6 +44,10 @@ complete -c antidrift -n '__fish_seen_subcommand_from start' -l allow -x -d 'A w
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l enforce -x -a "$levels" -d 'The enforcement level'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l quiet -d 'Do Not Disturb while the session is active'
 complete -c antidrift -n '__fish_seen_subcommand_from start' -l no-quiet -d "Leave other apps' notifications alone"
+complete -c antidrift -n '__fish_seen_subcommand_from start' -l from-plan -d "Start with the coach's proposal; flags change its fields"
+# plan
+complete -c antidrift -n '__fish_seen_subcommand_from plan' -l coach -x -d 'Ask the model to turn INTENTION into a proposal'
+complete -c antidrift -n '__fish_seen_subcommand_from plan' -l task -x -d 'The task REF the intention is for'
 
 # complete, hook
 complete -c antidrift -n '__fish_seen_subcommand_from complete' -l keep-task -d "Leave the session's task open in its source"
