@@ -24,16 +24,16 @@ type reviewProposal struct {
 }
 
 func setupReview(fs *flag.FlagSet) func(*invocation) error {
-	apply := fs.Uint("apply", 0, "apply reviewProposal `N` (as numbered by 'antidrift review'): written to rules.toml beside your config.toml, used from the next session")
+	apply := fs.Uint("apply", 0, "apply proposal `N` (as numbered by 'antidrift review'): written to rules.toml beside your config.toml, used from the next session")
 	return func(x *invocation) error {
 		if *apply > math.MaxUint32 {
-			return x.cmd.usageError("--apply %d is not a reviewProposal's number", *apply)
+			return x.cmd.usageError("--apply %d is not a proposal's number", *apply)
 		}
 		applying := false
 		fs.Visit(func(f *flag.Flag) { applying = applying || f.Name == "apply" })
 		if applying {
 			if *apply == 0 {
-				return x.cmd.usageError("--apply takes a reviewProposal's number, from 1")
+				return x.cmd.usageError("--apply takes a proposal's number, from 1")
 			}
 			var applied string
 			if err := x.call("ApplyProposal", []any{uint32(*apply)}, &applied); err != nil {
