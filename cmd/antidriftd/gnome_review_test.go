@@ -35,7 +35,7 @@ func testGnomeIndicatorReview(t *testing.T, rel testenv.Release) {
 	}
 	gnomeWaitProp(t, k, "State", "active")
 	rows := func() string {
-		return g.EvalString(t, indicator+"._proposals.actor.visible ? "+indicator+"._proposals._getMenuItems().map(i => i._change.text).join('|') : ''")
+		return g.EvalString(t, indicator+"._proposalRows.filter(i => i.visible).map(i => i._change.text).join('|')")
 	}
 	mustEval(t, g, indicator+".menu.open(false)")
 	if got := rows(); got != "" {
@@ -81,7 +81,7 @@ func testGnomeIndicatorReview(t *testing.T, rel testenv.Release) {
 	menuShot(t, g, filepath.Join(testenv.ArtifactsDir(t), "gnome-menu-review.png"))
 
 	// Apply the grace's proposal, as a click does.
-	grace := indicator + "._proposals._getMenuItems().find(i => i._change.text.startsWith('drift_grace'))"
+	grace := indicator + "._proposalRows.find(i => i._change.text.startsWith('drift_grace'))"
 	mustEval(t, g, grace+".activate(null)")
 	applied := func() string {
 		return g.EvalString(t, indicator+"._applied.visible ? "+indicator+"._applied.label.text : ''")

@@ -138,7 +138,7 @@ class AntidriftIndicator extends PanelMenu.Button {
         // Always there, empty for an app without an icon: the names line up.
         const icon = new St.Icon({style_class: 'popup-menu-icon antidrift-app-icon'});
         item.insert_child_below(icon, item.label);
-        this._appIcons.set(item, icon);
+        item._appIcon = icon;
         return item;
     }
 
@@ -150,13 +150,12 @@ class AntidriftIndicator extends PanelMenu.Button {
     _showApp(item, text, icon) {
         item.label.text = text;
         const which = Format.iconOf(icon);
-        const actor = this._appIcons.get(item);
+        const actor = item._appIcon;
         actor.gicon = which?.name ? new Gio.ThemedIcon({name: which.name})
             : which?.file ? new Gio.FileIcon({file: Gio.File.new_for_path(which.file)}) : null;
     }
 
     _buildMenu() {
-        this._appIcons = new Map();
         this._status = this._item('');
         this._startDaemon = new PopupMenu.PopupMenuItem(_('Start antidrift'));
         this._startDaemon.connect('activate', () => this._session.activate().catch(e => this._refused(e)));
@@ -195,8 +194,8 @@ class AntidriftIndicator extends PanelMenu.Button {
         this._reviewNote = this._item('', 'antidrift-review-note');
         this._reviewNote.label.clutter_text.line_wrap = true;
         this._reviewNote.label.clutter_text.ellipsize = 0;
-        this._proposals = new PopupMenu.PopupMenuSection();
-        this.menu.addMenuItem(this._proposals);
+        // The proposals' rows go between the note and this line.
+        this._proposalRows = [];
         this._applied = this._item('', 'antidrift-applied');
         this._applied.label.clutter_text.line_wrap = true;
         this._applied.label.clutter_text.ellipsize = 0;
@@ -313,7 +312,8 @@ class AntidriftIndicator extends PanelMenu.Button {
         this._reviewNote.visible = review && note !== '';
         this._reviewNote.label.text = Format.inertLine(note, 600);
         this._reviewHeader.visible = review && this._proposalList.length > 0;
-        this._proposals.actor.visible = review;
+        for (const row of this._proposalRows)
+            row.visible = review;
         this._applied.visible = review && this._appliedText !== '' && this._appliedText !== undefined;
         this._applied.label.text = this._appliedText ?? '';
 
@@ -423,12 +423,16 @@ class AntidriftIndicator extends PanelMenu.Button {
         if (this._destroyed || of !== (this._session.get('SessionId') ?? ''))
             return;
         this._proposalList = list;
-        this._proposals.removeAll();
+        for (const row of this._proposalRows)
+            row.destroy();
+        this._proposalRows = [];
+        let at = this.menu._getMenuItems().indexOf(this._applied);
         for (const p of list) {
             const item = new ProposalItem(p, (number, row) => this._apply(number, row));
             if (this._appliedNumbers.has(p[0]))
                 item.applied();
-            this._proposals.addMenuItem(item);
+            this.menu.addMenuItem(item, at++);
+            this._proposalRows.push(item);
         }
         this._sync();
     }
