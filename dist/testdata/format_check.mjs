@@ -26,6 +26,23 @@ const cases = [
     [F.machinesOf({totals: {sessions: 2}}), 1],
     [F.machinesOf({devices: [{totals: {sessions: 1}}, {totals: {sessions: 2}}, {totals: {sessions: 0}}]}), 2],
     [F.machinesOf({devices: [{totals: {sessions: 3}}, {ok: false, totals: {sessions: 0}}]}), 1],
+    // An app by its name, else its class; inert: no line breaks, no
+    // reordering, no endless names.
+    [F.appLabel('Firefox', 'firefox-esr'), 'Firefox'], [F.appLabel('', 'firefox-esr'), 'firefox-esr'],
+    [F.appLabel('', ''), ''], [F.appLabel('Evil\nname\u202ecod.exe', 'x'), 'Evil name cod.exe'],
+    [F.appLabel('<b>bold</b> & co', ''), '<b>bold</b> & co'],
+    [[...F.appLabel('a'.repeat(500), '')].length, 120], [F.appLabel('a'.repeat(500), '').endsWith('…'), true],
+    // Icons: a theme name, an absolute path, nothing else.
+    [JSON.stringify(F.iconOf('org.mozilla.firefox')), '{"name":"org.mozilla.firefox"}'],
+    [JSON.stringify(F.iconOf('/opt/app/icon #1.png')), '{"file":"/opt/app/icon #1.png"}'],
+    [F.iconOf(''), null], [F.iconOf('../../etc/passwd'), null], [F.iconOf('/usr/share/../../etc/x.png'), null],
+    [F.iconOf('icons/app.png'), null], [F.iconOf('a b'), null], [F.iconOf('/tmp/a\nb.png'), null],
+    [F.iconOf('/tmp/ok.png') !== null && F.iconOf('/tmp/ok.png') !== null, true], // no regex state between calls
+    [F.iconSource('firefox'), 'firefox'], [F.iconSource('/opt/app/icon #1.png'), 'file:///opt/app/icon%20%231.png'],
+    [F.iconSource('x/y'), ''],
+    [F.appsByClass([['Emacs', 'emacs', 'GNU Emacs', 'emacs'], ['bad']]).get('Emacs').name, 'GNU Emacs'],
+    [F.appsByClass([{class: 'Emacs', desktop_id: 'emacs', name: 'GNU Emacs', icon: 'emacs'}]).get('Emacs').icon, 'emacs'],
+    [F.appsByClass(undefined).size, 0],
 ];
 cases.forEach(([got, want], i) => {
     if (got !== want)

@@ -5,6 +5,7 @@
 
 import Atk from 'gi://Atk';
 import Clutter from 'gi://Clutter';
+import GLib from 'gi://GLib';
 import GObject from 'gi://GObject';
 import Shell from 'gi://Shell';
 import St from 'gi://St';
@@ -19,6 +20,13 @@ import * as Format from './format.mjs';
 const PRESETS = [25, 50, 90]; // minutes
 const LEVELS = ['observe', 'warn', 'block', 'locked'];
 const MAX_APPS = 12;
+const MAX_TASKS = 8;
+// ListTasks asks every source in parallel with 5 s each; the coach's model
+// has its own timeout in the daemon (coach_timeout, 30 s by default). These
+// are only so a daemon that never answers cannot leave the dialog waiting.
+const TASKS_TIMEOUT_MS = 10000;
+const COACH_TIMEOUT_MS = 65000;
+const START_TASK_TIMEOUT_MS = 30000;
 // The level words are the config's and the daemon's: shown as they are.
 
 const VERTICAL = {orientation: Clutter.Orientation.VERTICAL};
@@ -86,6 +94,25 @@ function toggles(items, {many = false, checked = [], perRow = 4} = {}) {
     return {row, values: () => buttons.filter(b => b.checked).map(b => b._value), buttons};
 }
 
+/**
+ * A duration as the dialog's entry takes it back: whole minutes as a
+ * number of minutes ("25"), else seconds ("45s").
+ *
+ * @param {number} secs seconds
+ */
+function typedDuration(secs) {
+    return secs % 60 === 0 ? String(secs / 60) : `${secs}s`;
+}
+
+/** A task as its row says it: title, due date, the short id a person types. */
+function taskLabel([, source, title, due, , short]) {
+    const parts = [Format.inertLine(title, 80)];
+    if (Number(due) > 0)
+        parts.push(_('due %s').format(GLib.DateTime.new_from_unix_local(Number(due)).format('%e %b').trim()));
+    parts.push(Format.inertLine(short ? `${source} ${short}` : source, 40));
+    return parts.join(' · ');
+}
+
 /** Running applications as allowed-class choices: their WM class, name and icon. */
 function runningApps() {
     const seen = new Set();
@@ -113,8 +140,47 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
         });
         this.contentLayout.add_child(content);
 
+        this._errors = {};
+        // The open tasks of the configured task managers (ListTasks), read
+        // in the background: the dialog works at once, a slow or failing
+        // source only says so in a muted line, and with no task manager
+        // configured the field is not shown at all.
+        this._task = null;
+        this._taskButtons = [];
+        this._taskList = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-tasks'});
+        this._tasksNote = new St.Label({text: _('Looking for your open tasks…'), style_class: 'antidrift-muted'});
+        this._tasksNote.clutter_text.line_wrap = true;
+        this._tasksNote.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE: every reason whole
+        const tasksBox = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-tasks-box'});
+        tasksBox.add_child(this._taskList);
+        tasksBox.add_child(this._tasksNote);
+        this._errors.ref = field(content, _('Start from a task'), tasksBox, this._taskList);
+        this._tasksField = tasksBox.get_parent();
+
         this._next = entry(_('e.g. write the intro'));
-        this._errors = {next_action: field(content, _('Next action'), this._next)};
+        // The coach (Coach): a rough intention, or the chosen task, phrased
+        // into a next action, a success condition, a timebox and the apps,
+        // filled in here; nothing starts until Start.
+        this._coachButton = new St.Button({
+            label: _('Help me phrase it'), style_class: 'button antidrift-coach', can_focus: true,
+            x_expand: false, x_align: Clutter.ActorAlign.START, y_align: Clutter.ActorAlign.START,
+        });
+        this._coachButton.connect('clicked', () => this._coach());
+        const nextBox = new St.BoxLayout({...VERTICAL, style_class: 'antidrift-next-box'});
+        nextBox.add_child(this._next);
+        const coachRow = new St.BoxLayout({style_class: 'antidrift-next-row'});
+        coachRow.add_child(this._coachButton);
+        this._coachNote = new St.Label({style_class: 'antidrift-muted', visible: false, y_align: Clutter.ActorAlign.CENTER, x_expand: true});
+        this._coachNote.clutter_text.line_wrap = true;
+        this._coachNote.clutter_text.ellipsize = 0;
+        coachRow.add_child(this._coachNote);
+        nextBox.add_child(coachRow);
+        this._errors.next_action = field(content, _('Next action'), nextBox, this._next);
+        // The task's title is the next action: typed over, the task is let go.
+        this._next.clutter_text.connect('text-changed', () => {
+            if (this._task && this._next.text !== this._task.title)
+                this._chooseTask(null);
+        });
         this._done = entry(_('e.g. the intro is committed'));
         this._errors.success_condition = field(content, _('Done when'), this._done);
 
@@ -157,6 +223,97 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
         this.setInitialKeyFocus(this._next.clutter_text);
         this.addButton({label: _('Cancel'), action: () => this.close(), key: Clutter.KEY_Escape});
         this.addButton({label: _('Start'), action: () => this._start(), default: true});
+        this.connect('destroy', () => (this._gone = true));
+        this._loadTasks();
+    }
+
+    async _loadTasks() {
+        let tasks = [], failures = [];
+        try {
+            [tasks, failures] = await this._session.slowCall('ListTasks', null, '(a(sssxus)a(ss))', TASKS_TIMEOUT_MS);
+        } catch (e) {
+            if (this._gone)
+                return;
+            if (e.name === 'org.freedesktop.DBus.Error.UnknownMethod') {
+                this._tasksField.visible = false; // a daemon without tasks
+                return;
+            }
+            failures = [['', e.message]];
+        }
+        if (this._gone)
+            return;
+        this._tasksField.visible = tasks.length > 0 || failures.length > 0;
+        for (const t of tasks.slice(0, MAX_TASKS)) {
+            const [ref, , title] = t;
+            const label = taskLabel(t);
+            const button = new St.Button({
+                style_class: 'antidrift-toggle antidrift-task button', toggle_mode: true, can_focus: true,
+                label, accessible_name: label, accessible_role: Atk.Role.RADIO_BUTTON, x_align: Clutter.ActorAlign.START,
+            });
+            button.get_child().clutter_text.ellipsize = 3; // Pango.EllipsizeMode.END
+            button._task = {ref, title};
+            button.connect('clicked', () => this._chooseTask(button.checked ? button._task : null));
+            this._taskList.add_child(button);
+            this._taskButtons.push(button);
+        }
+        const notes = failures.map(([source, why]) => Format.inertLine(source ? `${source}: ${why}` : why, 300));
+        if (tasks.length > MAX_TASKS)
+            notes.unshift(_('and %d more (antidrift tasks lists them all)').format(tasks.length - MAX_TASKS));
+        if (tasks.length === 0 && failures.length > 0)
+            notes.unshift(_('No open tasks could be read.'));
+        this._tasksNote.text = notes.join('\n');
+        this._tasksNote.visible = notes.length > 0;
+    }
+
+    /** Starts from task (or from what is typed, with null): its title is the next action. */
+    _chooseTask(task) {
+        this._task = task;
+        for (const b of this._taskButtons)
+            b.checked = task !== null && b._task.ref === task.ref;
+        if (task && this._next.text !== task.title)
+            this._next.set_text(task.title);
+        this._done.hint_text = task ? _('empty: the task is done') : _('e.g. the intro is committed');
+    }
+
+    async _coach() {
+        const intention = this._next.text.trim();
+        if (intention === '' && !this._task) {
+            this._coachSays(_('Type roughly what you want to do, or pick a task: the coach phrases it.'));
+            return;
+        }
+        this._coachButton.reactive = false;
+        this._coachButton.label = _('Asking…');
+        try {
+            const [next, done, secs, rules, why] = await this._session.slowCall('Coach',
+                new GLib.Variant('(ss)', [intention, this._task?.ref ?? '']), '(sstass)', COACH_TIMEOUT_MS);
+            if (this._gone)
+                return;
+            this._next.set_text(next);
+            this._done.set_text(done);
+            if (Number(secs) > 0)
+                this._duration.set_text(typedDuration(Number(secs)));
+            const typed = this._otherApps.text.split(',').map(x => x.trim()).filter(x => x);
+            this._otherApps.set_text([...typed, ...rules.filter(r => !typed.includes(r))].join(', '));
+            this._coachSays(why ? Format.inertLine(why, 400) : _('The coach\'s proposal: change anything, then Start.'));
+        } catch (e) {
+            if (this._gone)
+                return;
+            this._coachSays(e.message || (e.name === 'org.antidrift.Error.NoModel'
+                ? _('No model is configured, so there is no coach: see the judge in your configuration.')
+                : _('The coach could not help this time.')));
+        } finally {
+            if (!this._gone) {
+                this._coachButton.reactive = true;
+                this._coachButton.label = _('Help me phrase it');
+            }
+        }
+    }
+
+    _coachSays(text) {
+        // The daemon's sentences begin in lower case (they follow a name in
+        // the CLI's words); on their own they begin as a sentence.
+        this._coachNote.text = text.charAt(0).toUpperCase() + text.slice(1);
+        this._coachNote.visible = text !== '';
     }
 
     _showError(message) {
@@ -197,7 +354,12 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
             // choice differs from what Start would do anyway.
             if (v.quiet !== (this._session.get('Quiet') === true))
                 await this._session.call('SetQuiet', v.quiet);
-            await this._session.call('Start', v.nextAction, v.successCondition, v.secs, v.level, v.allowed);
+            if (this._task) {
+                await this._session.slowCall('StartTask', new GLib.Variant('(sstsas)',
+                    [this._task.ref, v.successCondition, v.secs, v.level, v.allowed]), '(s)', START_TASK_TIMEOUT_MS);
+            } else {
+                await this._session.call('Start', v.nextAction, v.successCondition, v.secs, v.level, v.allowed);
+            }
             this.close();
         } catch (e) {
             this._showError(e.message);

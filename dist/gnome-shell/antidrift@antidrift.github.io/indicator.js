@@ -3,6 +3,7 @@
 // calls its permission table permits now.
 
 import Clutter from 'gi://Clutter';
+import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
 import GObject from 'gi://GObject';
 import St from 'gi://St';
@@ -50,6 +51,51 @@ class AntidriftInfoItem extends PopupMenu.PopupMenuItem {
     activate(_event) {}
 });
 
+/**
+ * One change the session in review argues for: the change and its reason
+ * (the figures behind it), and Apply. Activating the row (a click, Enter)
+ * applies it, as every action row of the menu acts; the menu stays open
+ * so the sentence saying what was written can be read.
+ */
+const ProposalItem = GObject.registerClass(
+class AntidriftProposalItem extends PopupMenu.PopupBaseMenuItem {
+    /**
+     * @param {Array} proposal (number, kind, change, reason) from ReviewProposals
+     * @param {Function} onApply called with the proposal's number
+     */
+    _init(proposal, onApply) {
+        super._init({style_class: 'antidrift-proposal'});
+        const [number, , change, reason] = proposal;
+        this._number = number;
+        this._onApply = onApply;
+        const box = new St.BoxLayout({orientation: Clutter.Orientation.VERTICAL, x_expand: true, style_class: 'antidrift-proposal-text'});
+        this._change = new St.Label({text: Format.inertLine(change, 200), style_class: 'antidrift-proposal-change'});
+        this._reason = new St.Label({text: Format.inertLine(reason, 400), style_class: 'antidrift-proposal-reason'});
+        for (const label of [this._change, this._reason]) {
+            label.clutter_text.line_wrap = true;
+            label.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE
+            box.add_child(label);
+        }
+        this.add_child(box);
+        this._button = new St.Label({text: _('Apply'), y_align: Clutter.ActorAlign.CENTER, style_class: 'antidrift-apply'});
+        this.add_child(this._button);
+        this.label_actor = this._change;
+        this.accessible_name = `${_('Apply')}: ${this._change.text}. ${this._reason.text}`;
+    }
+
+    /** Applied: said so in place of the button, and never applied twice from here. */
+    applied() {
+        this._button.text = _('Applied');
+        this._button.add_style_class_name('antidrift-done');
+        this.setSensitive(false);
+    }
+
+    activate(_event) {
+        if (this.sensitive)
+            this._onApply(this._number, this);
+    }
+});
+
 export const Indicator = GObject.registerClass(
 class AntidriftIndicator extends PanelMenu.Button {
     /**
@@ -86,6 +132,29 @@ class AntidriftIndicator extends PanelMenu.Button {
         return item;
     }
 
+    /** A row naming an app: its icon (when it has one) before its name. */
+    _appItem(styleClass = '') {
+        const item = this._item('', styleClass);
+        // Always there, empty for an app without an icon: the names line up.
+        const icon = new St.Icon({style_class: 'popup-menu-icon antidrift-app-icon'});
+        item.insert_child_below(icon, item.label);
+        item._appIcon = icon;
+        return item;
+    }
+
+    /**
+     * Shows an app in a row made by _appItem: the name its desktop entry
+     * gives, else the class; the entry's icon, a theme icon or an image
+     * file, else an empty space.
+     */
+    _showApp(item, text, icon) {
+        item.label.text = text;
+        const which = Format.iconOf(icon);
+        const actor = item._appIcon;
+        actor.gicon = which?.name ? new Gio.ThemedIcon({name: which.name})
+            : which?.file ? new Gio.FileIcon({file: Gio.File.new_for_path(which.file)}) : null;
+    }
+
     _buildMenu() {
         this._status = this._item('');
         this._startDaemon = new PopupMenu.PopupMenuItem(_('Start antidrift'));
@@ -105,6 +174,9 @@ class AntidriftIndicator extends PanelMenu.Button {
         this.menu.addMenuItem(this._progress);
 
         this._drift = this._item('');
+        // The window in front, by its app's name and icon (its class when
+        // it has no desktop entry).
+        this._app = this._appItem('antidrift-app');
         // The page in front of a browser window, as its extension reports it.
         this._site = this._item('', 'antidrift-site');
         this._enforcement = this._item('');
@@ -112,8 +184,23 @@ class AntidriftIndicator extends PanelMenu.Button {
         this._bucketsHeader = this._item(_('Where the time went'), 'antidrift-heading');
         this._buckets = [];
         for (let i = 0; i < TOP_BUCKETS; i++)
-            this._buckets.push(this._item(''));
+            this._buckets.push(this._appItem());
         this._today = this._item('', 'antidrift-today');
+
+        // In review: what the session's evidence argues to change in the
+        // rules (ReviewProposals), each applied by a click (ApplyProposal),
+        // and the model's note on the session (ReviewNote) when there is one.
+        this._reviewHeader = this._item(_('Proposed changes to your rules'), 'antidrift-heading');
+        this._reviewNote = this._item('', 'antidrift-review-note');
+        this._reviewNote.label.clutter_text.line_wrap = true;
+        this._reviewNote.label.clutter_text.ellipsize = 0;
+        // The proposals' rows go between the note and this line.
+        this._proposalRows = [];
+        this._applied = this._item('', 'antidrift-applied');
+        this._applied.label.clutter_text.line_wrap = true;
+        this._applied.label.clutter_text.ellipsize = 0;
+        this._proposalList = [];
+        this._appliedNumbers = new Set();
 
         this._separator = new PopupMenu.PopupSeparatorMenuItem();
         this.menu.addMenuItem(this._separator);
@@ -127,6 +214,7 @@ class AntidriftIndicator extends PanelMenu.Button {
 
     _menuOpened() {
         this._loadToday();
+        this._loadProposals();
         this._refreshBuckets();
     }
 
@@ -136,7 +224,7 @@ class AntidriftIndicator extends PanelMenu.Button {
         this._session.refresh('Buckets');
         this._refreshId = GLib.timeout_add(GLib.PRIORITY_DEFAULT, BUCKETS_REFRESH_MS, () => {
             this._session.refresh('Buckets');
-            return GLib.SOURCE_CONTINUE;
+                return GLib.SOURCE_CONTINUE;
         });
     }
 
@@ -182,6 +270,9 @@ class AntidriftIndicator extends PanelMenu.Button {
         const reason = s.get('DriftReason') ?? '';
         const driftWord = Format.driftWords[drift] ? _(Format.driftWords[drift]) : drift;
         this._drift.label.text = [driftWord, reason].filter(x => x).join(' — ');
+        const app = Format.appLabel(s.get('CurrentAppName') ?? '', s.get('CurrentClass') ?? '');
+        this._app.visible = active && app !== '';
+        this._showApp(this._app, _('In front: %s').format(app), s.get('CurrentAppIcon') ?? '');
         const site = s.get('CurrentSite') ?? '';
         this._site.visible = running && site !== '';
         this._site.label.text = site;
@@ -193,15 +284,38 @@ class AntidriftIndicator extends PanelMenu.Button {
             ? ` · ${ngettext('%d window minimized', '%d windows minimized', minimized).format(minimized)}` : '');
 
         const buckets = running && (state === 'active' || state === 'review') ? s.get('Buckets') ?? [] : [];
+        const apps = Format.appsByClass(s.get('BucketApps'));
         this._bucketsHeader.visible = buckets.length > 0;
         this._buckets.forEach((item, i) => {
             const b = buckets[i];
             item.visible = b !== undefined;
-            if (b)
-                item.label.text = `${Format.duration(Number(b[2]))}  ${[b[0] || _('(no window)'), b[1]].filter(x => x).join(' · ')}`;
+            if (!b)
+                return;
+            const entry = apps.get(b[0]);
+            const name = Format.appLabel(entry?.name ?? '', b[0]) || _('(no window)');
+            this._showApp(item, `${Format.duration(Number(b[2]))}  ${[name, b[1]].filter(x => x).join(' · ')}`, entry?.icon ?? '');
         });
         this._today.visible = running && this._todayText !== undefined;
         this._today.label.text = this._todayText ?? '';
+
+        const review = running && state === 'review';
+        const sessionId = s.get('SessionId') ?? '';
+        if (review && (this._reviewOf !== sessionId || this._proposalsState !== 'review')) {
+            // A new review: its own list, nothing applied yet.
+            this._reviewOf = sessionId;
+            this._appliedNumbers.clear();
+            this._appliedText = '';
+            this._loadProposals();
+        }
+        this._proposalsState = review ? 'review' : state;
+        const note = s.get('ReviewNote') ?? '';
+        this._reviewNote.visible = review && note !== '';
+        this._reviewNote.label.text = Format.inertLine(note, 600);
+        this._reviewHeader.visible = review && this._proposalList.length > 0;
+        for (const row of this._proposalRows)
+            row.visible = review;
+        this._applied.visible = review && this._appliedText !== '' && this._appliedText !== undefined;
+        this._applied.label.text = this._appliedText ?? '';
 
         const permitted = s.get('Permitted') ?? [];
         let anyAction = false;
@@ -291,6 +405,48 @@ class AntidriftIndicator extends PanelMenu.Button {
                         .format(Format.duration(totals.on_task_seconds), totals.sessions);
         } catch {
             this._todayText = undefined;
+        }
+        this._sync();
+    }
+
+    /** The review's proposals, read anew (in review only; nothing else asks). */
+    async _loadProposals() {
+        if (this._session.get('State') !== 'review')
+            return;
+        const of = this._session.get('SessionId') ?? '';
+        let list = [];
+        try {
+            [list] = await this._session.call('ReviewProposals');
+        } catch {
+            list = []; // left review meanwhile, or gone: nothing to offer
+        }
+        if (this._destroyed || of !== (this._session.get('SessionId') ?? ''))
+            return;
+        this._proposalList = list;
+        for (const row of this._proposalRows)
+            row.destroy();
+        this._proposalRows = [];
+        let at = this.menu._getMenuItems().indexOf(this._applied);
+        for (const p of list) {
+            const item = new ProposalItem(p, (number, row) => this._apply(number, row));
+            if (this._appliedNumbers.has(p[0]))
+                item.applied();
+            this.menu.addMenuItem(item, at++);
+            this._proposalRows.push(item);
+        }
+        this._sync();
+    }
+
+    /** Applies proposal number, and says what was written where. */
+    async _apply(number, row) {
+        try {
+            const [applied] = await this._session.call('ApplyProposal', number);
+            this._appliedNumbers.add(number);
+            this._appliedText = Format.inertLine(applied, 600);
+            if (!this._destroyed)
+                row.applied();
+        } catch (e) {
+            this._appliedText = Format.inertLine(e.message ?? String(e), 600);
         }
         this._sync();
     }

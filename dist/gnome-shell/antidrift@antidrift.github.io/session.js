@@ -154,6 +154,30 @@ export class Session {
         }
     }
 
+    /**
+     * Calls a method of Session1 that may take a while (it asks a task
+     * manager or a model), with a timeout of its own: the reply unpacked,
+     * or what the daemon said, as describeError words it. Never blocks:
+     * the dialog that asks goes on meanwhile.
+     *
+     * @param {string} method the method name
+     * @param {GLib.Variant|null} args its arguments
+     * @param {string} replyType the reply's signature, e.g. '(a(sssxus)a(ss))'
+     * @param {number} timeoutMs how long to wait
+     */
+    async slowCall(method, args, replyType, timeoutMs) {
+        try {
+            const reply = await Gio.DBus.session.call(BUS_NAME, OBJECT_PATH, 'org.antidrift.Session1', method, args,
+                new GLib.VariantType(replyType), Gio.DBusCallFlags.NO_AUTO_START, timeoutMs, this._cancellable);
+            return reply.recursiveUnpack();
+        } catch (e) {
+            const said = describeError(e);
+            if (said.name === 'org.freedesktop.DBus.Error.ServiceUnknown' || said.name === 'org.freedesktop.DBus.Error.NameHasNoOwner')
+                throw {name: said.name, message: _('antidrift is not running')};
+            throw said;
+        }
+    }
+
     destroy() {
         this._destroyed = true;
         this._cancellable.cancel();

@@ -79,6 +79,8 @@ Item {
                 return undefined;
             return Array.from(v, a => ({ class: String(a[0]), desktop_id: String(a[1]), name: String(a[2]), icon: String(a[3]) }));
         }
+        if (name === "Proposal")
+            return undefined; // (sstass): the start form takes the coach's reply itself
         return String(v);
     }
 

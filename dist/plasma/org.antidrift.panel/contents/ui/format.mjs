@@ -135,3 +135,83 @@ export function machinesOf(report) {
     const worked = (report.devices ?? []).filter(d => (d.totals?.sessions ?? 0) > 0);
     return Math.max(1, worked.length);
 }
+
+// Characters a label would act on rather than show: the C0 and C1
+// controls (a newline breaks a one-line row), and the bidirectional
+// controls, which reorder what follows them (a name could make the row
+// read backwards).
+const ACTING = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const ACTING_ALL = new RegExp(ACTING.source, 'gu');
+
+/**
+ * Text from outside (an app's name from its desktop entry, a class) as one
+ * inert line: the acting characters above as a space, at most max
+ * characters (an ellipsis says it was cut). Shown as plain text, never as
+ * markup: this is the rest of what a label would interpret.
+ *
+ * @param {string} text the text as the daemon sent it
+ * @param {number} max at most this many characters
+ */
+export function inertLine(text, max = 120) {
+    const chars = [...String(text ?? '').replace(ACTING_ALL, ' ')];
+    return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : chars.join('');
+}
+
+/**
+ * What a window is called in the panels: its desktop entry's name, or its
+ * class when it has none ("" from the daemon), made inert.
+ *
+ * @param {string} name CurrentAppName, or a BucketApps name
+ * @param {string} cls CurrentClass, or the bucket's class
+ */
+export function appLabel(name, cls) {
+    return inertLine(name || cls || '');
+}
+
+/**
+ * An app's icon as the daemon names it (its desktop entry's Icon=): a
+ * theme icon name, or an absolute path to an image. Anything else (a
+ * relative path, a name with a slash or a space, a path going up with
+ * "..") is no icon. Returns {name}, {file} or null.
+ *
+ * @param {string} icon CurrentAppIcon, or a BucketApps icon
+ */
+export function iconOf(icon) {
+    if (typeof icon !== 'string' || icon === '' || icon.length > 4096)
+        return null;
+    if (icon.startsWith('/'))
+        return icon.split('/').includes('..') || ACTING.test(icon) ? null : {file: icon};
+    return /^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(icon) ? {name: icon} : null;
+}
+
+/**
+ * The same icon as a source a QML Image or Kirigami.Icon takes: the theme
+ * name as it is, a file as a file: URL with each part of its path escaped
+ * (a "#" or "?" in a file name is part of the name), "" for none.
+ *
+ * @param {string} icon CurrentAppIcon, or a BucketApps icon
+ */
+export function iconSource(icon) {
+    const i = iconOf(icon);
+    if (!i)
+        return '';
+    return i.name ?? `file://${i.file.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * The per-window rows' names and icons by class, from BucketApps
+ * (class, desktop id, name, icon): each row an array as the bus has it, or
+ * an object as `antidrift status --format json` prints it.
+ *
+ * @param {Array} bucketApps the BucketApps property
+ */
+export function appsByClass(bucketApps) {
+    const by = new Map();
+    for (const row of bucketApps ?? []) {
+        if (Array.isArray(row) && row.length >= 4)
+            by.set(String(row[0]), {id: String(row[1]), name: String(row[2]), icon: String(row[3])});
+        else if (row && typeof row === 'object' && typeof row.class === 'string')
+            by.set(row.class, {id: String(row.desktop_id ?? ''), name: String(row.name ?? ''), icon: String(row.icon ?? '')});
+    }
+    return by;
+}

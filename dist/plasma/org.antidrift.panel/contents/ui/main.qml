@@ -110,12 +110,47 @@ PlasmoidItem {
             watch();
         loadToday();
         loadBuckets();
+        loadProposals();
+    }
+
+    // In review: the changes the session's own evidence argues for
+    // (ReviewProposals), read as the review begins and as the popup opens;
+    // those applied from here (ApplyProposal) and the sentence saying what
+    // was written where.
+    property var proposals: []
+    property var appliedNumbers: []
+    property string applied: ""
+    property string reviewOf: ""
+    function loadProposals() {
+        if (st.state !== "review")
+            return;
+        const of = st.session_id || "";
+        const reply = busCall("org.antidrift.Session1", "ReviewProposals", []);
+        reply.finished.connect(() => {
+            if (reply.isError || root.st.state !== "review" || (root.st.session_id || "") !== of)
+                return;
+            root.proposals = Array.from(reply.value || [], p => ({
+                number: Number(p[0]), kind: String(p[1]), change: String(p[2]), reason: String(p[3]),
+            }));
+        });
+    }
+    function applyProposal(number) {
+        const reply = call("ApplyProposal", [number]);
+        reply.finished.connect(() => {
+            if (reply.isError)
+                return;
+            root.appliedNumbers = root.appliedNumbers.concat([number]);
+            root.applied = Format.inertLine(String(reply.value), 600);
+        });
     }
 
     // The buckets, read over the bus as the popup opens and every little
     // while it stays open (not announced by the daemon, left out of the
     // digest). Closed, nothing is read.
     property var buckets: []
+    // The buckets' apps by class (BucketApps: their names and icons,
+    // announced when they change, so they come with the status).
+    property var bucketApps: new Map()
     function loadBuckets() {
         if (!["active", "review"].includes(st.state))
             return;
@@ -135,8 +170,21 @@ PlasmoidItem {
     // where they cannot be read) leaves them as they are; the reads above
     // bring them up to date.
     onStChanged: {
+        if (st.state === "review" && (st.session_id || "") !== reviewOf) {
+            reviewOf = st.session_id || "";
+            proposals = [];
+            appliedNumbers = [];
+            applied = "";
+            loadProposals();
+        } else if (st.state !== "review" && reviewOf !== "") {
+            reviewOf = "";
+            proposals = [];
+            applied = "";
+        }
         if (st.buckets !== undefined)
             buckets = st.buckets;
+        if (st.bucket_apps !== undefined)
+            bucketApps = Format.appsByClass(st.bucket_apps);
     }
     function loadToday() {
         const midnight = new Date();
@@ -307,6 +355,27 @@ PlasmoidItem {
                 color: root.st.drift === "drifting" ? Kirigami.Theme.negativeTextColor : Kirigami.Theme.textColor
                 text: [root.driftWord(root.st.drift), root.st.drift_reason].filter(x => x).join(" — ")
             }
+            // The window in front, by its app's name and icon (its class
+            // when it has no desktop entry): outside text, made inert.
+            RowLayout {
+                id: currentApp
+                readonly property string name: Format.appLabel(root.st.current_app_name || "", root.st.current_class || "")
+                visible: root.st.state === "active" && name !== ""
+                spacing: Kirigami.Units.smallSpacing
+                Layout.fillWidth: true
+                // Always there, empty without an icon: the names line up.
+                Kirigami.Icon {
+                    source: Format.iconSource(root.st.current_app_icon || "")
+                    Layout.preferredWidth: Kirigami.Units.iconSizes.small
+                    Layout.preferredHeight: Kirigami.Units.iconSizes.small
+                }
+                PlasmaComponents.Label {
+                    textFormat: Text.PlainText
+                    Layout.fillWidth: true
+                    elide: Text.ElideRight
+                    text: i18n("In front: %1", currentApp.name)
+                }
+            }
             // The page in front of a browser window, as its extension
             // reports it (docs/browsers.md): data, shown as plain text.
             PlasmaComponents.Label {
@@ -332,12 +401,25 @@ PlasmoidItem {
             Repeater {
                 id: bucketRows
                 model: (root.st.state === "active" || root.st.state === "review") ? root.buckets.slice(0, 3) : []
-                delegate: PlasmaComponents.Label {
-                    textFormat: Text.PlainText
+                delegate: RowLayout {
+                    id: bucketRow
                     required property var modelData
+                    readonly property var app: root.bucketApps.get(modelData.class)
                     Layout.fillWidth: true
-                    elide: Text.ElideRight
-                    text: Format.duration(modelData.seconds) + "  " + (modelData.class || i18n("(no window)")) + (modelData.title ? " · " + modelData.title : "")
+                    spacing: Kirigami.Units.smallSpacing
+                    Kirigami.Icon {
+                        source: Format.iconSource(bucketRow.app ? bucketRow.app.icon : "")
+                        Layout.preferredWidth: Kirigami.Units.iconSizes.small
+                        Layout.preferredHeight: Kirigami.Units.iconSizes.small
+                    }
+                    PlasmaComponents.Label {
+                        textFormat: Text.PlainText
+                        Layout.fillWidth: true
+                        elide: Text.ElideRight
+                        text: Format.duration(bucketRow.modelData.seconds) + "  "
+                            + (Format.appLabel(bucketRow.app ? bucketRow.app.name : "", bucketRow.modelData.class) || i18n("(no window)"))
+                            + (bucketRow.modelData.title ? " · " + bucketRow.modelData.title : "")
+                    }
                 }
             }
 
@@ -346,6 +428,65 @@ PlasmoidItem {
                 visible: root.today !== ""
                 opacity: 0.7
                 text: root.today
+            }
+
+            // In review: the proposed changes to the person's rules, each
+            // with Apply; the model's note on the session when there is one.
+            Kirigami.Heading {
+                textFormat: Text.PlainText
+                level: 5
+                visible: root.st.state === "review" && root.proposals.length > 0
+                text: i18n("Proposed changes to your rules")
+            }
+            PlasmaComponents.Label {
+                textFormat: Text.PlainText
+                visible: root.st.state === "review" && !!root.st.review_note
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.italic: true
+                text: Format.inertLine(root.st.review_note || "", 600)
+            }
+            Repeater {
+                model: root.st.state === "review" ? root.proposals : []
+                delegate: RowLayout {
+                    id: proposalRow
+                    required property var modelData
+                    readonly property bool done: root.appliedNumbers.includes(modelData.number)
+                    Layout.fillWidth: true
+                    spacing: Kirigami.Units.smallSpacing
+                    ColumnLayout {
+                        Layout.fillWidth: true
+                        spacing: 0
+                        PlasmaComponents.Label {
+                            textFormat: Text.PlainText
+                            Layout.fillWidth: true
+                            wrapMode: Text.Wrap
+                            font.bold: true
+                            text: Format.inertLine(proposalRow.modelData.change, 200)
+                        }
+                        PlasmaComponents.Label {
+                            textFormat: Text.PlainText
+                            Layout.fillWidth: true
+                            wrapMode: Text.Wrap
+                            opacity: 0.7
+                            text: Format.inertLine(proposalRow.modelData.reason, 400)
+                        }
+                    }
+                    PlasmaComponents.Button {
+                        text: proposalRow.done ? i18n("Applied") : i18n("Apply")
+                        enabled: !proposalRow.done
+                        Accessible.name: i18n("Apply: %1", Format.inertLine(proposalRow.modelData.change, 200))
+                        onClicked: root.applyProposal(proposalRow.modelData.number)
+                    }
+                }
+            }
+            PlasmaComponents.Label {
+                textFormat: Text.PlainText
+                visible: root.st.state === "review" && root.applied !== ""
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                font.italic: true
+                text: root.applied
             }
 
             // The steps: shown where they could apply, enabled exactly when
@@ -378,9 +519,13 @@ PlasmoidItem {
                 visible: false
                 Layout.fillWidth: true
                 quietDefault: root.st.quiet === true
-                onStart: (next, done, secs, level, allowed, quiet) => {
+                busCall: root.busCall
+                onStart: (next, done, secs, level, allowed, quiet, taskRef) => {
                     const start = () => {
-                        const reply = root.call("Start", [next, done, secs, level, allowed]);
+                        // From a task: its title is the next action (StartTask).
+                        const reply = taskRef !== ""
+                            ? root.call("StartTask", [taskRef, done, secs, level, allowed])
+                            : root.call("Start", [next, done, secs, level, allowed]);
                         reply.finished.connect(() => { if (!reply.isError) startForm.visible = false; });
                     };
                     // Start's signature has no room for it: SetQuiet first,
