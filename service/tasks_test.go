@@ -411,3 +411,23 @@ func TestExpiryStopsTheTask(t *testing.T) {
 		t.Errorf("outcome %s, want expired", v.Outcome)
 	}
 }
+
+// FollowTask is open to any client on the bus, but a stop or delete it
+// reports is an Abandon: at the locked level it is refused as Abandon is,
+// so the hook is no side door past the break-glass hold.
+func TestFollowTaskCannotAbandonALockedSession(t *testing.T) {
+	h := newHarness(t)
+	if _, err := h.StartTask(context.Background(), "t1", "", 60*60, "locked", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{TaskEventStop, TaskEventDelete} {
+		said, err := h.FollowTask("taskwarrior:t1", ev, "", "", 0)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != NotPermitted {
+			t.Errorf("FollowTask %s of a locked session: got %q, %v; want NotPermitted", ev, said, err)
+		}
+		if v := h.View(); v.State != StateActive {
+			t.Fatalf("FollowTask %s left the locked session %s, want active", ev, v.State)
+		}
+	}
+}
