@@ -406,6 +406,11 @@ func (s *Service) FollowTask(ref, event, title, version string, timeboxSecs uint
 	if perr != nil {
 		return "", perr
 	}
+	if c, ok := src.(TaskIDChecker); ok {
+		if err := c.CheckID(id); err != nil {
+			return "", &Error{Kind: InvalidArgument, Msg: fmt.Sprintf("%s is not the id %s keeps for a task (%v), so antidrift changed nothing", Quote(clip(id, 80)), src.Name(), err)}
+		}
+	}
 	ref = src.Name() + ":" + id
 	s.mu.Lock()
 	same := s.task != nil && s.task.Source == src.Name() && s.task.ID == id

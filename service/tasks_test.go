@@ -22,6 +22,15 @@ type fakeTasks struct {
 	// started: ids Started found already started
 	started map[string]bool
 	done    chan string // each finished call's name, if not nil
+	// checkID, when set, is the source's TaskIDChecker.
+	checkID func(id string) error
+}
+
+func (f *fakeTasks) CheckID(id string) error {
+	if f.checkID == nil {
+		return nil
+	}
+	return f.checkID(id)
 }
 
 func newFakeTasks(name string) *fakeTasks {
@@ -322,7 +331,7 @@ func TestStartTaskRefusals(t *testing.T) {
 	h := newHarness(t)
 	for _, c := range []struct{ ref, want string }{
 		{"caldav:x", "names the source \"caldav\", which is not configured"},
-		{"taskwarrior:nope", "taskwarrior has no task nope"},
+		{"taskwarrior:nope", `taskwarrior has no task "nope"`},
 		{"taskwarrior:", "has no usable id"},
 	} {
 		_, err := h.StartTask(context.Background(), c.ref, "", 60, "", nil)
@@ -429,5 +438,34 @@ func TestFollowTaskCannotAbandonALockedSession(t *testing.T) {
 		if v := h.View(); v.State != StateActive {
 			t.Fatalf("FollowTask %s left the locked session %s, want active", ev, v.State)
 		}
+	}
+}
+
+// A source's own news names its task by the id the source keeps: an id
+// not of that form (an rc override, a filter, a working-set number that
+// later names another task) starts, ends and records nothing, and says so.
+func TestFollowTaskRefusesAnIDNotOfTheSourcesForm(t *testing.T) {
+	h := newHarness(t)
+	h.tasks.checkID = func(id string) error {
+		if id != "u9" {
+			return &TaskNotFound{Source: "taskwarrior", ID: id}
+		}
+		return nil
+	}
+	for _, id := range []string{"rc.data.location=/tmp", "1 or 2", "+x", "-- done", "42", "a\nb"} {
+		said, err := h.FollowTask("taskwarrior:"+id, TaskEventStart, "Fix the bike", "", 60)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != InvalidArgument || !strings.Contains(e.Msg, "changed nothing") {
+			t.Errorf("FollowTask start of %q: got %q, %v; want InvalidArgument saying antidrift changed nothing", id, said, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("the refusal quotes the id raw: %q", err.Error())
+		}
+		if v := h.View(); v.State != StateLocked {
+			t.Fatalf("FollowTask start of %q: state %s, want locked", id, v.State)
+		}
+	}
+	if _, err := h.FollowTask("taskwarrior:u9", TaskEventStart, "Fix the bike", "", 60); err != nil {
+		t.Fatalf("FollowTask start of a well-formed id: %v", err)
 	}
 }

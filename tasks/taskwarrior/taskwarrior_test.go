@@ -208,3 +208,17 @@ func TestMissingAndHangingBinary(t *testing.T) {
 		t.Fatal("List with a hanging task (and a 300ms deadline) still had not returned after 20s")
 	}
 }
+
+// CheckID takes a uuid only: an rc override, a filter, a command word or a
+// working-set number is no id FollowTask may record.
+func TestCheckID(t *testing.T) {
+	if err := New("").CheckID("3b57c555-9465-4989-87b5-55cd2b3c1123"); err != nil {
+		t.Errorf("CheckID of a uuid: %v, want nil", err)
+	}
+	for _, bad := range []string{"rc.data.location=/tmp", "1 or 2", "+x", "-- done", "42", "", "3b57c555946549 8987b555cd2b3c1123", "{3b57c555-9465-4989-87b5-55cd2b3c1123}", "urn:uuid:3b57c555-9465-4989-87b5-55cd2b3c1123"} {
+		var nf *service.TaskNotFound
+		if err := New("").CheckID(bad); !errors.As(err, &nf) {
+			t.Errorf("CheckID(%q): got %v, want *TaskNotFound", bad, err)
+		}
+	}
+}
