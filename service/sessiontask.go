@@ -33,6 +33,21 @@ const (
 // task when none is given.
 const DefaultTaskSuccess = "the task is done"
 
+// MaxTaskTitleLen bounds a task's title as antidrift keeps and passes it
+// on (its source keeps it whole).
+const MaxTaskTitleLen = 4096
+
+// taskTitle is a title from a task source as antidrift keeps it: exact
+// but for what the bus cannot carry (invalid UTF-8 and NUL, each a U+FFFD:
+// godbus refuses a whole reply holding either) and a length cut at
+// MaxTaskTitleLen. Escapes, bidi controls and newlines stay: they are
+// neutralized where rendered.
+func taskTitle(t string) string {
+	t = strings.ToValidUTF8(t, "\uFFFD")
+	t = strings.ReplaceAll(t, "\x00", "\uFFFD")
+	return clip(t, MaxTaskTitleLen)
+}
+
 // SessionTask is the task a session works on, as the session records it
 // (state.json).
 type SessionTask struct {
@@ -124,6 +139,7 @@ func (s *Service) ListTasks(ctx context.Context) ([]TaskItem, []TaskFailure) {
 		for _, it := range a.items {
 			if !it.Done {
 				it.Source = s.tasks.names[i]
+				it.Title = taskTitle(it.Title)
 				items = append(items, it)
 			}
 		}
@@ -217,6 +233,7 @@ func (s *Service) StartTask(ctx context.Context, ref, success string, timeboxSec
 	if success == "" {
 		success = DefaultTaskSuccess
 	}
+	it.Title = taskTitle(it.Title)
 	task := &SessionTask{Source: src.Name(), ID: it.ID, Title: it.Title, Version: it.Version}
 	return s.start(MethodStartTask, taskAction(it), success, timeboxSecs, enforcement, allowed, task)
 }
@@ -424,6 +441,7 @@ func (s *Service) FollowTask(ref, event, title, version string, timeboxSecs uint
 		if state == StateActive || state == StateReview {
 			return fmt.Sprintf("a session is %s already, so antidrift started none for %s", state.phrase(), ref), nil
 		}
+		title = taskTitle(title)
 		task := &SessionTask{Source: src.Name(), ID: id, Title: title, Version: version, FromSource: true}
 		sid, err := s.start(MethodStart, taskAction(TaskItem{Source: src.Name(), ID: id, Title: title}), DefaultTaskSuccess, timeboxSecs, "", nil, task)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fakeTasks is a task source in memory. It records every call; block, when
@@ -468,4 +469,45 @@ func TestFollowTaskRefusesAnIDNotOfTheSourcesForm(t *testing.T) {
 	if _, err := h.FollowTask("taskwarrior:u9", TaskEventStart, "Fix the bike", "", 60); err != nil {
 		t.Fatalf("FollowTask start of a well-formed id: %v", err)
 	}
+}
+
+// A task's title is text from outside, and D-Bus carries no NUL and no
+// invalid UTF-8 (godbus refuses the whole reply): a title with either, or
+// a megabyte long, must neither break ListTasks nor the status of the
+// session started from it. Escapes, bidi controls and newlines stay exact
+// (the CLI and the panels neutralize them where they render).
+func TestHostileTaskTitleIsBusSafe(t *testing.T) {
+	h := newHarness(t)
+	huge := strings.Repeat("x", 1<<20)
+	hostile := "Fix\x00 the \xff bike\x1b[31m\u202e\nnow"
+	h.tasks.items = map[string]TaskItem{
+		"t1": {ID: "t1", Title: hostile, Version: "v1"},
+		"t2": {ID: "t2", Title: huge, Version: "v1"},
+	}
+	busSafe := func(what, s string) {
+		t.Helper()
+		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) || utf8.RuneCountInString(s) > MaxTaskTitleLen {
+			t.Errorf("%s: got %d bytes, valid UTF-8 %v, NUL %v; want valid UTF-8, no NUL, at most %d characters",
+				what, len(s), utf8.ValidString(s), strings.ContainsRune(s, 0), MaxTaskTitleLen)
+		}
+	}
+	items, _ := h.ListTasks(context.Background())
+	for _, it := range items {
+		busSafe("ListTasks title of "+it.ID, it.Title)
+		if it.ID == "t1" && it.Title != "Fix\uFFFD the \uFFFD bike\x1b[31m\u202e\nnow" {
+			t.Errorf("ListTasks title: got %q, want only the NUL and the invalid byte replaced", it.Title)
+		}
+	}
+	if _, err := h.StartTask(context.Background(), "t1", "", 60, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	busSafe("View().TaskTitle", h.View().TaskTitle)
+	must(t, h.Abandon(""))
+	if _, err := h.End(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.FollowTask("taskwarrior:t2", TaskEventStart, huge, "", 60); err != nil {
+		t.Fatal(err)
+	}
+	busSafe("View().TaskTitle after FollowTask", h.View().TaskTitle)
 }
