@@ -42,10 +42,14 @@ const MaxTaskTitleLen = 4096
 // godbus refuses a whole reply holding either) and a length cut at
 // MaxTaskTitleLen. Escapes, bidi controls and newlines stay: they are
 // neutralized where rendered.
-func taskTitle(t string) string {
+func taskTitle(t string) string { return busSafe(t, MaxTaskTitleLen) }
+
+// busSafe is t with invalid UTF-8 and NUL each a U+FFFD, cut at n
+// characters: text D-Bus can carry.
+func busSafe(t string, n int) string {
 	t = strings.ToValidUTF8(t, "\uFFFD")
 	t = strings.ReplaceAll(t, "\x00", "\uFFFD")
-	return clip(t, MaxTaskTitleLen)
+	return clip(t, n)
 }
 
 // SessionTask is the task a session works on, as the session records it
@@ -133,7 +137,7 @@ func (s *Service) ListTasks(ctx context.Context) ([]TaskItem, []TaskFailure) {
 	var failures []TaskFailure
 	for i, a := range answers {
 		if a.err != nil {
-			failures = append(failures, TaskFailure{Source: s.tasks.names[i], Why: a.err.Error()})
+			failures = append(failures, TaskFailure{Source: s.tasks.names[i], Why: busSafe(a.err.Error(), MaxTaskTitleLen)})
 			continue
 		}
 		for _, it := range a.items {
@@ -204,9 +208,9 @@ func (s *Service) parseTaskRef(ref string) (TaskSource, string, *Error) {
 func taskError(source string, err error) *Error {
 	var nf *TaskNotFound
 	if errors.As(err, &nf) {
-		return &Error{Kind: InvalidArgument, Msg: nf.Error()}
+		return &Error{Kind: InvalidArgument, Msg: busSafe(nf.Error(), MaxTaskTitleLen)}
 	}
-	return &Error{Kind: TaskSourceFailed, Msg: fmt.Sprintf("%s could not be asked for the task: %v", source, err)}
+	return &Error{Kind: TaskSourceFailed, Msg: busSafe(fmt.Sprintf("%s could not be asked for the task: %v", source, err), MaxTaskTitleLen)}
 }
 
 // StartTask starts a session whose next action is the task's title. It

@@ -511,3 +511,18 @@ func TestHostileTaskTitleIsBusSafe(t *testing.T) {
 	}
 	busSafe("View().TaskTitle after FollowTask", h.View().TaskTitle)
 }
+
+// A source's error is outside text too: a failure ListTasks or StartTask
+// passes on is bus-safe.
+func TestTaskSourceErrorIsBusSafe(t *testing.T) {
+	h := newHarness(t)
+	h.tasks.err = errors.New("task failed: \xff\x00")
+	_, failures := h.ListTasks(context.Background())
+	if len(failures) != 1 || !utf8.ValidString(failures[0].Why) || strings.ContainsRune(failures[0].Why, 0) {
+		t.Errorf("ListTasks failures: got %q, want one, valid UTF-8 without NUL", failures)
+	}
+	_, err := h.StartTask(context.Background(), "t1", "", 60, "", nil)
+	if err == nil || !utf8.ValidString(err.Error()) || strings.ContainsRune(err.Error(), 0) {
+		t.Errorf("StartTask with a failing source: got %q, want an error in valid UTF-8 without NUL", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/service"
@@ -220,5 +221,15 @@ func TestCheckID(t *testing.T) {
 		if err := New("").CheckID(bad); !errors.As(err, &nf) {
 			t.Errorf("CheckID(%q): got %v, want *TaskNotFound", bad, err)
 		}
+	}
+}
+
+// firstLine cuts a long message of task's on a character, never inside
+// one: an invalid UTF-8 byte in an error makes D-Bus refuse the reply
+// that carries it.
+func TestFirstLineCutsOnACharacter(t *testing.T) {
+	got := firstLine("x" + strings.Repeat("é", 150))
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") {
+		t.Errorf("firstLine of x and 300 bytes of é: got %q, want valid UTF-8 ending in …", got)
 	}
 }
