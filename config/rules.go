@@ -174,10 +174,22 @@ func (f RulesFile) Apply(p service.ReviewProposal) (string, error) {
 	if len(problems) > 0 {
 		return f.Path, fmt.Errorf("%s; fix or remove it, then apply again", problems[0].String())
 	}
+	full := func(key string, list []string) error {
+		if len(list) >= maxClasses && !slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, p.Rule) }) {
+			return fmt.Errorf("%s holds %d %s already, the most antidrift reads; remove some there, then apply again", f.Path, maxClasses, key)
+		}
+		return nil
+	}
 	switch p.Kind {
 	case service.ProposeAllow:
+		if err := full("allowed_classes", r.AllowedClasses); err != nil {
+			return f.Path, err
+		}
 		r.AllowedClasses = addRules(r.AllowedClasses, []string{p.Rule})
 	case service.ProposeDistraction:
+		if err := full("distractions", r.Distractions); err != nil {
+			return f.Path, err
+		}
 		r.Distractions = addRules(r.Distractions, []string{p.Rule})
 	case service.ProposeGrace:
 		r.DriftGrace, r.HasGrace = p.Grace, true

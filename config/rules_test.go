@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,4 +93,23 @@ func TestRulesFileRefusesWhatItCannotRead(t *testing.T) {
 			t.Errorf("the link's target was written: %q", got)
 		}
 	})
+}
+
+// A list already at the most antidrift reads is refused, not reported as
+// written while the rule was dropped.
+func TestRulesFileApplyRefusesAFullList(t *testing.T) {
+	f := RulesFile{Path: filepath.Join(t.TempDir(), "rules.toml")}
+	for i := range maxClasses {
+		if _, err := f.Apply(service.ReviewProposal{Kind: service.ProposeAllow, Rule: fmt.Sprintf("App%d", i)}); err != nil {
+			t.Fatalf("Apply #%d: %v", i, err)
+		}
+	}
+	before, _ := os.ReadFile(f.Path)
+	_, err := f.Apply(service.ReviewProposal{Kind: service.ProposeAllow, Rule: "OneTooMany"})
+	if err == nil || !strings.Contains(err.Error(), "64") {
+		t.Errorf("Apply to a full allowed_classes: got %v, want an error naming the limit", err)
+	}
+	if after, _ := os.ReadFile(f.Path); string(after) != string(before) {
+		t.Errorf("a refused Apply changed the rules file")
+	}
 }
