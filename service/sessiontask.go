@@ -492,11 +492,30 @@ func (s *Service) endActiveTask(m Method, o Outcome, reason string, how taskEnd)
 
 // withoutTitle is msg for the journal: a task's title is private like a
 // window's, and a source's error may quote it (task's stderr does).
+//
+// A message may quote the title cut short (task's stderr is cut at its
+// first line and 200 bytes), so any run of at least minTitleRun bytes
+// that begins the title, or the whole of a shorter title, is taken out.
 func withoutTitle(msg, title string) string {
 	if strings.TrimSpace(title) == "" {
 		return msg
 	}
-	return strings.ReplaceAll(msg, title, "(the task's title)")
+	const minTitleRun = 8
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		n := 0
+		for n < len(title) && i+n < len(msg) && msg[i+n] == title[n] {
+			n++
+		}
+		if n == len(title) || n >= minTitleRun {
+			b.WriteString("(the task's title)")
+			i += n
+			continue
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
 }
 
 // taskCopyLocked is the session's task for a snapshot (nil: none).

@@ -526,3 +526,21 @@ func TestTaskSourceErrorIsBusSafe(t *testing.T) {
 		t.Errorf("StartTask with a failing source: got %q, want an error in valid UTF-8 without NUL", err)
 	}
 }
+
+// A source's error may quote a title cut short (task's stderr is cut at
+// its first line and 200 bytes): the journal gets no part of it.
+func TestWithoutTitleTakesACutTitleOut(t *testing.T) {
+	long := strings.Repeat("my private words ", 20)
+	for _, c := range []struct{ msg, title string }{
+		{"task done failed: Task '" + long[:150] + "…", long},
+		{"task done failed: Task 'first private line", "first private line\nsecond line"},
+		{"the task " + long + " failed", long},
+	} {
+		if got := withoutTitle(c.msg, c.title); strings.Contains(got, "private") {
+			t.Errorf("withoutTitle(%q): got %q, want no part of the title", c.msg, got)
+		}
+	}
+	if got := withoutTitle("task failed: no such file", "Fix the bike"); got != "task failed: no such file" {
+		t.Errorf("withoutTitle of a message without the title: got %q", got)
+	}
+}
