@@ -198,7 +198,14 @@ func (f RulesFile) Apply(p service.ReviewProposal) (string, error) {
 	default:
 		return f.Path, fmt.Errorf("a proposal of kind %q cannot be written", p.Kind)
 	}
-	return f.Path, writeAtomic(f.Path, encodeRules(r))
+	data := encodeRules(r)
+	// Never write what the next load refuses: a rule from a window's class
+	// may hold what no rule can (a control character), and a rules file
+	// that does not load blocks every later apply.
+	if _, problems := ParseRules(f.Path, data); len(problems) > 0 {
+		return f.Path, fmt.Errorf("the rule %s cannot be written to a rules file: %s", service.Quote(p.Rule), problems[0].Msg)
+	}
+	return f.Path, writeAtomic(f.Path, data)
 }
 
 func encodeRules(r Rules) []byte {

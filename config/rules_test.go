@@ -113,3 +113,23 @@ func TestRulesFileApplyRefusesAFullList(t *testing.T) {
 		t.Errorf("a refused Apply changed the rules file")
 	}
 }
+
+// A class is outside text: whatever it holds, the rule applied reads back
+// exactly, or is refused before anything is written.
+func TestRulesFileRoundTripsHostileClasses(t *testing.T) {
+	for _, class := range []string{"Foo\nBar", "a'''b\"\"\"c", "\u202eevil", `back\slash`, "trailing ", "tab\there", "#not a comment", "[table]", "x\x00y", "é\u200b"} {
+		f := RulesFile{Path: filepath.Join(t.TempDir(), "rules.toml")}
+		rule := service.LiteralRule(class)
+		_, err := f.Apply(service.ReviewProposal{Kind: service.ProposeAllow, Rule: rule})
+		if err != nil {
+			if _, statErr := os.Stat(f.Path); statErr == nil {
+				t.Errorf("Apply(%q) refused (%v) but wrote the file", class, err)
+			}
+			continue
+		}
+		r, problems := LoadRules(f.Path)
+		if len(problems) > 0 || len(r.AllowedClasses) != 1 || r.AllowedClasses[0] != rule {
+			t.Errorf("Apply(%q) then LoadRules: got %q, problems %v; want [%q] and none", class, r.AllowedClasses, problems, rule)
+		}
+	}
+}
