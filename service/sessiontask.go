@@ -374,6 +374,35 @@ func (s *Service) deliverTaskResult(id, result, title string) {
 	s.commitUnlocks(writes{snapshot: s.snapshotLocked()})
 }
 
+// taskEndWait is how long End waits, off the lock, for a write-back still
+// running, so that `antidrift complete && antidrift end` seals the task's
+// result rather than "being ticked off". A slower source is not waited for
+// longer: the summary then keeps "being ticked off", the journal the result.
+const taskEndWait = 2 * time.Second
+
+// awaitTaskResult waits up to taskEndWait for the queued task operations
+// when the session's task is being ticked off. Never under the lock.
+func (s *Service) awaitTaskResult() {
+	s.mu.Lock()
+	writing := s.task != nil && s.taskResult == taskResultWriting
+	s.mu.Unlock()
+	if !writing {
+		return
+	}
+	s.tasks.mu.Lock()
+	last := s.tasks.last
+	s.tasks.mu.Unlock()
+	if last == nil {
+		return
+	}
+	t := time.NewTimer(taskEndWait)
+	defer t.Stop()
+	select {
+	case <-last:
+	case <-t.C:
+	}
+}
+
 // taskQueue runs op on a goroutine of its own, after every operation queued
 // before it (so a write-back never overtakes the Started before it), with
 // taskWriteTimeout, never under the lock.

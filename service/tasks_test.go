@@ -544,3 +544,26 @@ func TestWithoutTitleTakesACutTitleOut(t *testing.T) {
 		t.Errorf("withoutTitle of a message without the title: got %q", got)
 	}
 }
+
+// complete then end at once: the summary sealed keeps the write-back's
+// result when it comes within a moment, not "being ticked off".
+func TestEndRightAfterCompleteSealsTheResult(t *testing.T) {
+	h := newHarness(t)
+	h.tasks.done = make(chan string, 16)
+	if _, err := h.StartTask(context.Background(), "t1", "", 60*60, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.tasks.waitFor(t, "Started")
+	h.tasks.mu.Lock()
+	h.tasks.block = make(chan struct{})
+	h.tasks.mu.Unlock()
+	must(t, h.Complete())
+	time.AfterFunc(200*time.Millisecond, func() { close(h.tasks.block) })
+	if _, err := h.End(); err != nil {
+		t.Fatal(err)
+	}
+	sealed := h.store.sealed()
+	if len(sealed) != 1 || sealed[0].Task == nil || sealed[0].Task.Result != TaskResultDone {
+		t.Fatalf("the summary sealed by an End right after Complete: got %+v, want its task's result done", sealed)
+	}
+}
