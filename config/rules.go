@@ -174,10 +174,22 @@ func (f RulesFile) Apply(p service.ReviewProposal) (string, error) {
 	if len(problems) > 0 {
 		return f.Path, fmt.Errorf("%s; fix or remove it, then apply again", problems[0].String())
 	}
+	full := func(key string, list []string) error {
+		if len(list) >= maxClasses && !slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, p.Rule) }) {
+			return fmt.Errorf("%s holds %d %s already, the most antidrift reads; remove some there, then apply again", f.Path, maxClasses, key)
+		}
+		return nil
+	}
 	switch p.Kind {
 	case service.ProposeAllow:
+		if err := full("allowed_classes", r.AllowedClasses); err != nil {
+			return f.Path, err
+		}
 		r.AllowedClasses = addRules(r.AllowedClasses, []string{p.Rule})
 	case service.ProposeDistraction:
+		if err := full("distractions", r.Distractions); err != nil {
+			return f.Path, err
+		}
 		r.Distractions = addRules(r.Distractions, []string{p.Rule})
 	case service.ProposeGrace:
 		r.DriftGrace, r.HasGrace = p.Grace, true
@@ -186,7 +198,14 @@ func (f RulesFile) Apply(p service.ReviewProposal) (string, error) {
 	default:
 		return f.Path, fmt.Errorf("a proposal of kind %q cannot be written", p.Kind)
 	}
-	return f.Path, writeAtomic(f.Path, encodeRules(r))
+	data := encodeRules(r)
+	// Never write what the next load refuses: a rule from a window's class
+	// may hold what no rule can (a control character), and a rules file
+	// that does not load blocks every later apply.
+	if _, problems := ParseRules(f.Path, data); len(problems) > 0 {
+		return f.Path, fmt.Errorf("the rule %s cannot be written to a rules file: %s", service.Quote(p.Rule), problems[0].Msg)
+	}
+	return f.Path, writeAtomic(f.Path, data)
 }
 
 func encodeRules(r Rules) []byte {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,4 +93,43 @@ func TestRulesFileRefusesWhatItCannotRead(t *testing.T) {
 			t.Errorf("the link's target was written: %q", got)
 		}
 	})
+}
+
+// A list already at the most antidrift reads is refused, not reported as
+// written while the rule was dropped.
+func TestRulesFileApplyRefusesAFullList(t *testing.T) {
+	f := RulesFile{Path: filepath.Join(t.TempDir(), "rules.toml")}
+	for i := range maxClasses {
+		if _, err := f.Apply(service.ReviewProposal{Kind: service.ProposeAllow, Rule: fmt.Sprintf("App%d", i)}); err != nil {
+			t.Fatalf("Apply #%d: %v", i, err)
+		}
+	}
+	before, _ := os.ReadFile(f.Path)
+	_, err := f.Apply(service.ReviewProposal{Kind: service.ProposeAllow, Rule: "OneTooMany"})
+	if err == nil || !strings.Contains(err.Error(), "64") {
+		t.Errorf("Apply to a full allowed_classes: got %v, want an error naming the limit", err)
+	}
+	if after, _ := os.ReadFile(f.Path); string(after) != string(before) {
+		t.Errorf("a refused Apply changed the rules file")
+	}
+}
+
+// A class is outside text: whatever it holds, the rule applied reads back
+// exactly, or is refused before anything is written.
+func TestRulesFileRoundTripsHostileClasses(t *testing.T) {
+	for _, class := range []string{"Foo\nBar", "a'''b\"\"\"c", "\u202eevil", `back\slash`, "trailing ", "tab\there", "#not a comment", "[table]", "x\x00y", "é\u200b"} {
+		f := RulesFile{Path: filepath.Join(t.TempDir(), "rules.toml")}
+		rule := service.LiteralRule(class)
+		_, err := f.Apply(service.ReviewProposal{Kind: service.ProposeAllow, Rule: rule})
+		if err != nil {
+			if _, statErr := os.Stat(f.Path); statErr == nil {
+				t.Errorf("Apply(%q) refused (%v) but wrote the file", class, err)
+			}
+			continue
+		}
+		r, problems := LoadRules(f.Path)
+		if len(problems) > 0 || len(r.AllowedClasses) != 1 || r.AllowedClasses[0] != rule {
+			t.Errorf("Apply(%q) then LoadRules: got %q, problems %v; want [%q] and none", class, r.AllowedClasses, problems, rule)
+		}
+	}
 }

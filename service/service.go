@@ -409,6 +409,7 @@ func (s *Service) Extend(secs uint64) error {
 // End seals a reviewed session into the audit chain and returns to locked.
 // The hash is "" when sealing failed; the summary then stays pending.
 func (s *Service) End() (string, error) {
+	s.awaitTaskResult()
 	s.mu.Lock()
 	if err := s.permit(MethodEnd, ""); err != nil {
 		s.mu.Unlock()

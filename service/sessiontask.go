@@ -33,6 +33,25 @@ const (
 // task when none is given.
 const DefaultTaskSuccess = "the task is done"
 
+// MaxTaskTitleLen bounds a task's title as antidrift keeps and passes it
+// on (its source keeps it whole).
+const MaxTaskTitleLen = 4096
+
+// taskTitle is a title from a task source as antidrift keeps it: exact
+// but for what the bus cannot carry (invalid UTF-8 and NUL, each a U+FFFD:
+// godbus refuses a whole reply holding either) and a length cut at
+// MaxTaskTitleLen. Escapes, bidi controls and newlines stay: they are
+// neutralized where rendered.
+func taskTitle(t string) string { return busSafe(t, MaxTaskTitleLen) }
+
+// busSafe is t with invalid UTF-8 and NUL each a U+FFFD, cut at n
+// characters: text D-Bus can carry.
+func busSafe(t string, n int) string {
+	t = strings.ToValidUTF8(t, "\uFFFD")
+	t = strings.ReplaceAll(t, "\x00", "\uFFFD")
+	return clip(t, n)
+}
+
 // SessionTask is the task a session works on, as the session records it
 // (state.json).
 type SessionTask struct {
@@ -118,12 +137,13 @@ func (s *Service) ListTasks(ctx context.Context) ([]TaskItem, []TaskFailure) {
 	var failures []TaskFailure
 	for i, a := range answers {
 		if a.err != nil {
-			failures = append(failures, TaskFailure{Source: s.tasks.names[i], Why: a.err.Error()})
+			failures = append(failures, TaskFailure{Source: s.tasks.names[i], Why: busSafe(a.err.Error(), MaxTaskTitleLen)})
 			continue
 		}
 		for _, it := range a.items {
 			if !it.Done {
 				it.Source = s.tasks.names[i]
+				it.Title = taskTitle(it.Title)
 				items = append(items, it)
 			}
 		}
@@ -188,9 +208,9 @@ func (s *Service) parseTaskRef(ref string) (TaskSource, string, *Error) {
 func taskError(source string, err error) *Error {
 	var nf *TaskNotFound
 	if errors.As(err, &nf) {
-		return &Error{Kind: InvalidArgument, Msg: nf.Error()}
+		return &Error{Kind: InvalidArgument, Msg: busSafe(nf.Error(), MaxTaskTitleLen)}
 	}
-	return &Error{Kind: TaskSourceFailed, Msg: fmt.Sprintf("%s could not be asked for the task: %v", source, err)}
+	return &Error{Kind: TaskSourceFailed, Msg: busSafe(fmt.Sprintf("%s could not be asked for the task: %v", source, err), MaxTaskTitleLen)}
 }
 
 // StartTask starts a session whose next action is the task's title. It
@@ -217,6 +237,7 @@ func (s *Service) StartTask(ctx context.Context, ref, success string, timeboxSec
 	if success == "" {
 		success = DefaultTaskSuccess
 	}
+	it.Title = taskTitle(it.Title)
 	task := &SessionTask{Source: src.Name(), ID: it.ID, Title: it.Title, Version: it.Version}
 	return s.start(MethodStartTask, taskAction(it), success, timeboxSecs, enforcement, allowed, task)
 }
@@ -353,6 +374,35 @@ func (s *Service) deliverTaskResult(id, result, title string) {
 	s.commitUnlocks(writes{snapshot: s.snapshotLocked()})
 }
 
+// taskEndWait is how long End waits, off the lock, for a write-back still
+// running, so that `antidrift complete && antidrift end` seals the task's
+// result rather than "being ticked off". A slower source is not waited for
+// longer: the summary then keeps "being ticked off", the journal the result.
+const taskEndWait = 2 * time.Second
+
+// awaitTaskResult waits up to taskEndWait for the queued task operations
+// when the session's task is being ticked off. Never under the lock.
+func (s *Service) awaitTaskResult() {
+	s.mu.Lock()
+	writing := s.task != nil && s.taskResult == taskResultWriting
+	s.mu.Unlock()
+	if !writing {
+		return
+	}
+	s.tasks.mu.Lock()
+	last := s.tasks.last
+	s.tasks.mu.Unlock()
+	if last == nil {
+		return
+	}
+	t := time.NewTimer(taskEndWait)
+	defer t.Stop()
+	select {
+	case <-last:
+	case <-t.C:
+	}
+}
+
 // taskQueue runs op on a goroutine of its own, after every operation queued
 // before it (so a write-back never overtakes the Started before it), with
 // taskWriteTimeout, never under the lock.
@@ -406,6 +456,11 @@ func (s *Service) FollowTask(ref, event, title, version string, timeboxSecs uint
 	if perr != nil {
 		return "", perr
 	}
+	if c, ok := src.(TaskIDChecker); ok {
+		if err := c.CheckID(id); err != nil {
+			return "", &Error{Kind: InvalidArgument, Msg: fmt.Sprintf("%s is not the id %s keeps for a task (%v), so antidrift changed nothing", Quote(clip(id, 80)), src.Name(), err)}
+		}
+	}
 	ref = src.Name() + ":" + id
 	s.mu.Lock()
 	same := s.task != nil && s.task.Source == src.Name() && s.task.ID == id
@@ -419,6 +474,7 @@ func (s *Service) FollowTask(ref, event, title, version string, timeboxSecs uint
 		if state == StateActive || state == StateReview {
 			return fmt.Sprintf("a session is %s already, so antidrift started none for %s", state.phrase(), ref), nil
 		}
+		title = taskTitle(title)
 		task := &SessionTask{Source: src.Name(), ID: id, Title: title, Version: version, FromSource: true}
 		sid, err := s.start(MethodStart, taskAction(TaskItem{Source: src.Name(), ID: id, Title: title}), DefaultTaskSuccess, timeboxSecs, "", nil, task)
 		if err != nil {
@@ -465,11 +521,30 @@ func (s *Service) endActiveTask(m Method, o Outcome, reason string, how taskEnd)
 
 // withoutTitle is msg for the journal: a task's title is private like a
 // window's, and a source's error may quote it (task's stderr does).
+//
+// A message may quote the title cut short (task's stderr is cut at its
+// first line and 200 bytes), so any run of at least minTitleRun bytes
+// that begins the title, or the whole of a shorter title, is taken out.
 func withoutTitle(msg, title string) string {
 	if strings.TrimSpace(title) == "" {
 		return msg
 	}
-	return strings.ReplaceAll(msg, title, "(the task's title)")
+	const minTitleRun = 8
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		n := 0
+		for n < len(title) && i+n < len(msg) && msg[i+n] == title[n] {
+			n++
+		}
+		if n == len(title) || n >= minTitleRun {
+			b.WriteString("(the task's title)")
+			i += n
+			continue
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
 }
 
 // taskCopyLocked is the session's task for a snapshot (nil: none).

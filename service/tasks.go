@@ -50,6 +50,16 @@ type TaskSource interface {
 	Stopped(ctx context.Context, t TaskItem) error
 }
 
+// TaskIDChecker is a TaskSource that can tell, without asking its task
+// manager, whether id has the form of the stable id it keeps for a task
+// (Taskwarrior: a uuid). FollowTask, whose id comes from the source's own
+// side and is not read back (the Taskwarrior hook runs while task holds its
+// data), refuses an id that has not: a session's task is named by an id the
+// write-back can trust. *TaskNotFound when it has not.
+type TaskIDChecker interface {
+	CheckID(id string) error
+}
+
 // TaskChanged is a write-back refused because another client changed the
 // task meanwhile: nothing was overwritten.
 type TaskChanged struct {
@@ -75,7 +85,7 @@ type TaskNotFound struct {
 }
 
 func (e *TaskNotFound) Error() string {
-	return fmt.Sprintf("%s has no task %s", e.Source, e.ID)
+	return fmt.Sprintf("%s has no task %s", e.Source, Quote(clip(e.ID, 80)))
 }
 
 // ErrTaskAlreadyStarted is Started's answer when the task was started

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fakeTasks is a task source in memory. It records every call; block, when
@@ -22,6 +23,15 @@ type fakeTasks struct {
 	// started: ids Started found already started
 	started map[string]bool
 	done    chan string // each finished call's name, if not nil
+	// checkID, when set, is the source's TaskIDChecker.
+	checkID func(id string) error
+}
+
+func (f *fakeTasks) CheckID(id string) error {
+	if f.checkID == nil {
+		return nil
+	}
+	return f.checkID(id)
 }
 
 func newFakeTasks(name string) *fakeTasks {
@@ -322,7 +332,7 @@ func TestStartTaskRefusals(t *testing.T) {
 	h := newHarness(t)
 	for _, c := range []struct{ ref, want string }{
 		{"caldav:x", "names the source \"caldav\", which is not configured"},
-		{"taskwarrior:nope", "taskwarrior has no task nope"},
+		{"taskwarrior:nope", `taskwarrior has no task "nope"`},
 		{"taskwarrior:", "has no usable id"},
 	} {
 		_, err := h.StartTask(context.Background(), c.ref, "", 60, "", nil)
@@ -409,5 +419,151 @@ func TestExpiryStopsTheTask(t *testing.T) {
 	waitResult(t, h, TaskResultLeftOpen)
 	if v := h.View(); v.Outcome != OutcomeExpired {
 		t.Errorf("outcome %s, want expired", v.Outcome)
+	}
+}
+
+// FollowTask is open to any client on the bus, but a stop or delete it
+// reports is an Abandon: at the locked level it is refused as Abandon is,
+// so the hook is no side door past the break-glass hold.
+func TestFollowTaskCannotAbandonALockedSession(t *testing.T) {
+	h := newHarness(t)
+	if _, err := h.StartTask(context.Background(), "t1", "", 60*60, "locked", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{TaskEventStop, TaskEventDelete} {
+		said, err := h.FollowTask("taskwarrior:t1", ev, "", "", 0)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != NotPermitted {
+			t.Errorf("FollowTask %s of a locked session: got %q, %v; want NotPermitted", ev, said, err)
+		}
+		if v := h.View(); v.State != StateActive {
+			t.Fatalf("FollowTask %s left the locked session %s, want active", ev, v.State)
+		}
+	}
+}
+
+// A source's own news names its task by the id the source keeps: an id
+// not of that form (an rc override, a filter, a working-set number that
+// later names another task) starts, ends and records nothing, and says so.
+func TestFollowTaskRefusesAnIDNotOfTheSourcesForm(t *testing.T) {
+	h := newHarness(t)
+	h.tasks.checkID = func(id string) error {
+		if id != "u9" {
+			return &TaskNotFound{Source: "taskwarrior", ID: id}
+		}
+		return nil
+	}
+	for _, id := range []string{"rc.data.location=/tmp", "1 or 2", "+x", "-- done", "42", "a\nb"} {
+		said, err := h.FollowTask("taskwarrior:"+id, TaskEventStart, "Fix the bike", "", 60)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != InvalidArgument || !strings.Contains(e.Msg, "changed nothing") {
+			t.Errorf("FollowTask start of %q: got %q, %v; want InvalidArgument saying antidrift changed nothing", id, said, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("the refusal quotes the id raw: %q", err.Error())
+		}
+		if v := h.View(); v.State != StateLocked {
+			t.Fatalf("FollowTask start of %q: state %s, want locked", id, v.State)
+		}
+	}
+	if _, err := h.FollowTask("taskwarrior:u9", TaskEventStart, "Fix the bike", "", 60); err != nil {
+		t.Fatalf("FollowTask start of a well-formed id: %v", err)
+	}
+}
+
+// A task's title is text from outside, and D-Bus carries no NUL and no
+// invalid UTF-8 (godbus refuses the whole reply): a title with either, or
+// a megabyte long, must neither break ListTasks nor the status of the
+// session started from it. Escapes, bidi controls and newlines stay exact
+// (the CLI and the panels neutralize them where they render).
+func TestHostileTaskTitleIsBusSafe(t *testing.T) {
+	h := newHarness(t)
+	huge := strings.Repeat("x", 1<<20)
+	hostile := "Fix\x00 the \xff bike\x1b[31m\u202e\nnow"
+	h.tasks.items = map[string]TaskItem{
+		"t1": {ID: "t1", Title: hostile, Version: "v1"},
+		"t2": {ID: "t2", Title: huge, Version: "v1"},
+	}
+	busSafe := func(what, s string) {
+		t.Helper()
+		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) || utf8.RuneCountInString(s) > MaxTaskTitleLen {
+			t.Errorf("%s: got %d bytes, valid UTF-8 %v, NUL %v; want valid UTF-8, no NUL, at most %d characters",
+				what, len(s), utf8.ValidString(s), strings.ContainsRune(s, 0), MaxTaskTitleLen)
+		}
+	}
+	items, _ := h.ListTasks(context.Background())
+	for _, it := range items {
+		busSafe("ListTasks title of "+it.ID, it.Title)
+		if it.ID == "t1" && it.Title != "Fix\uFFFD the \uFFFD bike\x1b[31m\u202e\nnow" {
+			t.Errorf("ListTasks title: got %q, want only the NUL and the invalid byte replaced", it.Title)
+		}
+	}
+	if _, err := h.StartTask(context.Background(), "t1", "", 60, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	busSafe("View().TaskTitle", h.View().TaskTitle)
+	must(t, h.Abandon(""))
+	if _, err := h.End(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.FollowTask("taskwarrior:t2", TaskEventStart, huge, "", 60); err != nil {
+		t.Fatal(err)
+	}
+	busSafe("View().TaskTitle after FollowTask", h.View().TaskTitle)
+}
+
+// A source's error is outside text too: a failure ListTasks or StartTask
+// passes on is bus-safe.
+func TestTaskSourceErrorIsBusSafe(t *testing.T) {
+	h := newHarness(t)
+	h.tasks.err = errors.New("task failed: \xff\x00")
+	_, failures := h.ListTasks(context.Background())
+	if len(failures) != 1 || !utf8.ValidString(failures[0].Why) || strings.ContainsRune(failures[0].Why, 0) {
+		t.Errorf("ListTasks failures: got %q, want one, valid UTF-8 without NUL", failures)
+	}
+	_, err := h.StartTask(context.Background(), "t1", "", 60, "", nil)
+	if err == nil || !utf8.ValidString(err.Error()) || strings.ContainsRune(err.Error(), 0) {
+		t.Errorf("StartTask with a failing source: got %q, want an error in valid UTF-8 without NUL", err)
+	}
+}
+
+// A source's error may quote a title cut short (task's stderr is cut at
+// its first line and 200 bytes): the journal gets no part of it.
+func TestWithoutTitleTakesACutTitleOut(t *testing.T) {
+	long := strings.Repeat("my private words ", 20)
+	for _, c := range []struct{ msg, title string }{
+		{"task done failed: Task '" + long[:150] + "…", long},
+		{"task done failed: Task 'first private line", "first private line\nsecond line"},
+		{"the task " + long + " failed", long},
+	} {
+		if got := withoutTitle(c.msg, c.title); strings.Contains(got, "private") {
+			t.Errorf("withoutTitle(%q): got %q, want no part of the title", c.msg, got)
+		}
+	}
+	if got := withoutTitle("task failed: no such file", "Fix the bike"); got != "task failed: no such file" {
+		t.Errorf("withoutTitle of a message without the title: got %q", got)
+	}
+}
+
+// complete then end at once: the summary sealed keeps the write-back's
+// result when it comes within a moment, not "being ticked off".
+func TestEndRightAfterCompleteSealsTheResult(t *testing.T) {
+	h := newHarness(t)
+	h.tasks.done = make(chan string, 16)
+	if _, err := h.StartTask(context.Background(), "t1", "", 60*60, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.tasks.waitFor(t, "Started")
+	h.tasks.mu.Lock()
+	h.tasks.block = make(chan struct{})
+	h.tasks.mu.Unlock()
+	must(t, h.Complete())
+	time.AfterFunc(200*time.Millisecond, func() { close(h.tasks.block) })
+	if _, err := h.End(); err != nil {
+		t.Fatal(err)
+	}
+	sealed := h.store.sealed()
+	if len(sealed) != 1 || sealed[0].Task == nil || sealed[0].Task.Result != TaskResultDone {
+		t.Fatalf("the summary sealed by an End right after Complete: got %+v, want its task's result done", sealed)
 	}
 }

@@ -48,3 +48,31 @@ func TestTaskwarriorHookWithoutADaemon(t *testing.T) {
 		})
 	}
 }
+
+// Hostile input from Taskwarrior's side: whatever comes, the hook gives
+// back the changed task exactly as it came (the one line when there is no
+// second), and exits 0.
+func TestTaskwarriorHookHostileInput(t *testing.T) {
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/antidrift-hook-test")
+	huge := strings.Repeat("x", 1<<20)
+	extra := `{"uuid":"3b57c555-9465-4989-87b5-55cd2b3c1123","description":"a","status":"pending","start":"20261203T132731Z","annotations":[{"entry":"20261203T132731Z","description":"b"}],"udaX":"\u0000\u202e"}`
+	for _, c := range []struct{ name, in, want string }{
+		{"two huge lines", huge + "\n" + huge + "y\n", huge + "y"},
+		{"extra fields", `{"uuid":"3b57c555-9465-4989-87b5-55cd2b3c1123","status":"pending"}` + "\n" + extra + "\n", extra},
+		{"no second line", extra + "\n", extra},
+		{"one line without its newline", extra, extra},
+		{"a forged uuid", `{"uuid":"rc.data.location=/tmp","status":"pending"}` + "\n" + `{"uuid":"rc.data.location=/tmp","status":"pending","start":"x"}` + "\n", `{"uuid":"rc.data.location=/tmp","status":"pending","start":"x"}`},
+		{"nothing", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := taskwarriorHook(strings.NewReader(c.in), &out, 60); err != nil {
+				t.Fatalf("the hook returned %v, want nil (exit 0)", err)
+			}
+			first, _, _ := strings.Cut(out.String(), "\n")
+			if first != c.want {
+				t.Errorf("the hook's first line: got %d bytes %.80q, want %d bytes %.80q", len(first), first, len(c.want), c.want)
+			}
+		})
+	}
+}

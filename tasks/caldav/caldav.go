@@ -74,15 +74,17 @@ func newSource(o Options) (*Source, error) {
 	if raw == "" {
 		return nil, errors.New("url is missing: give the address of the task list (its collection)")
 	}
+	// The url is never quoted whole in an error: it may carry a password
+	// or a token (the refusals below), and its error reaches status.
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("url %q is not an https:// address of a task list", raw)
+		return nil, errors.New("url is not an https:// address of a task list")
 	}
 	if u.User != nil {
 		return nil, errors.New("url must not carry a user or password: give username, and the password in password_file or the Secret Service")
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("url %q must not have a query or fragment", raw)
+		return nil, fmt.Errorf("url %s must not have a query or fragment", (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String())
 	}
 	if err := checkScheme(u); err != nil {
 		return nil, err
@@ -104,7 +106,7 @@ func newSource(o Options) (*Source, error) {
 	root := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
 	s.cal, err = caldav.NewClient(&doer{client: s.http, auth: s.credentials}, root.String())
 	if err != nil {
-		return nil, fmt.Errorf("url %q: %v", raw, err)
+		return nil, fmt.Errorf("url %s: %v", root.String(), err)
 	}
 	return s, nil
 }

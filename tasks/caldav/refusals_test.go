@@ -172,13 +172,16 @@ func TestNewRefusesUnsafeURLs(t *testing.T) {
 		{"https://dav.example.com/tasks/?x=1", "alice", "must not have a query"},
 		{"ftp://dav.example.com/tasks/", "alice", "is not an https:// address"},
 		{"", "alice", "url is missing"},
+		{"ftp://alice:pw@dav.example.com/tasks/", "alice", "is not an https:// address"},
+		{"https://alice:pw@dav example.com/tasks/", "alice", "is not an https:// address"},
+		{"https://dav.example.com/tasks/?token=s3cret", "alice", "must not have a query"},
 		{"https://dav.example.com/tasks/", "", "username is missing"},
 	} {
 		_, err := New(Options{URL: c.url, Username: c.user})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("New(%q, %q): got %v, want %q", c.url, c.user, err, c.want)
 		}
-		if err != nil && strings.Contains(err.Error(), "pw@") {
+		if err != nil && (strings.Contains(err.Error(), "pw@") || strings.Contains(err.Error(), "s3cret")) {
 			t.Errorf("New(%q): the error holds the password: %v", c.url, err)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -144,6 +145,17 @@ func filterFor(id string) (string, error) {
 	return "", &service.TaskNotFound{Source: Name, ID: id}
 }
 
+// CheckID implements service.TaskIDChecker: the id Taskwarrior keeps for
+// a task is its uuid (a working-set number names another task once the
+// list is renumbered; anything else could be read by task as an override
+// or a filter).
+func (s *Source) CheckID(id string) error {
+	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+		return &service.TaskNotFound{Source: Name, ID: id}
+	}
+	return nil
+}
+
 // Started implements service.TaskSource: `task <uuid> start`, unless the
 // task is already started, which is service.ErrTaskAlreadyStarted (so the
 // core remembers not to stop what the person started).
@@ -262,7 +274,11 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	if len(s) > 200 {
-		s = s[:200] + "…"
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
@@ -286,3 +302,4 @@ func (l *limited) Write(p []byte) (int, error) {
 
 var _ io.Writer = (*limited)(nil)
 var _ service.TaskSource = (*Source)(nil)
+var _ service.TaskIDChecker = (*Source)(nil)

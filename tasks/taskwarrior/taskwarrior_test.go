@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/antidrift/antidrift/internal/testsupport/testenv"
 	"github.com/antidrift/antidrift/service"
@@ -206,5 +207,29 @@ func TestMissingAndHangingBinary(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("List with a hanging task (and a 300ms deadline) still had not returned after 20s")
+	}
+}
+
+// CheckID takes a uuid only: an rc override, a filter, a command word or a
+// working-set number is no id FollowTask may record.
+func TestCheckID(t *testing.T) {
+	if err := New("").CheckID("3b57c555-9465-4989-87b5-55cd2b3c1123"); err != nil {
+		t.Errorf("CheckID of a uuid: %v, want nil", err)
+	}
+	for _, bad := range []string{"rc.data.location=/tmp", "1 or 2", "+x", "-- done", "42", "", "3b57c555946549 8987b555cd2b3c1123", "{3b57c555-9465-4989-87b5-55cd2b3c1123}", "urn:uuid:3b57c555-9465-4989-87b5-55cd2b3c1123"} {
+		var nf *service.TaskNotFound
+		if err := New("").CheckID(bad); !errors.As(err, &nf) {
+			t.Errorf("CheckID(%q): got %v, want *TaskNotFound", bad, err)
+		}
+	}
+}
+
+// firstLine cuts a long message of task's on a character, never inside
+// one: an invalid UTF-8 byte in an error makes D-Bus refuse the reply
+// that carries it.
+func TestFirstLineCutsOnACharacter(t *testing.T) {
+	got := firstLine("x" + strings.Repeat("é", 150))
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") {
+		t.Errorf("firstLine of x and 300 bytes of é: got %q, want valid UTF-8 ending in …", got)
 	}
 }
