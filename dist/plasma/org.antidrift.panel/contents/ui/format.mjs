@@ -86,7 +86,8 @@ export const driftWords = Object.freeze({
 export function driftText(drift, graceEnds) {
     if (drift === 'on_task' && Number(graceEnds ?? 0) !== 0)
         return N_('Leaving the task');
-    return Object.hasOwn(driftWords, drift) ? driftWords[drift] : '';
+    // (Object.hasOwn is not in Qt's JavaScript engine)
+    return Object.prototype.hasOwnProperty.call(driftWords, drift) ? driftWords[drift] : '';
 }
 
 /**
