@@ -1,6 +1,11 @@
 package dist
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +20,8 @@ import (
 // an Apply button; pressing one (as a screen reader presses it) applies it
 // (ApplyProposal): the sentence saying what was written where is shown, the
 // button says Applied and is disabled, and the rules file has the change.
-// Photographed.
+// The model's note on the session (ReviewNote, from a stand-in model
+// server) is shown above them. Photographed.
 func TestPlasmaAppletReview(t *testing.T) {
 	testenv.EachRelease(t, testenv.PlasmaReleases, testPlasmaAppletReview)
 }
@@ -33,7 +39,29 @@ func testPlasmaAppletReview(t *testing.T, rel testenv.Release) {
 	if err := os.MkdirAll(filepath.Join(config, "antidrift"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(config, "antidrift", "config.toml"), []byte("drift_grace = \"1s\"\nnudge_repeat = \"10m\"\nidle_after = \"1h\"\n"), 0o600); err != nil {
+	// A stand-in for the model: off task for any window no rule decides,
+	// and a note on the session in review.
+	const note = "You kept to the intro. Three looks at the console were quick ones."
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ResponseFormat struct {
+				JSONSchema struct{ Name string } `json:"json_schema"`
+			} `json:"response_format"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &req)
+		content := `{"on_task":false,"reason":"not the intro"}`
+		if req.ResponseFormat.JSONSchema.Name == "review_note" {
+			content = fmt.Sprintf(`{"note":%q}`, note)
+		}
+		reply, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{
+			"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content},
+		}}})
+		w.Write(reply)
+	}))
+	t.Cleanup(model.Close)
+	cfg := fmt.Sprintf("drift_grace = \"1s\"\nnudge_repeat = \"10m\"\nidle_after = \"1h\"\n[judge]\nkind = \"llm\"\nendpoint = %q\n", model.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(config, "antidrift", "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	testenv.StartDaemon(t, bus, filepath.Join(t.TempDir(), "state"), "DISPLAY="+x.Name, "XDG_CONFIG_HOME="+config)
@@ -51,6 +79,7 @@ func testPlasmaAppletReview(t *testing.T, rel testenv.Release) {
 	}
 	s.Call(t, "Complete", nil)
 	testenv.WaitForValue(t, time.Minute, "State", "review", func() string { return s.String(t, "State") })
+	testenv.WaitForValue(t, time.Minute, "ReviewNote", note, func() string { return s.String(t, "ReviewNote") })
 
 	dir, env := plasmaHome(t, r, bus, runtime, "DISPLAY="+x.Name, "QT_QPA_PLATFORM=xcb")
 	installCLI(t, dir)
@@ -60,6 +89,9 @@ func testPlasmaAppletReview(t *testing.T, rel testenv.Release) {
 	button, tree := a11y.WaitForNode(t, "plasmawindowed", `the applet offering to apply drift_grace = "5s"`, grace)
 	if len(tree.Find(showing("label", func(s string) bool { return strings.HasPrefix(s, "3 of the 3 episodes") }))) == 0 {
 		t.Errorf("the popup in review: got\n%s\nwant the grace proposal's reason (3 of the 3 episodes …)", tree)
+	}
+	if len(tree.Find(showing("label", named(note)))) == 0 {
+		t.Errorf("the popup in review: got\n%s\nwant the model's note %q", tree, note)
 	}
 	if len(tree.Find(showing("heading", named("Proposed changes to your rules")))) == 0 {
 		t.Errorf("the popup in review: got\n%s\nwant the heading Proposed changes to your rules", tree)

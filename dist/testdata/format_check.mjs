@@ -20,6 +20,10 @@ const cases = [
     // Every Drift value the daemon sends has its words (a break is not 'Away').
     [['unknown', 'on_task', 'drifting', 'away', 'break'].every(d => typeof F.driftWords[d] === 'string' && F.driftWords[d] !== ''), true],
     [F.driftWords.break, 'Break'],
+    // A grace (GraceEnds set) is leaving the task, not on it; 0 is no grace.
+    [F.driftText('on_task', 1764772200), 'Leaving the task'], [F.driftText('on_task', 0), 'On task'],
+    [F.driftText('on_task', undefined), 'On task'], [F.driftText('drifting', 1764772200), 'Drifting'],
+    [F.driftText('none', 0), ''], [F.driftText('bogus', 0), ''], [F.driftText('constructor', 0), ''],
     [F.stateIcon('active', 'on_task'), 'alarm-symbolic'],
     [F.stateIcon('', 'none'), 'action-unavailable-symbolic'],
     // Today's machines: those with a session (a report without sync_dir is one).

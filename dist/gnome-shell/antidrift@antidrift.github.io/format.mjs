@@ -75,6 +75,22 @@ export const driftWords = Object.freeze({
 });
 
 /**
+ * The words for Drift as the panels show it, in English: translate where
+ * shown. While an off-task window's grace runs Drift still reads on_task,
+ * and GraceEnds (the unix second it becomes drift) is set: that is no
+ * longer on task but leaving it, as `antidrift status` says.
+ *
+ * @param {string} drift Drift property
+ * @param {number} graceEnds GraceEnds property (0 or absent: no grace)
+ */
+export function driftText(drift, graceEnds) {
+    if (drift === 'on_task' && Number(graceEnds ?? 0) !== 0)
+        return N_('Leaving the task');
+    // (Object.hasOwn is not in Qt's JavaScript engine)
+    return Object.prototype.hasOwnProperty.call(driftWords, drift) ? driftWords[drift] : '';
+}
+
+/**
  * The panel icon of a state and drift: a glance says where you are.
  *
  * @param {string} state State property

@@ -268,7 +268,8 @@ class AntidriftIndicator extends PanelMenu.Button {
         const active = running && state === 'active';
         this._drift.visible = active;
         const reason = s.get('DriftReason') ?? '';
-        const driftWord = Format.driftWords[drift] ? _(Format.driftWords[drift]) : drift;
+        const driftText = Format.driftText(drift, s.get('GraceEnds'));
+        const driftWord = driftText ? _(driftText) : drift;
         this._drift.label.text = [driftWord, reason].filter(x => x).join(' — ');
         const app = Format.appLabel(s.get('CurrentAppName') ?? '', s.get('CurrentClass') ?? '');
         this._app.visible = active && app !== '';
@@ -337,8 +338,9 @@ class AntidriftIndicator extends PanelMenu.Button {
         if (state === 'active') {
             const left = Math.max(0, Number(s.get('Deadline') ?? 0) - GLib.get_real_time() / 1e6);
             const words = [_('%s left').format(Format.shortLeft(left))];
-            if (Format.driftWords[drift])
-                words.push(_(Format.driftWords[drift]));
+            const driftText = Format.driftText(drift, s.get('GraceEnds'));
+            if (driftText)
+                words.push(_(driftText));
             return `antidrift: ${s.get('NextAction') ?? ''} · ${words.join(' · ')}`;
         }
         return `antidrift: ${{

@@ -54,7 +54,8 @@ PlasmoidItem {
     switchHeight: Kirigami.Units.gridUnit * 12
 
     function driftWord(drift) {
-        return Format.driftWords[drift] ? i18n(Format.driftWords[drift]) : (drift || "");
+        const text = Format.driftText(drift, st.grace_ends);
+        return text ? i18n(text) : (drift || "");
     }
 
     function statusLine() {
