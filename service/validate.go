@@ -1,6 +1,8 @@
 package service
 
 import (
+	"github.com/antidrift/antidrift/service/rule"
+
 	"strings"
 	"time"
 	"unicode"
@@ -13,7 +15,7 @@ const (
 	MaxTextLen          = 500 // next action, success condition, reasons
 	MaxTimebox          = 24 * time.Hour
 	MaxAllowed          = 64
-	MaxClassLen         = 256
+	MaxClassLen         = rule.MaxLen // a class, and a rule (service/rule)
 	MaxHistoryLimit     = 1000
 	DefaultHistoryLimit = 50
 )
