@@ -1,11 +1,11 @@
 package service
 
 import (
-	"github.com/antidrift/antidrift/service/rule"
-
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/service/rule"
 )
 
 // Tabs. A browser's antidrift extension reports the active tab of its

@@ -1,12 +1,12 @@
 package service
 
 import (
-	"github.com/antidrift/antidrift/service/rule"
-
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/service/rule"
 )
 
 // The limits a caller can hit. They are generous for a person and keep a
