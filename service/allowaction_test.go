@@ -87,8 +87,8 @@ func TestLiteralRuleMatchesItsClassOnly(t *testing.T) {
 			t.Errorf("%q: ParseRule(LiteralRule %q): got %v, want no error", class, LiteralRule(class), err)
 			continue
 		}
-		if r.Narrowed() || !r.matchesClass(Window{Class: class}) || r.matchesClass(Window{Class: "Editor"}) || r.matchesClass(Window{Class: class + "x"}) {
-			t.Errorf("%q: LiteralRule %q: got Narrowed %v, matches its class %v, Editor %v, %q %v; want false, true, false, false", class, LiteralRule(class), r.Narrowed(), r.matchesClass(Window{Class: class}), r.matchesClass(Window{Class: "Editor"}), class+"x", r.matchesClass(Window{Class: class + "x"}))
+		if r.Narrowed() || !matchesClass(r, Window{Class: class}) || matchesClass(r, Window{Class: "Editor"}) || matchesClass(r, Window{Class: class + "x"}) {
+			t.Errorf("%q: LiteralRule %q: got Narrowed %v, matches its class %v, Editor %v, %q %v; want false, true, false, false", class, LiteralRule(class), r.Narrowed(), matchesClass(r, Window{Class: class}), matchesClass(r, Window{Class: "Editor"}), class+"x", matchesClass(r, Window{Class: class + "x"}))
 		}
 	}
 }

@@ -48,7 +48,7 @@ func TestAppRulesMatchTheDesktopID(t *testing.T) {
 			for _, y := range c.yes {
 				want = want || y.ID == w.ID
 			}
-			if got := r.matches(w, FoldTitle(w.Title)); got != want {
+			if got := matches(r, w, FoldTitle(w.Title)); got != want {
 				t.Errorf("%q on class %q (app %q): got %v, want %v", c.rule, w.Class, w.App.ID, got, want)
 			}
 		}
@@ -168,15 +168,15 @@ func FuzzAppRule(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text, class, title string) {
 		r, err := ParseRule(text)
-		if err != nil || r.app == nil {
+		if err != nil || !r.App() {
 			return
 		}
 		w := Window{ID: "1", Class: class, Instance: class, Title: title, Available: true}
-		if r.matches(w, FoldTitle(title)) {
+		if matches(r, w, FoldTitle(title)) {
 			t.Fatalf("%q matched class %q title %q with no desktop entry", text, class, title)
 		}
 		w.App = App{ID: "x"}
-		r.matches(w, FoldTitle(title)) // and never panics with one
+		matches(r, w, FoldTitle(title)) // and never panics with one
 	})
 }
 

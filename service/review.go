@@ -229,7 +229,7 @@ func titleRules(w WindowEvidence, allowed []Rule) []string {
 			continue
 		}
 		win := Window{Class: w.Class, Title: title, Available: true}
-		if slices.ContainsFunc(allowed, func(r Rule) bool { return r.matches(win, FoldTitle(title)) }) {
+		if slices.ContainsFunc(allowed, func(r Rule) bool { return matches(r, win, FoldTitle(title)) }) {
 			continue
 		}
 		out = append(out, text)
@@ -257,7 +257,7 @@ func coveredBy(rules []Rule, w WindowEvidence) bool {
 		if r.Narrowed() && !r.Site() {
 			continue // a title rule covers some titles, not the window
 		}
-		if r.matches(win, "") {
+		if matches(r, win, "") {
 			return true
 		}
 	}

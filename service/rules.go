@@ -1,323 +1,55 @@
 package service
 
 import (
-	"errors"
-	"fmt"
-	"regexp"
-	"regexp/syntax"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/service/rule"
 )
 
-// RuleSyntax is the one-line description of a rule that every refusal of
-// one ends with, so a person who got a pattern wrong sees how to write it.
-const RuleSyntax = "an entry is CLASS or CLASS:TITLE-GLOB, where * matches any text, ? one character, [abc] one of a set and \\ escapes the next character; or url:HOST[/PATH] for the page in front of a browser (url:*.youtube.com); or app:DESKTOP-ID for an app's windows (app:*firefox*)"
+// Rules are written, parsed and matched as text in service/rule, which
+// knows no Window: this file is the core's side of them, the Window-aware
+// match and the refusals that name an argument.
 
-// Rule is one entry of an allowlist or of the distractions: a window class,
-// or a class narrowed to titles (CLASS:TITLE-GLOB, e.g. firefox:*GitHub*,
-// *:*YouTube*). Both halves are globs matched case-insensitively; the class
-// half against the window's class or instance, the title half against the
-// redacted title — as the window shows it, or folded (FoldTitle) with the
-// glob's own counters folded alike, so a rule written for "(3) Inbox"
-// matches "(4) Inbox" while a pattern about the counter itself ("*(1?)*")
-// still sees it. Never the title before redaction. It is a value: compiled
-// once where it enters the core, matched many times.
-type Rule struct {
-	Text   string         // as written, for DriftReason
-	class  *regexp.Regexp // matches the whole class or instance
-	title  *regexp.Regexp // matches the whole redacted title; nil: any title
-	folded *regexp.Regexp // the glob folded, matched against the folded title
-	site   *siteRule      // a url: rule: it matches the page in front, not the window
-	app    *regexp.Regexp // an app: rule: matches the whole desktop id of the window's entry
-}
+// Rule is one entry of an allowlist or of the distractions (rule.Rule): a
+// value compiled once where it enters the core, matched many times.
+type Rule = rule.Rule
+
+// RuleSyntax is the one-line description of a rule that every refusal of
+// one ends with (rule.Syntax).
+const RuleSyntax = rule.Syntax
 
 // AppRulePrefix begins a rule that names an app by its desktop entry's id
-// (app:org.mozilla.firefox): a glob like the class half, matched
-// case-insensitively against the id without ".desktop" (a ".desktop"
-// written at the end is ignored). A window with no desktop entry matches
-// no app: rule. A class named "app" narrowed to titles is written
-// [a]pp:TITLE-GLOB.
-const AppRulePrefix = "app:"
+// (rule.AppPrefix).
+const AppRulePrefix = rule.AppPrefix
 
-// ParseRule checks and compiles one entry. Its error says what is wrong
-// with the pattern, without naming the entry: the caller knows its name.
-func ParseRule(text string) (Rule, error) {
-	text = strings.TrimSpace(text)
-	n := utf8.RuneCountInString(text)
-	switch {
-	case !utf8.ValidString(text):
-		return Rule{}, errors.New("it is not valid UTF-8")
-	case n == 0:
-		return Rule{}, errors.New("it is empty")
-	case n > MaxClassLen:
-		return Rule{}, fmt.Errorf("it is %d characters; at most %d are allowed", n, MaxClassLen)
-	case strings.IndexFunc(text, unicode.IsControl) >= 0:
-		return Rule{}, errors.New("it contains control characters")
-	}
-	if pattern, ok := cutPrefixFold(text, SiteRulePrefix); ok {
-		site, err := parseSiteRule(pattern)
-		if err != nil {
-			return Rule{}, err
-		}
-		return Rule{Text: text, site: site}, nil
-	}
-	if pattern, ok := cutPrefixFold(text, AppRulePrefix); ok {
-		pattern = strings.TrimSpace(pattern)
-		pattern, _ = cutSuffixFold(pattern, ".desktop")
-		if pattern == "" {
-			return Rule{}, errors.New("the desktop id after app: is empty (e.g. app:org.mozilla.firefox)")
-		}
-		re, _, err := compileGlob(pattern)
-		if err != nil {
-			return Rule{}, fmt.Errorf("the desktop id pattern %s", err)
-		}
-		return Rule{Text: text, app: re}, nil
-	}
-	classPart, titlePart, narrowed := cutRule(text)
-	r := Rule{Text: text}
-	var err error
-	switch {
-	case strings.TrimSpace(classPart) == "":
-		return Rule{}, errors.New("the class before ':' is empty (use * for any class)")
-	case narrowed && titlePart == "":
-		return Rule{}, errors.New("the title pattern after ':' is empty (leave out the ':' to match every title)")
-	}
-	if r.class, _, err = compileGlob(strings.TrimSpace(classPart)); err != nil {
-		return Rule{}, fmt.Errorf("the class pattern %s", err)
-	}
-	if narrowed {
-		if r.title, r.folded, err = compileGlob(titlePart); err != nil {
-			return Rule{}, fmt.Errorf("the title pattern %s", err)
-		}
-	}
-	return r, nil
+// SiteRulePrefix starts a rule about the page in front of a browser window
+// (rule.SitePrefix).
+const SiteRulePrefix = rule.SitePrefix
+
+// ParseRule checks and compiles one entry (rule.Parse). Its error says
+// what is wrong with the pattern, without naming the entry.
+func ParseRule(text string) (Rule, error) { return rule.Parse(text) }
+
+// LiteralRule is the entry that allows class itself, whatever it spells
+// (rule.Literal).
+func LiteralRule(class string) string { return rule.Literal(class) }
+
+// FoldTitle folds the counters of title into "#" and collapses whitespace
+// (rule.FoldTitle).
+func FoldTitle(title string) string { return rule.FoldTitle(title) }
+
+// subject is w as a rule sees it.
+func subject(w Window) rule.Subject {
+	return rule.Subject{Class: w.Class, Instance: w.Instance, App: w.App.ID, Site: w.Site, Title: w.Title}
 }
 
-// cutRule splits an entry at its first ':' that no \ escapes, so a class
-// that holds a ':' can be written (LiteralRule). Only a rule that did not
-// parse before reads differently: its class half ended in a lone \.
-func cutRule(text string) (class, title string, narrowed bool) {
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\\':
-			i++
-		case ':':
-			return text[:i], text[i+1:], true
-		}
-	}
-	return text, "", false
-}
-
-// LiteralRule is the entry that allows class itself, whatever it spells. A
-// window's class is its program's choice: "Allow" on a nudge must not read
-// a class of "*" as every class, or "a:b" as class a narrowed to titles b.
-// Every character the syntax reads (\ * ? [ :) is escaped, and white space
-// at either end, which ParseRule trims, is written as a set of itself.
-func LiteralRule(class string) string {
-	var b strings.Builder
-	for i, r := range class {
-		switch {
-		case strings.ContainsRune(`\*?[:`, r):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case unicode.IsSpace(r) && (i == 0 || strings.TrimRightFunc(class[i:], unicode.IsSpace) == ""):
-			b.WriteString("[" + string(r) + "]")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func cutSuffixFold(s, suffix string) (string, bool) {
-	if len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix) {
-		return s[:len(s)-len(suffix)], true
-	}
-	return s, false
-}
-
-// Narrowed reports whether the rule names titles or pages, not just a
-// class.
-func (r Rule) Narrowed() bool { return r.title != nil || r.site != nil }
-
-// Site reports whether the rule is a url: rule.
-func (r Rule) Site() bool { return r.site != nil }
-
-// matchesClass reports whether the class half matches w. A url: rule has
+// matchesClass reports whether r's class half matches w. A url: rule has
 // none: it names pages, whichever browser shows them.
-func (r Rule) matchesClass(w Window) bool {
-	if r.site != nil {
-		return false
-	}
-	if r.app != nil {
-		return w.App.ID != "" && r.app.MatchString(w.App.ID)
-	}
-	return r.class.MatchString(w.Class) || (w.Instance != "" && r.class.MatchString(w.Instance))
-}
+func matchesClass(r Rule, w Window) bool { return r.MatchesClass(subject(w)) }
 
-// matches reports whether the rule covers window w (its title redacted)
-// whose folded title is folded.
-func (r Rule) matches(w Window, folded string) bool {
-	if r.site != nil {
-		return w.Site != "" && r.site.matches(w.Site)
-	}
-	return r.matchesClass(w) && (r.title == nil || r.folded.MatchString(folded) || r.title.MatchString(w.Title))
-}
-
-// compileGlob turns a glob into an anchored, case-insensitive regexp, and
-// into a second one for folded titles: the glob with its literal text
-// folded as a title is (FoldTitle), so "(3) Inbox" matches "(4) Inbox" and
-// "Design doc 7" every numbered design doc. The error completes the
-// sentence "the ... pattern".
-func compileGlob(glob string) (raw, folded *regexp.Regexp, err error) {
-	toks, err := globTokens(glob)
-	if err != nil {
-		return nil, nil, err
-	}
-	if raw, err = tokensRegexp(toks); err != nil {
-		return nil, nil, err
-	}
-	ftoks, ok := foldTokens(toks)
-	if !ok {
-		return raw, raw, nil
-	}
-	if folded, err = tokensRegexp(ftoks); err != nil {
-		return nil, nil, err
-	}
-	return raw, folded, nil
-}
-
-// globToken is a literal character (re == "") or a wildcard or set, as the
-// regexp it stands for.
-type globToken struct {
-	lit rune
-	re  string
-}
-
-func globTokens(glob string) ([]globToken, error) {
-	var toks []globToken
-	for i := 0; i < len(glob); {
-		r, size := utf8.DecodeRuneInString(glob[i:])
-		i += size
-		switch r {
-		case '*':
-			toks = append(toks, globToken{re: ".*"})
-		case '?':
-			toks = append(toks, globToken{re: "."})
-		case '\\':
-			if i == len(glob) {
-				return nil, errors.New(`ends in a lone \ (it escapes the character after it, e.g. \*)`)
-			}
-			r, size = utf8.DecodeRuneInString(glob[i:])
-			i += size
-			toks = append(toks, globToken{lit: r})
-		case '[':
-			set, next, err := globSet(glob, i)
-			if err != nil {
-				return nil, err
-			}
-			toks = append(toks, globToken{re: set})
-			i = next
-		default:
-			toks = append(toks, globToken{lit: r})
-		}
-	}
-	return toks, nil
-}
-
-func tokensRegexp(toks []globToken) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString(`(?is)\A`)
-	for _, t := range toks {
-		if t.re != "" {
-			b.WriteString(t.re)
-		} else {
-			b.WriteString(regexp.QuoteMeta(string(t.lit)))
-		}
-	}
-	b.WriteString(`\z`)
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		var se *syntax.Error
-		if errors.As(err, &se) && se.Code == syntax.ErrInvalidCharRange {
-			return nil, errors.New("has a backwards range in a [set] (write [a-z], not [z-a])")
-		}
-		return nil, fmt.Errorf("is not a valid glob (%v)", err)
-	}
-	return re, nil
-}
-
-// wildcardBase is where the private-use runes that stand for wildcards
-// and sets while a glob's literal text is folded begin: they are neither
-// letters, digits nor space, so they bound a number as punctuation does.
-const wildcardBase = 0xF0000
-
-// foldTokens folds the literal text of a glob as FoldTitle folds a title,
-// the wildcards and sets standing where they are. ok is false when folding
-// changes nothing (or the glob holds the stand-in runes itself).
-func foldTokens(toks []globToken) ([]globToken, bool) {
-	var b strings.Builder
-	for i, t := range toks {
-		switch {
-		case t.re != "":
-			b.WriteRune(rune(wildcardBase + i))
-		case t.lit >= wildcardBase:
-			return nil, false
-		default:
-			b.WriteRune(t.lit)
-		}
-	}
-	plain := b.String()
-	folded := FoldTitle(plain)
-	if folded == plain {
-		return nil, false
-	}
-	out := make([]globToken, 0, len(toks))
-	for _, r := range folded {
-		if r >= wildcardBase {
-			out = append(out, toks[r-wildcardBase])
-		} else {
-			out = append(out, globToken{lit: r})
-		}
-	}
-	return out, true
-}
-
-// globSet translates the [set] whose contents start at glob[i] (just after
-// the '['): a leading ! or ^ negates it, a ] right at the start is a member,
-// a-z is a range and \ escapes. It returns the regexp class and where the
-// glob continues.
-func globSet(glob string, i int) (string, int, error) {
-	var b strings.Builder
-	b.WriteByte('[')
-	if i < len(glob) && (glob[i] == '!' || glob[i] == '^') {
-		b.WriteByte('^')
-		i++
-	}
-	first := true
-	for i < len(glob) {
-		r, size := utf8.DecodeRuneInString(glob[i:])
-		i += size
-		switch {
-		case r == ']' && !first:
-			return b.String() + "]", i, nil
-		case r == '-' && !first && i < len(glob) && glob[i] != ']':
-			b.WriteByte('-')
-		case r == '\\':
-			if i == len(glob) {
-				return "", 0, errors.New(`ends in a lone \ (it escapes the character after it, e.g. \*)`)
-			}
-			r, size = utf8.DecodeRuneInString(glob[i:])
-			i += size
-			fmt.Fprintf(&b, `\x{%x}`, r)
-		default:
-			fmt.Fprintf(&b, `\x{%x}`, r)
-		}
-		first = false
-	}
-	return "", 0, errors.New(`has a [ that is never closed (write \[ for a literal bracket)`)
-}
+// matches reports whether r covers window w (its title redacted) whose
+// folded title is folded.
+func matches(r Rule, w Window, folded string) bool { return r.Matches(subject(w), folded) }
 
 // cleanRule checks one allowlist entry of the argument name (entry, from
 // 1, of a list; 0 for window_class) and refuses a bad one naming the entry

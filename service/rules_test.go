@@ -43,7 +43,7 @@ func TestGlobsMatchCaseInsensitivelyAndWhole(t *testing.T) {
 			t.Fatalf("ParseRule(%q): got %v, want no error", c.rule, err)
 		}
 		w := Window{Class: c.class, Title: c.title, Available: true}
-		if got := r.matches(w, FoldTitle(c.title)); got != c.want {
+		if got := matches(r, w, FoldTitle(c.title)); got != c.want {
 			t.Errorf("%q on %s %q: got %v, want %v", c.rule, c.class, c.title, got, c.want)
 		}
 	}
@@ -119,7 +119,7 @@ func TestRulesSeeCountersFoldedAndAsShown(t *testing.T) {
 			t.Fatalf("ParseRule(%q): got %v, want no error", c.rule, err)
 		}
 		w := Window{Class: "Firefox", Title: c.title, Available: true}
-		if got := r.matches(w, FoldTitle(c.title)); got != c.want {
+		if got := matches(r, w, FoldTitle(c.title)); got != c.want {
 			t.Errorf("%q on %q: got %v, want %v", c.rule, c.title, got, c.want)
 		}
 	}

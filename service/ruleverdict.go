@@ -19,12 +19,12 @@ func (s *Service) ruleVerdictLocked(w Window, key verdictKey) (v Verdict, decide
 		return Verdict{Task: TaskOn, Reason: "you marked this " + name + " window as not a distraction"}, true
 	}
 	for _, r := range s.distractions {
-		if r.matches(w, key.title) {
+		if matches(r, w, key.title) {
 			return Verdict{Task: TaskOff, Reason: "matches distraction " + r.Text}, true
 		}
 	}
 	for _, r := range s.rules {
-		if !r.matches(w, key.title) {
+		if !matches(r, w, key.title) {
 			continue
 		}
 		if !r.Narrowed() {
@@ -44,7 +44,7 @@ func (s *Service) allowlistVerdictLocked(w Window) Verdict {
 		return Verdict{Task: TaskUnknown, Reason: "this session allows no window classes, so nothing is judged off task"}
 	}
 	for _, r := range s.rules {
-		if r.matchesClass(w) {
+		if matchesClass(r, w) {
 			return Verdict{Task: TaskOff, Reason: fmt.Sprintf("this %s window matches none of this session's allowed titles", class)}
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/service/rule"
 )
 
 // Tabs. A browser's antidrift extension reports the active tab of its
@@ -61,10 +63,10 @@ type TabReport struct {
 
 // Limits of a tab report, checked where it enters the core.
 const (
-	MaxURLLen   = 8192 // bytes of host and path as the browser sends them
-	MaxSiteLen  = 512  // runes of a site as stored and shown (DisplaySite)
-	maxTabTitle = 4096 // bytes of a tab's title
-	maxScheme   = 64   // bytes of a scheme
+	MaxURLLen   = 8192           // bytes of host and path as the browser sends them
+	MaxSiteLen  = 512            // runes of a site as stored and shown (DisplaySite)
+	maxTabTitle = 4096           // bytes of a tab's title
+	maxScheme   = rule.MaxScheme // bytes of a scheme
 )
 
 // SiteFromParts is the one place a site is made, from the address as the
@@ -79,7 +81,7 @@ const (
 // matches it whole (DisplaySite cuts it for a person and the disk).
 func SiteFromParts(scheme, host, path string) (string, bool) {
 	scheme = strings.ToLower(scheme)
-	if !validScheme(scheme) {
+	if !rule.ValidScheme(scheme) {
 		return "", false
 	}
 	if scheme != "http" && scheme != "https" {
@@ -100,20 +102,6 @@ func SiteFromParts(scheme, host, path string) (string, bool) {
 		path = ""
 	}
 	return host + path, true
-}
-
-// validScheme: a URL scheme as RFC 3986 and WHATWG allow it (letter, then
-// letters, digits, + - .).
-func validScheme(s string) bool {
-	if s == "" || len(s) > maxScheme || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 // DisplaySite is a site as a person is shown it and the disk keeps it: cut

@@ -175,7 +175,7 @@ func TestSiteVectors(t *testing.T) {
 					continue
 				}
 				w := Window{Class: "chromium", Title: "t", Site: site, Available: true}
-				if got := rule.matches(w, FoldTitle(w.Title)); got != r.Matches {
+				if got := matches(rule, w, FoldTitle(w.Title)); got != r.Matches {
 					t.Errorf("%s on %q: matches %v, want %v", r.Rule, site, got, r.Matches)
 				}
 			}

@@ -325,10 +325,10 @@ func TestURLRulesMatchHostAndPath(t *testing.T) {
 			t.Fatalf("ParseRule(%q): %v", c.rule, err)
 		}
 		w := Window{Class: "firefox", Title: "t", Site: c.site, Available: true}
-		if got := r.matches(w, "t"); got != c.want {
+		if got := matches(r, w, "t"); got != c.want {
 			t.Errorf("%s on %s: got %v, want %v", c.rule, c.site, got, c.want)
 		}
-		if r.matches(Window{Class: "firefox", Title: c.site, Available: true}, c.site) {
+		if matches(r, Window{Class: "firefox", Title: c.site, Available: true}, c.site) {
 			t.Errorf("%s on a window without a site titled %q: got a match, want none", c.rule, c.site)
 		}
 	}

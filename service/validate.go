@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/antidrift/antidrift/service/rule"
 )
 
 // The limits a caller can hit. They are generous for a person and keep a
@@ -13,7 +15,7 @@ const (
 	MaxTextLen          = 500 // next action, success condition, reasons
 	MaxTimebox          = 24 * time.Hour
 	MaxAllowed          = 64
-	MaxClassLen         = 256
+	MaxClassLen         = rule.MaxLen // a class, and a rule (service/rule)
 	MaxHistoryLimit     = 1000
 	DefaultHistoryLimit = 50
 )

@@ -1,4 +1,4 @@
-package service
+package rule
 
 import (
 	"errors"
@@ -8,10 +8,10 @@ import (
 	"unicode/utf8"
 )
 
-// SiteRulePrefix starts a rule about the page in front of a browser
+// SitePrefix starts a rule about the page in front of a browser
 // window rather than about a window: url:*.youtube.com,
 // url:github.com/antidrift/*.
-const SiteRulePrefix = "url:"
+const SitePrefix = "url:"
 
 // siteRule is a url: rule: a host glob and, optionally, a path glob,
 // matched against a site as SiteFromParts makes it (host and path, never a
@@ -27,7 +27,7 @@ type siteRule struct {
 }
 
 // parseSiteRule checks and compiles the pattern after url:. Its error
-// completes "it …" as ParseRule's do.
+// completes "it …" as Parse's do.
 func parseSiteRule(pattern string) (*siteRule, error) {
 	pattern = strings.TrimSpace(pattern)
 	switch {
@@ -68,7 +68,7 @@ func parseSiteRule(pattern string) (*siteRule, error) {
 // IPv6 address in brackets ([::1]) literal, not a glob set.
 func checkRuleHost(host string) (string, error) {
 	if i := strings.IndexFunc(host, func(r rune) bool { return r >= utf8.RuneSelf }); i >= 0 {
-		return "", fmt.Errorf("its host %s is written in Unicode: browsers report such a host (an IDN) in its ASCII form, xn--…, so this rule would never match; write that form (idn2 %s prints it)", Quote(host), shellWord(host))
+		return "", fmt.Errorf("its host %s is written in Unicode: browsers report such a host (an IDN) in its ASCII form, xn--…, so this rule would never match; write that form (idn2 %s prints it)", Quote(host), ShellWord(host))
 	}
 	if v6, ok := strings.CutPrefix(host, "["); ok && strings.Contains(v6, ":") {
 		addr, rest, closed := strings.Cut(v6, "]")
@@ -80,7 +80,7 @@ func checkRuleHost(host string) (string, error) {
 		}
 		return `\[` + addr + `\]`, nil
 	}
-	if scheme, ok := strings.CutSuffix(host, ":"); ok && validScheme(strings.ToLower(scheme)) {
+	if scheme, ok := strings.CutSuffix(host, ":"); ok && ValidScheme(strings.ToLower(scheme)) {
 		return host, nil // a page of another scheme, kept as the scheme alone: url:about:
 	}
 	if h, port, ok := strings.Cut(host, ":"); ok {
@@ -121,4 +121,22 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 		return s[len(prefix):], true
 	}
 	return s, false
+}
+
+// MaxScheme is the longest URL scheme, in bytes, ValidScheme accepts.
+const MaxScheme = 64
+
+// ValidScheme: a URL scheme as RFC 3986 and WHATWG allow it (letter, then
+// letters, digits, + - .). The core's sites (SiteFromParts) and a url:
+// rule's host both go by it.
+func ValidScheme(s string) bool {
+	if s == "" || len(s) > MaxScheme || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }

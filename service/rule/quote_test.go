@@ -1,4 +1,4 @@
-package service
+package rule
 
 import (
 	"strconv"
@@ -41,8 +41,8 @@ func TestClipCutsAtACharacter(t *testing.T) {
 		{"abcd", 3, "ab…"},
 		{"ééééé", 4, "ééé…"},
 	} {
-		if got := clip(tc.in, tc.n); got != tc.want {
-			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		if got := Clip(tc.in, tc.n); got != tc.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package service
+package rule
 
 import (
 	"math/rand/v2"
