@@ -27,10 +27,21 @@ type desktop struct {
 
 func startDesktop(t *testing.T, withDunst bool, configTOML string) *desktop {
 	t.Helper()
+	var dunst func(testing.TB, *testenv.Bus, *testenv.Display) *testenv.Dunst
+	if withDunst {
+		dunst = testenv.StartDunst
+	}
+	return startDesktopWith(t, dunst, configTOML)
+}
+
+// startDesktopWith is startDesktop with the dunst startDunst starts
+// (testenv.StartDunst, testenv.StartRootfsDunst), or none if nil.
+func startDesktopWith(t *testing.T, startDunst func(testing.TB, *testenv.Bus, *testenv.Display) *testenv.Dunst, configTOML string) *desktop {
+	t.Helper()
 	testenv.Need(t, "dbus-daemon", "busctl", "dbus-send", "dbus-monitor", "Xvfb", "openbox", "xterm", "xdotool", "xprop")
 	k := &desktop{bus: testenv.StartBus(t), x: testenv.StartX(t)}
-	if withDunst {
-		k.dunst = testenv.StartDunst(t, k.bus, k.x)
+	if startDunst != nil {
+		k.dunst = startDunst(t, k.bus, k.x)
 	}
 	k.editor = k.x.XTerm(t, "Editor", "main.go - editor")
 	k.distraction = k.x.XTerm(t, "Distraction", "cat videos")

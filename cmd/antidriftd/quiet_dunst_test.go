@@ -13,7 +13,7 @@ import (
 // dunstPaused is `dunstctl is-paused` on k's bus: "true" or "false".
 func dunstPaused(t *testing.T, k *desktop) string {
 	t.Helper()
-	out, err := k.bus.Run(t, "dunstctl", "is-paused")
+	out, err := k.dunst.Ctl(t, "is-paused")
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -128,26 +128,41 @@ func TestQuietRecordPutBackAtStart(t *testing.T) {
 // dunstCount is `dunstctl count <which>` (displayed, waiting, history).
 func dunstCount(t *testing.T, k *desktop, which string) string {
 	t.Helper()
-	out, err := k.bus.Run(t, "dunstctl", "count", which)
+	out, err := k.dunst.Ctl(t, "count", which)
 	if err != nil {
 		return "error: " + err.Error()
 	}
 	return strings.TrimSpace(out)
 }
 
-// antidrift's own nudge during a quiet session on a real dunst, the one
-// on PATH. dunst 1.10 and later (pause levels): paused at level 60, so
-// another app's normal notification waits while antidrift's critical
-// nudge is displayed. dunst 1.9 (Debian bookworm's) holds both, and
-// QuietNote says so. Which branch ran is logged; run it with a dunst of
-// each kind first on PATH to prove both (dunst 1.12.2 from trixie was).
+// antidrift's own nudge during a quiet session on a real dunst, once
+// per dunst: the host's (Debian 12's 1.9) and Debian 13's (1.12) from the
+// trixie rootfs, each subtest named by its dunst --version. dunst 1.10
+// and later (pause levels): paused at level 60, so another app's normal
+// notification waits while antidrift's critical nudge is displayed.
+// dunst 1.9 holds both, and QuietNote says so.
 func TestQuietNudgeOnDunst(t *testing.T) {
-	k := startDesktop(t, true, driftConfig+"quiet = true\nidle_after = \"1h\"\n")
+	for _, c := range []struct {
+		version string // what dunst --version says, up to the patch level
+		levels  bool   // 1.10 and later
+		start   func(testing.TB, *testenv.Bus, *testenv.Display) *testenv.Dunst
+	}{
+		{"1.9", false, testenv.StartDunst},
+		{"1.12", true, testenv.StartRootfsDunst},
+	} {
+		t.Run("dunst-"+c.version, func(t *testing.T) { quietNudgeOnDunst(t, c.version, c.levels, c.start) })
+	}
+}
+
+func quietNudgeOnDunst(t *testing.T, version string, levels bool, startDunst func(testing.TB, *testenv.Bus, *testenv.Display) *testenv.Dunst) {
+	k := startDesktopWith(t, startDunst, driftConfig+"quiet = true\nidle_after = \"1h\"\n")
 	mon := testenv.StartMonitor(t, k.bus, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
-	_, err := k.bus.Run(t, "dunstctl", "get-pause-level")
-	levels := err == nil
-	version, _ := k.bus.Run(t, "dunst", "--version")
-	t.Logf("dunst with pause levels: %v (%s)", levels, strings.SplitN(version, "\n", 2)[0])
+	if v := k.dunst.Version(t); !strings.Contains(v, " "+version+".") {
+		t.Fatalf("dunst --version: got %q, want %s", v, version)
+	}
+	if _, err := k.dunst.Ctl(t, "get-pause-level"); (err == nil) != levels {
+		t.Fatalf("dunstctl get-pause-level: got error %v, want pause levels %v", err, levels)
+	}
 
 	s := k.d.Session(t)
 	startSession(t, s, "write code", "tests pass", 600, "warn", "Editor")
@@ -161,7 +176,7 @@ func TestQuietNudgeOnDunst(t *testing.T) {
 	waitProp(t, k.d, "Drift", "drifting")
 	mon.WaitFor(t, "Drifting: Distraction", wait)
 	if levels {
-		if got, _ := k.bus.Run(t, "dunstctl", "get-pause-level"); strings.TrimSpace(got) != "60" {
+		if got, _ := k.dunst.Ctl(t, "get-pause-level"); strings.TrimSpace(got) != "60" {
 			t.Fatalf("dunstctl get-pause-level during a quiet session: got %q, want 60", got)
 		}
 		testenv.WaitForValue(t, wait, "dunstctl count displayed (antidrift's nudge)", "1", func() string { return dunstCount(t, k, "displayed") })
@@ -183,7 +198,7 @@ func TestQuietNudgeOnDunst(t *testing.T) {
 	s.Call(t, "Complete", nil)
 	waitPaused(t, k, "false")
 	if levels {
-		if got, _ := k.bus.Run(t, "dunstctl", "get-pause-level"); strings.TrimSpace(got) != "0" {
+		if got, _ := k.dunst.Ctl(t, "get-pause-level"); strings.TrimSpace(got) != "0" {
 			t.Fatalf("dunstctl get-pause-level after the session: got %q, want 0", got)
 		}
 	}

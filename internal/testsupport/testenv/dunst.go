@@ -29,6 +29,7 @@ type Dunst struct {
 	display *Display
 	dir     string // dunstrc, menu script and its state files
 	proc    *proc
+	rootfs  *Rootfs // nil: the host's dunst, first on PATH
 }
 
 const dunstrc = `[global]
@@ -79,6 +80,13 @@ func StartDunst(t testing.TB, b *Bus, d *Display) *Dunst {
 	t.Helper()
 	Need(t, "dunst", "dunstctl", "dbus-send")
 	u := &Dunst{bus: b, display: d, dir: tempDir(t)}
+	u.configure(t)
+	u.launch(t)
+	return u
+}
+
+func (u *Dunst) configure(t testing.TB) {
+	t.Helper()
 	script := filepath.Join(u.dir, "menu.sh")
 	if err := os.WriteFile(script, []byte(menuScript), 0o755); err != nil {
 		t.Fatal(err)
@@ -88,8 +96,6 @@ func StartDunst(t testing.TB, b *Bus, d *Display) *Dunst {
 	if err := os.WriteFile(filepath.Join(u.dir, "dunstrc"), []byte(rc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u.launch(t)
-	return u
 }
 
 func (u *Dunst) launch(t testing.TB) {
@@ -99,14 +105,21 @@ func (u *Dunst) launch(t testing.TB) {
 	if !waitUntil(readyTimeout, func() bool { return u.bus.OwnerPID(t, NotificationsName) == 0 }) {
 		t.Fatalf("%s is already owned by pid %d", NotificationsName, u.bus.OwnerPID(t, NotificationsName))
 	}
-	env := withEnv(u.display.Env(),
-		"DBUS_SESSION_BUS_ADDRESS="+u.bus.Address,
-		"HOME="+u.dir,
-		"XDG_CONFIG_HOME="+filepath.Join(u.dir, ".config"),
-		"XDG_DATA_HOME="+filepath.Join(u.dir, ".local/share"),
-		"XDG_CACHE_HOME="+filepath.Join(u.dir, ".cache"),
-	)
-	p := start(t, u.dir, env, nil, "dunst", "-config", filepath.Join(u.dir, "dunstrc"))
+	own := []string{
+		"DBUS_SESSION_BUS_ADDRESS=" + u.bus.Address,
+		"HOME=" + u.dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(u.dir, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(u.dir, ".local/share"),
+		"XDG_CACHE_HOME=" + filepath.Join(u.dir, ".cache"),
+	}
+	argv := []string{"dunst", "-config", filepath.Join(u.dir, "dunstrc")}
+	var p *proc
+	if u.rootfs != nil {
+		// unshare, sh, chroot and env each exec the next, so the pid is dunst's.
+		p = u.rootfs.Start(t, u.dir, 0, append([]string{"DISPLAY=" + u.display.Name, "LANG=C.UTF-8"}, own...), argv...).p
+	} else {
+		p = start(t, u.dir, withEnv(u.display.Env(), own...), nil, argv[0], argv[1:]...)
+	}
 	u.proc = p
 	ours := func() bool { return u.bus.OwnerPID(t, NotificationsName) == p.pid() }
 	if !waitUntil(readyTimeout, func() bool { return p.exited() || ours() }) || !ours() {
@@ -141,7 +154,7 @@ func (u *Dunst) OpenMenu(t testing.TB) {
 	// refuses to open a second menu while one is running, which is harmless).
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		runs, pending := u.runs(), exists(choice)
-		if _, err := u.bus.Run(t, "dunstctl", "context"); err != nil {
+		if _, err := u.Ctl(t, "context"); err != nil {
 			t.Fatalf("dunstctl context: %v\n%s", err, u.proc.output())
 		}
 		// The script deletes the choice file once it has picked the action.

@@ -226,12 +226,22 @@ func TestDisplay(t *testing.T) {
 	}
 }
 
+// TestDunst runs on the host's dunst (1.9) and the trixie rootfs's (1.12).
 func TestDunst(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		start func(testing.TB, *Bus, *Display) *Dunst
+	}{{"host", StartDunst}, {"trixie", StartRootfsDunst}} {
+		t.Run(c.name, func(t *testing.T) { testDunst(t, c.start) })
+	}
+}
+
+func testDunst(t *testing.T, start func(testing.TB, *Bus, *Display) *Dunst) {
 	checkNoLeftovers(t)
 	d := StartX(t)
 	b := StartBus(t, "DISPLAY="+d.Name)
 	mon := StartMonitor(t, b, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'")
-	u := StartDunst(t, b, d)
+	u := start(t, b, d)
 
 	u.ChooseNext("Back to work")
 	ns := notifySend(t, b, d, "--action=snooze=Snooze 5 minutes", "--action=refocus=Back to work",
