@@ -246,11 +246,14 @@ class AntidriftStartDialog extends ModalDialog.ModalDialog {
         for (const t of tasks.slice(0, MAX_TASKS)) {
             const [ref, , title] = t;
             const label = taskLabel(t);
+            // The label is the button's own child: what St.Button makes of a
+            // label property differs between releases (on 48 it has no clutter_text).
+            const text = new St.Label({text: label});
+            text.clutter_text.ellipsize = 3; // Pango.EllipsizeMode.END
             const button = new St.Button({
                 style_class: 'antidrift-toggle antidrift-task button', toggle_mode: true, can_focus: true,
-                label, accessible_name: label, accessible_role: Atk.Role.RADIO_BUTTON, x_align: Clutter.ActorAlign.START,
+                child: text, accessible_name: label, accessible_role: Atk.Role.RADIO_BUTTON, x_align: Clutter.ActorAlign.START,
             });
-            button.get_child().clutter_text.ellipsize = 3; // Pango.EllipsizeMode.END
             button._task = {ref, title};
             button.connect('clicked', () => this._chooseTask(button.checked ? button._task : null));
             this._taskList.add_child(button);
