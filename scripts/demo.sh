@@ -207,9 +207,12 @@ current="opening the windows"
 say "Two windows: an Editor (the work) and a Distraction" \
 	"Their WM_CLASS is what antidrift matches: Editor will be allowed, Distraction not."
 # xterm_window CLASS TITLE: open an xterm, set $window to its X window id.
+# Its instance is CLASS too (-name): with xterm's own, "xterm", antidrift
+# would name both windows by xterm's desktop entry, "XTerm" (docs/drift.md,
+# Apps by name).
 xterm_window() {
 	local class=$1 title=$2
-	spawn "xterm-$class" xterm -class "$class" -title "$title" -e sleep 100000
+	spawn "xterm-$class" xterm -name "$class" -class "$class" -title "$title" -e sleep 100000
 	window=$(timeout 30 xdotool search --sync --onlyvisible --pid "$last_pid" --class "^$class\$" | head -n1) || true
 	[ -n "$window" ] || fail "the $class xterm never got a visible window"
 }

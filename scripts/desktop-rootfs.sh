@@ -52,9 +52,10 @@ trixie)
 	# GetAll against; xfwm4, marco and muffin are the window managers of
 	# XFCE, MATE and Cinnamon, run under the host's Xvfb, with the settings
 	# schemas marco and muffin refuse to start without (their desktops'
-	# settings daemons ship them).
+	# settings daemons ship them); dunst 1.12, whose pause levels let
+	# antidrift's nudges through a quiet session (the host's may be 1.9).
 	packages="$gnome $wayland gnome-shell-pomodoro dbus-tests xfwm4 marco mate-settings-daemon-common
-muffin cinnamon-settings-daemon" ;;
+muffin cinnamon-settings-daemon dunst" ;;
 forky)
 	packages="$gnome $wayland labwc" ;;
 sid)

@@ -201,13 +201,17 @@ func TestChromiumTabsOnKWin(t *testing.T) {
 	waitProp(t, p.d, "Drift", "on_task")
 	front(distractionTab)
 	waitProp(t, p.d, "CurrentSite", "antidrift:")
-	var browser *testenv.WindowInfo
-	for _, w := range p.kwin.Windows(t) {
-		if w.AppID == "chromium" {
-			browser = &w
+	// The page is in front before Chromium has read its <title> (under
+	// load, the window is titled by the page's address for a moment).
+	browser := testenv.WaitFor(t, 10*time.Second, "the browser window titled by the block page", func() *testenv.WindowInfo {
+		for _, w := range p.kwin.Windows(t) {
+			if w.AppID == "chromium" {
+				return &w
+			}
 		}
-	}
-	if browser == nil || browser.Minimized || !browser.Active || !strings.HasPrefix(browser.Title, "antidrift: back to work") {
+		return nil
+	}, func(w *testenv.WindowInfo) bool { return w != nil && strings.HasPrefix(w.Title, "antidrift: back to work") })
+	if browser.Minimized || !browser.Active {
 		t.Fatalf("the browser window after the block: got %+v, want it active, not minimized, titled antidrift: back to work", browser)
 	}
 	front(workTab)
