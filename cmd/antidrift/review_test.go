@@ -56,7 +56,7 @@ func TestReviewProposesTheDocsWindowAndApplyingAllowsIt(t *testing.T) {
 	contains(t, "antidrift review", text, ` 1. allow: allowed_classes + "Docs"`, "Docs was judged drift for", "in 3 visits, 3 of them a quick look", "Nothing is applied unless you ask")
 	type listed struct {
 		Proposals []reviewProposal `json:"proposals"`
-		Note      string     `json:"note"`
+		Note      string           `json:"note"`
 	}
 	got := okJSON[listed](t, s, "review")
 	if len(got.Proposals) == 0 || got.Proposals[0] != (reviewProposal{Number: 1, Kind: "allow", Change: `allowed_classes + "Docs"`, Reason: got.Proposals[0].Reason}) {
@@ -128,7 +128,7 @@ func TestReviewShowsTheModelsNoteKeptBesideTheChain(t *testing.T) {
 	s.ok(t, "complete")
 	type listed struct {
 		Proposals []reviewProposal `json:"proposals"`
-		Note      string     `json:"note"`
+		Note      string           `json:"note"`
 	}
 	var got listed
 	deadline := time.Now().Add(2 * time.Minute)

@@ -210,7 +210,9 @@ func TestChromiumTabsOnKWin(t *testing.T) {
 			}
 		}
 		return nil
-	}, func(w *testenv.WindowInfo) bool { return w != nil && strings.HasPrefix(w.Title, "antidrift: back to work") })
+	}, func(w *testenv.WindowInfo) bool {
+		return w != nil && strings.HasPrefix(w.Title, "antidrift: back to work")
+	})
 	if browser.Minimized || !browser.Active {
 		t.Fatalf("the browser window after the block: got %+v, want it active, not minimized, titled antidrift: back to work", browser)
 	}
