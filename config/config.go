@@ -177,32 +177,21 @@ func (p Problem) String() string {
 //     A list key is taken whole or not at all: one bad item keeps the
 //     default for the entire list.
 func Load(path string) (Config, []Problem) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, missing, p := readTOMLFile(path)
+	if missing {
 		return Default(), nil
 	}
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is already in the Problem
-		}
-		return Default(), []Problem{{Path: path, Msg: fmt.Sprintf("cannot read the file (%v), so none of it is used", err)}}
+	if p != nil {
+		return Default(), []Problem{*p}
 	}
 	return Parse(path, data)
 }
 
 // Parse is Load on the file's contents; path is only used in problems.
 func Parse(path string, data []byte) (Config, []Problem) {
-	var values map[string]toml.Primitive
-	md, err := toml.Decode(string(data), &values)
-	if err != nil {
-		p := Problem{Path: path, Msg: err.Error()}
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			p.Line, p.Msg = pe.Position.Line, pe.Message
-		}
-		p.Msg = "not valid TOML (" + p.Msg + "), so none of it is used"
-		return Default(), []Problem{p}
+	values, md, p := decodeTOML(path, data)
+	if p != nil {
+		return Default(), []Problem{*p}
 	}
 
 	c := Default()
@@ -627,4 +616,38 @@ func article(what string) string {
 		return "an " + what
 	}
 	return "a " + what
+}
+
+// readTOMLFile reads a settings file: missing when there is none (which is
+// no problem), else the problem that kept it from being read.
+func readTOMLFile(path string) (data []byte, missing bool, p *Problem) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, nil
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already in the Problem
+		}
+		return nil, false, &Problem{Path: path, Msg: fmt.Sprintf("cannot read the file (%v), so none of it is used", err)}
+	}
+	return data, false, nil
+}
+
+// decodeTOML decodes a settings file's keys for the field tables to check
+// one by one, or says at which line it is not TOML.
+func decodeTOML(path string, data []byte) (map[string]toml.Primitive, toml.MetaData, *Problem) {
+	var values map[string]toml.Primitive
+	md, err := toml.Decode(string(data), &values)
+	if err != nil {
+		p := Problem{Path: path, Msg: err.Error()}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			p.Line, p.Msg = pe.Position.Line, pe.Message
+		}
+		p.Msg = "not valid TOML (" + p.Msg + "), so none of it is used"
+		return nil, md, &p
+	}
+	return values, md, nil
 }

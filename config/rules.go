@@ -2,9 +2,7 @@ package config
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,32 +50,21 @@ var rulesKeys = []string{"version", "allowed_classes", "distractions", "drift_gr
 // with a bad value is reported and left out, as in config.toml; a file that
 // is not TOML, or of a newer version, is reported and not used.
 func LoadRules(path string) (Rules, []Problem) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, missing, p := readTOMLFile(path)
+	if missing {
 		return Rules{}, nil
 	}
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return Rules{}, []Problem{{Path: path, Msg: fmt.Sprintf("cannot read the file (%v), so none of it is used", err)}}
+	if p != nil {
+		return Rules{}, []Problem{*p}
 	}
 	return ParseRules(path, data)
 }
 
 // ParseRules is LoadRules on the file's contents.
 func ParseRules(path string, data []byte) (Rules, []Problem) {
-	var values map[string]toml.Primitive
-	md, err := toml.Decode(string(data), &values)
-	if err != nil {
-		p := Problem{Path: path, Msg: err.Error()}
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			p.Line, p.Msg = pe.Position.Line, pe.Message
-		}
-		p.Msg = "not valid TOML (" + p.Msg + "), so none of it is used"
-		return Rules{}, []Problem{p}
+	values, md, p := decodeTOML(path, data)
+	if p != nil {
+		return Rules{}, []Problem{*p}
 	}
 	r := reporter{path: path, md: &md, values: values}
 	if p, ok := values["version"]; ok {

@@ -173,22 +173,7 @@ func newCoachRequest(model string, b service.Brief) ([]byte, error) {
 		f.Recent = append(f.Recent, recentFact{NextAction: r.NextAction, SuccessCondition: r.SuccessCondition,
 			TimeboxMinutes: (r.TimeboxSecs + 59) / 60, Outcome: string(r.Outcome), Classes: r.Classes, Sites: r.Sites})
 	}
-	facts, err := json.Marshal(f)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(chatRequest{
-		Model: model,
-		Messages: []chatMessage{
-			{Role: "system", Content: coachPrompt},
-			{Role: "user", Content: string(facts)},
-		},
-		MaxTokens: coachMaxTokens,
-		ResponseFormat: responseFormat{
-			Type:       "json_schema",
-			JSONSchema: jsonSchema{Name: "proposal", Strict: true, Schema: coachSchema},
-		},
-	})
+	return chatBody(model, coachPrompt, f, coachMaxTokens, "proposal", coachSchema)
 }
 
 // parseProposal reads the schema's object and nothing else: an unknown

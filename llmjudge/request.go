@@ -84,20 +84,27 @@ type windowFacts struct {
 
 // newRequest builds the request for q.
 func newRequest(model string, q service.Question) ([]byte, error) {
-	facts, err := json.Marshal(windowFacts{q.NextAction, q.SuccessCondition, q.Class, q.Title, q.Site})
+	return chatBody(model, systemPrompt, windowFacts{q.NextAction, q.SuccessCondition, q.Class, q.Title, q.Site}, maxTokens, "verdict", verdictSchema)
+}
+
+// chatBody is the one shape of every request antidrift makes of a model (a
+// verdict, the coach's proposal, the review's note): the system prompt, the
+// facts as JSON for the user's turn, and a reply held to schema.
+func chatBody(model, system string, facts any, maxTokens int, name string, schema map[string]any) ([]byte, error) {
+	f, err := json.Marshal(facts)
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(chatRequest{
 		Model: model,
 		Messages: []chatMessage{
-			{Role: "system", Content: systemPrompt},
-			{Role: "user", Content: string(facts)},
+			{Role: "system", Content: system},
+			{Role: "user", Content: string(f)},
 		},
 		MaxTokens: maxTokens,
 		ResponseFormat: responseFormat{
 			Type:       "json_schema",
-			JSONSchema: jsonSchema{Name: "verdict", Strict: true, Schema: verdictSchema},
+			JSONSchema: jsonSchema{Name: name, Strict: true, Schema: schema},
 		},
 	})
 }

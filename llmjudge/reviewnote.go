@@ -46,19 +46,7 @@ func (j *Judge) noteTimeout() time.Duration { return max(4*j.timeout, 10*time.Se
 
 // ReviewNote implements service.ReviewNoter.
 func (j *Judge) ReviewNote(ctx context.Context, f service.ReviewFacts) (string, error) {
-	facts, err := json.Marshal(f)
-	if err != nil {
-		return "", err
-	}
-	body, err := json.Marshal(chatRequest{
-		Model:     j.model,
-		Messages:  []chatMessage{{Role: "system", Content: noteSystemPrompt}, {Role: "user", Content: string(facts)}},
-		MaxTokens: noteMaxTokens,
-		ResponseFormat: responseFormat{
-			Type:       "json_schema",
-			JSONSchema: jsonSchema{Name: "review_note", Strict: true, Schema: noteSchema},
-		},
-	})
+	body, err := chatBody(j.model, noteSystemPrompt, f, noteMaxTokens, "review_note", noteSchema)
 	if err != nil {
 		return "", err
 	}

@@ -324,7 +324,7 @@ func (s *Service) start(m Method, nextAction, successCondition string, timeboxSe
 
 // Complete ends the active phase with success.
 func (s *Service) Complete() error {
-	return s.endActive(MethodComplete, OutcomeCompleted, "")
+	return s.endActive(MethodComplete, OutcomeCompleted, "", taskEndWriteBack)
 }
 
 // Abandon ends the active phase without success.
@@ -333,22 +333,9 @@ func (s *Service) Abandon(reason string) error {
 	if err != nil {
 		return err
 	}
-	return s.endActive(MethodAbandon, OutcomeAbandoned, reason)
+	return s.endActive(MethodAbandon, OutcomeAbandoned, reason, taskEndWriteBack)
 }
 
-func (s *Service) endActive(m Method, o Outcome, reason string) error {
-	s.mu.Lock()
-	var w writes
-	now := s.tickLocked(&w)
-	if err := s.permit(m, ""); err != nil {
-		s.commitUnlocks(w)
-		return err
-	}
-	s.log.Info("session "+string(o), "session_id", s.sessionID, "state", StateReview, "reason", reason)
-	w.merge(s.toReviewLocked(o, now))
-	s.commitUnlocks(w)
-	return nil
-}
 
 // toReviewLocked ends the active phase at t: accounting stops there and
 // the stats freeze. Caller holds mu.

@@ -432,7 +432,7 @@ func (s *Service) taskQueue(op func(ctx context.Context)) {
 // CompleteKeepTask ends the active phase with success and leaves the
 // session's task open in its source.
 func (s *Service) CompleteKeepTask() error {
-	return s.endActiveTask(MethodCompleteKeepTask, OutcomeCompleted, "", taskEndKeep)
+	return s.endActive(MethodCompleteKeepTask, OutcomeCompleted, "", taskEndKeep)
 }
 
 // Task events a source reports from its own side (FollowTask).
@@ -486,7 +486,7 @@ func (s *Service) FollowTask(ref, event, title, version string, timeboxSecs uint
 			return "no active session works on " + ref + ", so antidrift changed nothing", nil
 		}
 		if event == TaskEventDone {
-			if err := s.endActiveTask(MethodComplete, OutcomeCompleted, "", taskEndBySource); err != nil {
+			if err := s.endActive(MethodComplete, OutcomeCompleted, "", taskEndBySource); err != nil {
 				return "", err
 			}
 			return "antidrift completed the session with " + ref, nil
@@ -495,7 +495,7 @@ func (s *Service) FollowTask(ref, event, title, version string, timeboxSecs uint
 		if event == TaskEventDelete {
 			reason = "deleted in " + src.Name()
 		}
-		if err := s.endActiveTask(MethodAbandon, OutcomeAbandoned, reason, taskEndBySource); err != nil {
+		if err := s.endActive(MethodAbandon, OutcomeAbandoned, reason, taskEndBySource); err != nil {
 			return "", err
 		}
 		return "antidrift abandoned the session with " + ref, nil
@@ -503,8 +503,9 @@ func (s *Service) FollowTask(ref, event, title, version string, timeboxSecs uint
 	return "", &Error{Kind: InvalidArgument, Msg: fmt.Sprintf("event %s is not one of start, stop, done, delete", Quote(clip(event, 80)))}
 }
 
-// endActiveTask is endActive with how the session's task ends.
-func (s *Service) endActiveTask(m Method, o Outcome, reason string, how taskEnd) error {
+// endActive moves an active session to review with outcome o, the
+// session's task ending as how says.
+func (s *Service) endActive(m Method, o Outcome, reason string, how taskEnd) error {
 	s.mu.Lock()
 	var w writes
 	now := s.tickLocked(&w)
