@@ -336,7 +336,6 @@ func (s *Service) Abandon(reason string) error {
 	return s.endActive(MethodAbandon, OutcomeAbandoned, reason, taskEndWriteBack)
 }
 
-
 // toReviewLocked ends the active phase at t: accounting stops there and
 // the stats freeze. Caller holds mu.
 func (s *Service) toReviewLocked(o Outcome, t time.Time) writes {
